@@ -1,0 +1,60 @@
+"""Invariant checkers shared by every query, allocator and test.
+
+Each returns a list of violations (empty when all is well) so callers can
+report them all at once; `assert_*` variants raise for use in tests.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from braid.core.network import Allocation, Booking, Direction, Network
+from braid.core.paths import path_problems
+from braid.core.topology import Topology
+
+
+def overbooking(network: Network) -> list[str]:
+    """Recompute every link direction's usage from the bookings; report any excess.
+
+    This deliberately ignores the timelines and sweeps the bookings themselves,
+    so a bug in the timeline bookkeeping cannot hide itself.
+    """
+    events: dict[Direction, list[tuple[int, int]]] = defaultdict(list)
+    for booking in network.bookings.values():
+        for key, load in network.loads(booking).items():
+            events[key].append((booking.start, load))
+            events[key].append((booking.end, -load))
+    problems = []
+    for (link, forward), changes in events.items():
+        capacity = network.topology.links[link].capacity
+        level = 0
+        for instant, delta in sorted(changes, key=lambda c: (c[0], c[1])):
+            level += delta
+            if level > capacity:
+                side = "a->b" if forward else "b->a"
+                problems.append(f"link {link} {side} booked {level} > {capacity} at {instant}")
+                break
+    return problems
+
+
+def booking_problems(topology: Topology, booking: Booking, src: str, dst: str) -> list[str]:
+    """Paths simple and connected src -> dst over existing links; positive shares."""
+    problems = []
+    if booking.start >= booking.end:
+        problems.append(f"booking {booking.id} has an empty window")
+    for allocation in booking.allocations:
+        problems.extend(path_problems(topology, allocation.path, src, dst))
+        if allocation.bandwidth <= 0:
+            problems.append(f"booking {booking.id} has a non-positive share")
+    return problems
+
+
+def split_problems(allocations: Iterable[Allocation], granted: int) -> list[str]:
+    total = sum(a.bandwidth for a in allocations)
+    return [] if total == granted else [f"shares sum to {total}, granted {granted}"]
+
+
+def assert_valid(network: Network) -> None:
+    problems = overbooking(network)
+    assert not problems, "; ".join(problems)

@@ -1,0 +1,51 @@
+"""Earliest start: the first instant from which some path carries `need` for `duration`."""
+
+from __future__ import annotations
+
+from braid.core.network import Network
+from braid.core.schedule.all_slots import all_slots
+from braid.core.units import FOREVER
+
+# The first chunk of start times searched; later chunks grow fourfold, so a
+# far-off answer costs a few passes and a near one stays cheap.
+_FIRST_CHUNK = 6 * 3600
+
+
+def earliest_start(
+    network: Network,
+    src: str,
+    dst: str,
+    need: int,
+    duration: int,
+    not_before: int,
+    not_after: int | None = None,
+    *,
+    symmetric: bool = True,
+) -> int | None:
+    """The earliest start tau >= not_before (and tau + duration <= not_after), or None."""
+    stop = _last_useful_start(network, duration, not_before, not_after)
+    lo = not_before
+    chunk = max(_FIRST_CHUNK, 4 * duration)
+    while lo < stop:
+        hi = min(stop, lo + chunk)
+        slots = all_slots(network, src, dst, need, duration, lo, hi, symmetric=symmetric)
+        first = slots.first()
+        if first is not None:
+            return first
+        lo, chunk = hi, chunk * 4
+    return None
+
+
+def _last_useful_start(
+    network: Network, duration: int, not_before: int, not_after: int | None
+) -> int:
+    """One past the last start worth trying.
+
+    From the last breakpoint on, nothing changes any more, so a start there
+    is as good as any later one.
+    """
+    if not_after is not None:
+        return not_after - duration + 1
+    last = network.last_change(FOREVER)
+    settled = not_before if last is None else max(not_before, last)
+    return min(settled + 1, FOREVER - duration + 1)

@@ -1,0 +1,15 @@
+"""Highest bandwidth one path can carry throughout a window (widest path)."""
+
+from __future__ import annotations
+
+from braid.core.network import Network
+from braid.core.paths import Path
+from braid.core.search import widest_path
+
+
+def widest(
+    network: Network, src: str, dst: str, start: int, end: int, *, symmetric: bool = True
+) -> tuple[Path, int] | None:
+    """The path with the most bandwidth free throughout [start, end), and that bandwidth."""
+    view = network.window(start, end, symmetric=symmetric)
+    return widest_path(network.topology, src, dst, view.usable)

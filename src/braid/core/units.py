@@ -1,0 +1,96 @@
+"""Bandwidth and time units.
+
+Inside the core, bandwidth is an integer number of bits per second, so that
+bookings add and subtract exactly; inputs may be Mbit/s numbers or strings
+with units, outputs are Mbit/s.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Final
+
+from braid.core.errors import InputError
+
+BPS_PER_MBPS: Final = 1_000_000
+
+# An open-ended booking (a tenant without an end) lasts until this instant;
+# far beyond any calendar a network will see, yet still an exact integer.
+FOREVER: Final = 2**62
+
+_MULTIPLIERS: Final = {
+    "": BPS_PER_MBPS,  # a bare number means Mbit/s
+    "k": 1_000,
+    "m": 1_000_000,
+    "g": 1_000_000_000,
+    "t": 1_000_000_000_000,
+}
+_BANDWIDTH_RE: Final = re.compile(
+    r"^\s*(?P<num>[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*"
+    r"(?P<prefix>[kKmMgGtT]?)(?P<suffix>bps|bit/s|b/s|bit|b)?\s*$"
+)
+
+
+def parse_bandwidth(value: object, field: str = "bandwidth", *, allow_zero: bool = False) -> int:
+    """Return `value` in bit/s; numbers are Mbit/s, strings may carry a unit."""
+    if isinstance(value, bool) or value is None:
+        raise InputError(field, f"expected a bandwidth such as 500 or '10G', got {value!r}")
+    if isinstance(value, int | float):
+        bps = _decimal(str(value), field) * BPS_PER_MBPS
+    elif isinstance(value, str):
+        bps = _parse_text(value, field)
+    else:
+        raise InputError(field, f"expected a bandwidth such as 500 or '10G', got {value!r}")
+    exact = int(bps.to_integral_value())
+    if exact < 0 or (exact == 0 and not allow_zero):
+        raise InputError(field, f"must be positive, got {value!r}")
+    return exact
+
+
+def _parse_text(text: str, field: str) -> Decimal:
+    match = _BANDWIDTH_RE.match(text)
+    if match is None:
+        hint = "write e.g. 500, '500M', '10G' or '2.5Gbps'"
+        raise InputError(field, f"cannot read {text!r} as a bandwidth; {hint}")
+    prefix = match["prefix"].lower()
+    if not prefix and match["suffix"]:
+        return _decimal(match["num"], field)  # '1000bps' is plain bit/s
+    return _decimal(match["num"], field) * _MULTIPLIERS[prefix]
+
+
+def _decimal(text: str, field: str) -> Decimal:
+    try:
+        number = Decimal(text)
+    except InvalidOperation as exc:
+        raise InputError(field, f"cannot read {text!r} as a number") from exc
+    if not number.is_finite():
+        raise InputError(field, f"must be a finite number, got {text!r}")
+    return number
+
+
+def to_mbps(bps: int) -> int | float:
+    """Bit/s as Mbit/s: an int when exact, else a float."""
+    whole, rest = divmod(bps, BPS_PER_MBPS)
+    return whole if rest == 0 else bps / BPS_PER_MBPS
+
+
+def format_bandwidth(bps: int) -> str:
+    """Human form for tables and messages: '10 Gbit/s', '2.5 Gbit/s', '500 Mbit/s'."""
+    for unit, size in (("Tbit/s", 10**12), ("Gbit/s", 10**9), ("Mbit/s", 10**6), ("kbit/s", 10**3)):
+        if bps >= size:
+            return f"{bps / size:.4g} {unit}"
+    return f"{bps} bit/s"
+
+
+def parse_seconds(value: object, field: str) -> int:
+    """An integer number of seconds (epoch instant or duration)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise InputError(field, f"expected an integer number of seconds, got {value!r}")
+    try:
+        number = Decimal(str(value).strip())
+    except InvalidOperation as exc:
+        raise InputError(field, f"expected an integer number of seconds, got {value!r}") from exc
+    if not number.is_finite() or number != number.to_integral_value():
+        raise InputError(field, f"expected an integer number of seconds, got {value!r}")
+    return int(number)
