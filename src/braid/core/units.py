@@ -27,7 +27,7 @@ _MULTIPLIERS: Final = {
     "t": 1_000_000_000_000,
 }
 _BANDWIDTH_RE: Final = re.compile(
-    r"^\s*(?P<num>[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*"
+    r"^\s*(?P<num>[+-]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*"
     r"(?P<prefix>[kKmMgGtT]?)(?P<suffix>bps|bit/s|b/s|bit|b)?\s*$"
 )
 

@@ -1,0 +1,40 @@
+"""Helpers shared by the CLI commands: loading inputs and reporting errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+
+from braid.core.errors import InputError
+from braid.core.topology import Topology
+from braid.core.units import parse_bandwidth
+
+err_console = Console(stderr=True)
+
+
+def fail(message: str, hint: str = "") -> NoReturn:
+    err_console.print(f"[bold red]error:[/] {message}")
+    if hint:
+        err_console.print(f"[dim]{hint}[/]")
+    raise typer.Exit(2)
+
+
+def open_topology(path: Path, default_capacity: str | None) -> Topology:
+    """Load a topology file or stop with an error that says what to fix."""
+    from braid.adapters.topology_files import TopologyFileError, load_topology
+
+    try:
+        default = (
+            parse_bandwidth(default_capacity, "--default-capacity") if default_capacity else None
+        )
+        return load_topology(path, default_capacity_bps=default)
+    except TopologyFileError as exc:
+        fail(str(exc))
+    except InputError as exc:
+        hint = ""
+        if exc.field.endswith(".capacity") and "missing" in exc.message:
+            hint = "pass --default-capacity (e.g. --default-capacity 100G) for links without speed"
+        fail(f"{path}: {exc}", hint)

@@ -1,0 +1,156 @@
+"""`braid plan` (batch planner) and `braid demo` (the planner on the bundled example)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, TextIO
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from braid.app.planning import plan_lines
+from braid.cli.common import err_console, fail, open_topology
+from braid.cli.topology_cmd import DefaultCapacityOpt, TopologyOpt
+
+
+def plan(
+    topology: TopologyOpt,
+    requests: Annotated[
+        str, typer.Argument(help="JSON-lines file of requests, or - for standard input.")
+    ] = "-",
+    default_capacity: DefaultCapacityOpt = None,
+    table: Annotated[
+        bool, typer.Option("--table", help="Show a table instead of JSON lines.")
+    ] = False,
+) -> None:
+    """Plan requests online: one JSON decision per request line, in order."""
+    model = open_topology(topology, default_capacity)
+    with ExitStack() as stack:
+        source = _open_requests(requests, stack)
+        lines = _with_progress(source, requests, stack)
+        decisions = plan_lines(model, lines)
+        if table:
+            _print_table(decisions, title=f"braid plan — {topology.name}")
+        else:
+            for decision in decisions:
+                sys.stdout.write(json.dumps(decision) + "\n")
+
+
+def demo(
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON lines instead of a table.")
+    ] = False,
+) -> None:
+    """Plan the bundled example requests on the bundled example network."""
+    from braid.adapters.topology_files import load_topology
+
+    examples = resources.files("braid.examples")
+    with resources.as_file(examples / "science-net.yaml") as topo_path:
+        model = load_topology(topo_path)
+    lines = (examples / "requests.jsonl").read_text().splitlines()
+    decisions = plan_lines(model, lines)
+    if as_json:
+        for decision in decisions:
+            typer.echo(json.dumps(decision))
+        return
+    console = Console()
+    console.print(
+        f"[bold]braid demo[/]: {len(model.nodes)} nodes, {len(model.links)} links; "
+        f"{sum(1 for x in lines if x.strip())} requests planned online, each seeing the last"
+    )
+    _print_table(decisions, title="decisions", console=console)
+
+
+def _open_requests(name: str, stack: ExitStack) -> TextIO:
+    if name == "-":
+        return sys.stdin
+    path = Path(name)
+    if not path.is_file():
+        fail(
+            f"requests file {name} not found", "give a JSON-lines file, or - to read standard input"
+        )
+    return stack.enter_context(path.open(encoding="utf-8"))
+
+
+def _with_progress(source: TextIO, name: str, stack: ExitStack) -> Iterable[str]:
+    """A progress bar on the terminal for file inputs large enough to wait for."""
+    if name == "-" or not err_console.is_terminal:
+        return source
+    with Path(name).open(encoding="utf-8") as counting:
+        total = sum(1 for _ in counting)
+    if total < 1000:
+        return source
+    progress = stack.enter_context(
+        Progress(
+            TextColumn("planning"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err_console,
+            transient=True,
+        )
+    )
+    task = progress.add_task("plan", total=total)
+    return _advance(source, progress, task)
+
+
+def _advance(lines: Iterable[str], progress: Progress, task: Any) -> Iterator[str]:
+    for line in lines:
+        yield line
+        progress.advance(task)
+
+
+_STATUS_STYLE = {
+    "reserved": "green",
+    "answered": "cyan",
+    "released": "blue",
+    "rejected": "yellow",
+    "error": "red",
+}
+
+
+def _print_table(
+    decisions: Iterable[dict[str, Any]], *, title: str, console: Console | None = None
+) -> None:
+    table = Table(title=title, show_lines=False)
+    for column in ("id", "status", "start", "end", "Mbit/s", "paths / answer"):
+        table.add_column(column, overflow="fold")
+    for decision in decisions:
+        style = _STATUS_STYLE.get(decision["status"], "")
+        table.add_row(
+            decision["id"],
+            f"[{style}]{decision['status']}[/]",
+            str(decision.get("start", "")),
+            _end(decision),
+            str(decision.get("bandwidth", decision.get("max_bandwidth", ""))),
+            _answer(decision),
+        )
+    (console or Console()).print(table)
+
+
+def _end(decision: dict[str, Any]) -> str:
+    if "start" in decision and decision.get("end") is None and decision["status"] == "reserved":
+        return "open"
+    return str(decision.get("end", ""))
+
+
+def _answer(decision: dict[str, Any]) -> str:
+    parts = []
+    for path in decision.get("paths", []):
+        parts.append(f"{'-'.join(path['nodes'])} ({path['bandwidth']})")
+    if "slots" in decision:
+        parts.append("slots " + ", ".join(f"[{a}, {b})" for a, b in decision["slots"]) or "none")
+    if decision.get("resequence"):
+        parts.append(f"resequence (MDI {decision['mdi']})")
+    for moved in decision.get("reallocated", []):
+        parts.append(f"moved {moved['id']}")
+    if "reason" in decision:
+        parts.append(decision["reason"])
+    return "\n".join(parts)

@@ -1,0 +1,61 @@
+"""`braid topology …`: inspect and export topologies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from braid.cli.common import open_topology
+from braid.core.topology import topology_to_dict
+from braid.core.units import format_bandwidth
+
+app = typer.Typer(help="Inspect and export topologies.", no_args_is_help=True)
+
+TopologyOpt = Annotated[
+    Path, typer.Option("--topology", "-t", help="YAML/JSON, Topology Zoo GraphML or OSCARS JSON.")
+]
+DefaultCapacityOpt = Annotated[
+    str | None,
+    typer.Option("--default-capacity", help="Capacity of links whose speed is unknown, e.g. 100G."),
+]
+
+
+@app.command("export")
+def export(topology: TopologyOpt, default_capacity: DefaultCapacityOpt = None) -> None:
+    """Print the normalised topology as JSON (link ids, capacities in Mbit/s, latencies)."""
+    model = open_topology(topology, default_capacity)
+    typer.echo(json.dumps(topology_to_dict(model), indent=2))
+
+
+@app.command("show")
+def show(
+    topology: TopologyOpt,
+    default_capacity: DefaultCapacityOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Summarise a topology: nodes, links, capacities, domains."""
+    model = open_topology(topology, default_capacity)
+    capacities = [link.capacity for link in model.links.values()]
+    summary = {
+        "nodes": len(model.nodes),
+        "links": len(model.links),
+        "domains": len(model.domains),
+        "min_capacity": format_bandwidth(min(capacities)) if capacities else "-",
+        "max_capacity": format_bandwidth(max(capacities)) if capacities else "-",
+        "parallel_links": len(capacities)
+        - len({frozenset((k.a, k.b)) for k in model.links.values()}),
+    }
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+        return
+    table = Table(title=str(topology.name))
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    for key, value in summary.items():
+        table.add_row(key.replace("_", " "), str(value))
+    Console().print(table)

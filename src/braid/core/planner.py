@@ -1,0 +1,249 @@
+"""The online planner: requests in, decisions out, each booking seen by the next.
+
+This is the one service behind `braid plan`, and later the REST and gRPC
+front ends: it takes validated requests and returns JSON-ready decisions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from braid.core import decisions as d
+from braid.core.multipath import (
+    MdiPolicy,
+    SplitPlan,
+    split_earliest,
+    split_fixed,
+    split_max_bandwidth,
+)
+from braid.core.network import Allocation, Booking, Network
+from braid.core.requests import Release, Request
+from braid.core.schedule import all_slots, earliest_start, fixed_path, widest
+from braid.core.tenants import TenantAllocator, TenantRequest
+from braid.core.topology import Topology
+from braid.core.units import format_bandwidth, to_mbps
+
+Decision = dict[str, Any]
+
+
+class Planner:
+    def __init__(self, topology: Topology, *, policy: MdiPolicy | None = None) -> None:
+        self.network = Network(topology)
+        self.tenants = TenantAllocator(self.network)
+        self.policy = policy or MdiPolicy()
+        self._tenant_ids: set[str] = set()
+
+    def handle(self, item: Request | Release) -> Decision:
+        if isinstance(item, Release):
+            return self._release(item.id)
+        if item.id in self.network.bookings:
+            return d.error(item.id, "already names a booking; choose a new id", field="id")
+        handler = {
+            "fixed": self._fixed,
+            "earliest": self._earliest,
+            "max-bandwidth": self._max_bandwidth,
+            "all-slots": self._all_slots,
+            "tenant": self._tenant,
+        }[item.mode]
+        return handler(item)
+
+    # -- the four queries -------------------------------------------------
+
+    def _fixed(self, r: Request) -> Decision:
+        if r.max_paths == 1:
+            path = fixed_path(
+                self.network, r.src, r.dst, r.bandwidth, r.start, r.end, symmetric=r.symmetric
+            )
+            if path is not None:
+                return self._book(r, r.start, r.end, self._single(r, path, r.bandwidth))
+            why = (
+                f"no single path has {format_bandwidth(r.bandwidth)} free between "
+                f"{r.src} and {r.dst} throughout [{r.start}, {r.end})"
+            )
+        else:
+            outcome = split_fixed(
+                self.network, r.src, r.dst, r.bandwidth, r.start, r.end, **self._split_options(r)
+            )
+            if isinstance(outcome, SplitPlan):
+                return self._book(r, r.start, r.end, outcome)
+            why = outcome.reason
+        return self._reject(r, why, r.start, r.end - r.start)
+
+    def _earliest(self, r: Request) -> Decision:
+        found = self._earliest_plan(r, r.not_before, r.not_after)
+        if found is not None:
+            start, plan = found
+            return self._book(r, start, start + r.duration, plan)
+        limit = f" ending by {r.not_after}" if r.not_after is not None else ""
+        why = (
+            f"no start from {r.not_before}{limit} gives {format_bandwidth(r.bandwidth)} "
+            f"for {r.duration} s between {r.src} and {r.dst}"
+        )
+        return self._reject(r, why, r.not_before, r.duration, earliest=False)
+
+    def _max_bandwidth(self, r: Request) -> Decision:
+        plan = self._widest_plan(r, r.start, r.end)
+        if plan is None:
+            why = f"no bandwidth is free between {r.src} and {r.dst} in [{r.start}, {r.end})"
+            return d.decision(r.id, "rejected", reason=why, max_bandwidth=0)
+        granted = sum(a.bandwidth for a in plan.allocations)
+        if r.reserve:
+            return self._book(r, r.start, r.end, plan, max_bandwidth=to_mbps(granted))
+        return d.decision(
+            r.id,
+            "answered",
+            start=r.start,
+            end=r.end,
+            max_bandwidth=to_mbps(granted),
+            paths=d.paths_field(plan.allocations),
+            max_flow=to_mbps(plan.max_flow),
+        )
+
+    def _all_slots(self, r: Request) -> Decision:
+        slots = all_slots(
+            self.network,
+            r.src,
+            r.dst,
+            r.bandwidth,
+            r.duration,
+            r.start,
+            r.end - r.duration + 1,
+            symmetric=r.symmetric,
+        )
+        return d.decision(
+            r.id,
+            "answered",
+            start=r.start,
+            end=r.end,
+            duration=r.duration,
+            bandwidth=to_mbps(r.bandwidth),
+            slots=d.slots_field(slots),
+        )
+
+    def _tenant(self, r: Request) -> Decision:
+        outcome = self.tenants.allocate(
+            TenantRequest(
+                r.id, r.tenant, r.src, r.dst, r.bandwidth, r.start, r.end, r.main_path, r.symmetric
+            )
+        )
+        if outcome.booking is None:
+            return d.decision(r.id, "rejected", reason=outcome.reason, tenant=r.tenant)
+        self._tenant_ids.add(r.id)
+        return d.decision(
+            r.id,
+            "reserved",
+            tenant=r.tenant,
+            **d.booking_fields(outcome.booking),
+            weights=d.weights_of(outcome.booking.allocations),
+            shortfall=to_mbps(outcome.shortfall) if outcome.shortfall else None,
+            reason=outcome.reason,
+            reallocated=[
+                {"id": b.id, "paths": d.paths_field(b.allocations)} for b in outcome.reallocated
+            ],
+        )
+
+    def _release(self, request_id: str) -> Decision:
+        booking = self.network.bookings.get(request_id)
+        if booking is None:
+            return d.error(request_id, "nothing is booked under this id", field="id")
+        if request_id in self._tenant_ids:
+            self.tenants.release(request_id)
+            self._tenant_ids.discard(request_id)
+        else:
+            self.network.release(request_id)
+        return d.decision(request_id, "released", **d.booking_fields(booking))
+
+    # -- shared steps -------------------------------------------------------
+
+    def _split_options(self, r: Request) -> dict[str, Any]:
+        return {
+            "max_paths": r.max_paths,
+            "mode": r.split,
+            "symmetric": r.symmetric,
+            "policy": self.policy,
+        }
+
+    def _single(self, r: Request, path: Any, bandwidth: int) -> SplitPlan:
+        return SplitPlan.single(Allocation(path, bandwidth), mode=r.split)
+
+    def _earliest_plan(
+        self, r: Request, not_before: int, not_after: int | None
+    ) -> tuple[int, SplitPlan] | None:
+        if r.max_paths > 1:
+            return split_earliest(
+                self.network,
+                r.src,
+                r.dst,
+                r.bandwidth,
+                r.duration,
+                not_before,
+                not_after,
+                **self._split_options(r),
+            )
+        start = earliest_start(
+            self.network,
+            r.src,
+            r.dst,
+            r.bandwidth,
+            r.duration,
+            not_before,
+            not_after,
+            symmetric=r.symmetric,
+        )
+        if start is None:
+            return None
+        path = fixed_path(
+            self.network,
+            r.src,
+            r.dst,
+            r.bandwidth,
+            start,
+            start + r.duration,
+            symmetric=r.symmetric,
+        )
+        assert path is not None, "earliest start found without a path"
+        return start, self._single(r, path, r.bandwidth)
+
+    def _widest_plan(self, r: Request, start: int, end: int) -> SplitPlan | None:
+        if r.max_paths > 1:
+            return split_max_bandwidth(
+                self.network, r.src, r.dst, start, end, **self._split_options(r)
+            )
+        found = widest(self.network, r.src, r.dst, start, end, symmetric=r.symmetric)
+        if found is None:
+            return None
+        path, width = found
+        return SplitPlan.single(Allocation(path, width), mode=r.split, max_flow=width)
+
+    def _book(self, r: Request, start: int, end: int, plan: SplitPlan, **extra: Any) -> Decision:
+        booking = Booking(r.id, start, end, plan.allocations, r.symmetric)
+        self.network.commit(booking)
+        return d.decision(
+            r.id,
+            "reserved",
+            **d.booking_fields(booking),
+            split=plan.mode,
+            weights=list(plan.weights),
+            mdi=round(plan.mdi, 6),
+            resequence=plan.resequence,
+            recommended_streams=plan.recommended_streams,
+            max_flow=to_mbps(plan.max_flow),
+            **extra,
+        )
+
+    def _reject(
+        self, r: Request, why: str, start: int, duration: int, *, earliest: bool = True
+    ) -> Decision:
+        """A rejection that names the nearest alternatives the user could accept."""
+        alternatives: dict[str, Any] = {}
+        hints = [why]
+        if earliest:
+            found = self._earliest_plan(r, start, None)
+            if found is not None:
+                alternatives["earliest_start"] = found[0]
+                hints.append(f"earliest feasible start for the same duration: {found[0]}")
+        widest_plan = self._widest_plan(r, start, start + duration)
+        best = sum(a.bandwidth for a in widest_plan.allocations) if widest_plan else 0
+        alternatives["max_bandwidth"] = to_mbps(best)
+        hints.append(f"highest feasible bandwidth in the window: {format_bandwidth(best)}")
+        return d.decision(r.id, "rejected", reason="; ".join(hints), alternatives=alternatives)
