@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from braid.core.errors import BraidError
-
 from braid.adapters.graphml import GraphMLFormatError, graphml_to_dict
 from braid.adapters.oscars import OscarsFormatError, is_oscars, oscars_to_dict
+from braid.core.errors import BraidError
 
 if TYPE_CHECKING:
     from braid.core.topology import Topology

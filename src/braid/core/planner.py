@@ -12,6 +12,7 @@ from braid.core import decisions as d
 from braid.core.multipath import (
     MdiPolicy,
     SplitPlan,
+    max_flow_value,
     split_earliest,
     split_fixed,
     split_max_bandwidth,
@@ -70,7 +71,7 @@ class Planner:
         return self._reject(r, why, r.start, r.end - r.start)
 
     def _earliest(self, r: Request) -> Decision:
-        found = self._earliest_plan(r, r.not_before, r.not_after)
+        found = self._earliest_plan(r, r.duration, r.not_before, r.not_after)
         if found is not None:
             start, plan = found
             return self._book(r, start, start + r.duration, plan)
@@ -96,7 +97,9 @@ class Planner:
             end=r.end,
             max_bandwidth=to_mbps(granted),
             paths=d.paths_field(plan.allocations),
-            max_flow=to_mbps(plan.max_flow),
+            max_flow=to_mbps(
+                plan.max_flow if r.max_paths > 1 else self._max_flow(r, r.start, r.end)
+            ),
         )
 
     def _all_slots(self, r: Request) -> Decision:
@@ -126,6 +129,9 @@ class Planner:
                 r.id, r.tenant, r.src, r.dst, r.bandwidth, r.start, r.end, r.main_path, r.symmetric
             )
         )
+        for moved in outcome.reallocated:
+            if not moved.allocations:  # a victim left with nothing is dropped
+                self._tenant_ids.discard(moved.id)
         if outcome.booking is None:
             return d.decision(r.id, "rejected", reason=outcome.reason, tenant=r.tenant)
         self._tenant_ids.add(r.id)
@@ -167,7 +173,7 @@ class Planner:
         return SplitPlan.single(Allocation(path, bandwidth), mode=r.split)
 
     def _earliest_plan(
-        self, r: Request, not_before: int, not_after: int | None
+        self, r: Request, duration: int, not_before: int, not_after: int | None
     ) -> tuple[int, SplitPlan] | None:
         if r.max_paths > 1:
             return split_earliest(
@@ -175,7 +181,7 @@ class Planner:
                 r.src,
                 r.dst,
                 r.bandwidth,
-                r.duration,
+                duration,
                 not_before,
                 not_after,
                 **self._split_options(r),
@@ -185,7 +191,7 @@ class Planner:
             r.src,
             r.dst,
             r.bandwidth,
-            r.duration,
+            duration,
             not_before,
             not_after,
             symmetric=r.symmetric,
@@ -198,7 +204,7 @@ class Planner:
             r.dst,
             r.bandwidth,
             start,
-            start + r.duration,
+            start + duration,
             symmetric=r.symmetric,
         )
         assert path is not None, "earliest start found without a path"
@@ -215,6 +221,13 @@ class Planner:
         path, width = found
         return SplitPlan.single(Allocation(path, width), mode=r.split, max_flow=width)
 
+    def _max_flow(self, r: Request, start: int, end: int) -> int:
+        """The max-flow bound between the request's endpoints in [start, end)."""
+        view = self.network.window(start, end, symmetric=r.symmetric)
+        return max_flow_value(
+            self.network.topology, r.src, r.dst, view.usable, symmetric=r.symmetric
+        )
+
     def _book(self, r: Request, start: int, end: int, plan: SplitPlan, **extra: Any) -> Decision:
         booking = Booking(r.id, start, end, plan.allocations, r.symmetric)
         self.network.commit(booking)
@@ -227,7 +240,7 @@ class Planner:
             mdi=round(plan.mdi, 6),
             resequence=plan.resequence,
             recommended_streams=plan.recommended_streams,
-            max_flow=to_mbps(plan.max_flow),
+            max_flow=to_mbps(plan.max_flow) if r.max_paths > 1 else None,
             **extra,
         )
 
@@ -238,10 +251,18 @@ class Planner:
         alternatives: dict[str, Any] = {}
         hints = [why]
         if earliest:
-            found = self._earliest_plan(r, start, None)
+            found = self._earliest_plan(r, duration, start, None)
             if found is not None:
                 alternatives["earliest_start"] = found[0]
                 hints.append(f"earliest feasible start for the same duration: {found[0]}")
+        if r.max_paths == 1 and r.mode == "fixed":
+            bound = self._max_flow(r, start, start + duration)
+            if bound >= r.bandwidth:
+                alternatives["max_flow"] = to_mbps(bound)
+                hints.append(
+                    f"a split over several paths (max_paths >= 2) could carry it: "
+                    f"max-flow bound {format_bandwidth(bound)}"
+                )
         widest_plan = self._widest_plan(r, start, start + duration)
         best = sum(a.bandwidth for a in widest_plan.allocations) if widest_plan else 0
         alternatives["max_bandwidth"] = to_mbps(best)

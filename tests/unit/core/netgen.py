@@ -24,10 +24,15 @@ def topologies(draw: st.DrawFn, max_nodes: int = 6) -> Topology:
     pairs = [(a, b) for i, a in enumerate(nodes) for b in nodes[i + 1 :]]
     chosen = draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=2 * n))
     links = [
-        {"id": f"l{i}", "a": a, "b": b, "capacity": f"{draw(st.integers(1, 10))}bps",
-         "latency_ms": draw(st.integers(1, 9))}
+        {
+            "id": f"l{i}",
+            "a": a,
+            "b": b,
+            "capacity": f"{draw(st.integers(1, 10))}bps",
+            "latency_ms": draw(st.integers(1, 9)),
+        }
         for i, (a, b) in enumerate(chosen)
-    ]  # fmt: skip
+    ]
     return topology_from_dict({"nodes": [{"id": x} for x in nodes], "links": links})
 
 
@@ -58,8 +63,13 @@ def loaded_networks(draw: st.DrawFn, max_bookings: int = 8) -> Network:
         path = draw(st.sampled_from(paths))
         start = draw(st.integers(0, HORIZON - 1))
         end = draw(st.integers(start + 1, HORIZON))
-        booking = Booking(f"b{i}", start, end, (Allocation(path, draw(st.integers(1, 6))),),
-                          symmetric=draw(st.booleans()))  # fmt: skip
+        booking = Booking(
+            f"b{i}",
+            start,
+            end,
+            (Allocation(path, draw(st.integers(1, 6))),),
+            symmetric=draw(st.booleans()),
+        )
         if not network.shortfall(booking):
             network.commit(booking)
     for booking_id in draw(st.lists(st.sampled_from(sorted(network.bookings) or ["-"]))):
@@ -92,8 +102,9 @@ def path_free(network: Network, path: Path, start: int, end: int, symmetric: boo
     return best if best is not None else 0
 
 
-def feasible(network: Network, src: str, dst: str, need: int, start: int, end: int,
-             symmetric: bool = True) -> bool:  # fmt: skip
+def feasible(
+    network: Network, src: str, dst: str, need: int, start: int, end: int, symmetric: bool = True
+) -> bool:
     return any(
         path_free(network, p, start, end, symmetric) >= need
         for p in simple_paths(network.topology, src, dst)

@@ -1,0 +1,144 @@
+"""Earliest start over several paths: never later than the single-path answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from braid.core.multipath.maxflow import (
+    Cut,
+    Usable,
+    cut_capacity,
+    endpoint_cuts,
+    link_usable,
+    min_cut,
+)
+from braid.core.multipath.mdi import DEFAULT_POLICY, MdiPolicy
+from braid.core.multipath.plan import Gate, SplitPlan
+from braid.core.multipath.split import check_positive, check_request, split_in_view
+from braid.core.network import Network
+from braid.core.schedule import earliest_start
+from braid.core.topology import Topology
+from braid.core.units import FOREVER
+
+
+def split_earliest(
+    network: Network,
+    src: str,
+    dst: str,
+    need: int,
+    duration: int,
+    not_before: int,
+    not_after: int | None = None,
+    *,
+    max_paths: int,
+    mode: str = "flow",
+    symmetric: bool = True,
+    policy: MdiPolicy = DEFAULT_POLICY,
+) -> tuple[int, SplitPlan] | None:
+    """The earliest start (with its plan) at which at most `max_paths` paths carry `need`.
+
+    The single-path earliest start tau1 is computed first; only starts before
+    it are tried with several paths, so the answer is never later than tau1.
+    Before tau1 the starts tried are `not_before` and the instants where a
+    booking ends (see `candidate_starts`), in order; the first with a plan
+    wins, else tau1 with its single path. None when neither exists.
+    """
+    check_request(network, src, dst, max_paths, mode)
+    check_positive(need, "need")
+    check_positive(duration, "duration")
+    gate = Gate(network.topology, mode, policy)
+    single = earliest_start(
+        network, src, dst, need, duration, not_before, not_after, symmetric=symmetric
+    )
+    stop = (
+        single
+        if single is not None
+        else _last_useful_start(network, duration, not_before, not_after)
+    )
+    bounds = _CutBounds(network.topology, src, dst, need, symmetric)
+    for start in candidate_starts(network, not_before, stop):
+        view = network.window(start, start + duration, symmetric=symmetric)
+        if bounds.hopeless(view.usable):
+            continue
+        plan = split_in_view(view, src, dst, need, max_paths, gate)
+        if isinstance(plan, SplitPlan):
+            return start, plan
+    if single is None:
+        return None
+    view = network.window(single, single + duration, symmetric=symmetric)
+    plan = split_in_view(view, src, dst, need, max_paths, gate)
+    if not isinstance(plan, SplitPlan):
+        raise RuntimeError(f"the single-path start {single} admits no plan")
+    return single, plan
+
+
+class _CutBounds:
+    """Rules out windows whose max flow cannot reach `need`, cheapest test first.
+
+    Any cut bounds every flow, so a cut too small in one window, re-read in
+    the next, often proves that one hopeless as well at the cost of a few
+    links instead of a max flow over the whole graph: windows slide a little
+    and the bottleneck tends to stay where it was.
+    """
+
+    KEEP = 8  # the most recent cuts that proved a window hopeless
+
+    def __init__(self, topology: Topology, src: str, dst: str, need: int, symmetric: bool) -> None:
+        self.topology, self.src, self.dst, self.need = topology, src, dst, need
+        self.symmetric = symmetric
+        self.fixed = endpoint_cuts(topology, src, dst)
+        self.learned: list[Cut] = []
+
+    def hopeless(self, usable: Usable) -> bool:
+        joint = link_usable(self.topology, usable, symmetric=self.symmetric)
+        for cut in (*self.fixed, *self.learned):
+            if cut_capacity(cut, joint) < self.need:
+                return True
+        value, cut = min_cut(self.topology, self.src, self.dst, joint, symmetric=self.symmetric)
+        if value >= self.need:
+            return False
+        self.learned = [cut, *self.learned[: self.KEEP - 1]]
+        return True
+
+
+def candidate_starts(network: Network, lo: int, hi: int) -> Iterator[int]:
+    """`lo`, then every instant in (lo, hi) at which some link's booked level drops.
+
+    Why no other start can be the earliest: let s > lo be feasible and let no
+    level drop at s. Moving the window from [s, s + d) to [s - 1, s - 1 + d)
+    drops the instant s + d - 1 and adds s - 1, whose level on every link
+    direction is at most the level at s, which the window already held. So
+    the maximum booked level of every link direction over the window does
+    not grow, free capacity does not shrink (nor its minimum over both
+    directions), and the same paths and shares still fit at s - 1. Repeating
+    this, the earliest feasible start is `lo` or an instant where a booking
+    ends. These are the breakpoints of `Network.breakpoints` less those where
+    levels only rise (bookings start), which cannot help and would double
+    the work.
+    """
+    if lo >= hi:
+        return
+    yield lo
+    drops: set[int] = set()
+    for timeline in network.timelines().values():
+        previous: int | None = None
+        for step_start, _, level in timeline.steps(lo, hi):
+            if previous is not None and level < previous:
+                drops.add(step_start)
+            previous = level
+    yield from sorted(drops)
+
+
+def _last_useful_start(
+    network: Network, duration: int, not_before: int, not_after: int | None
+) -> int:
+    """One past the last start worth trying (as in `braid.core.schedule.earliest`).
+
+    After the last breakpoint nothing changes any more, so a start there is
+    as good as any later one.
+    """
+    if not_after is not None:
+        return not_after - duration + 1
+    last = network.last_change(FOREVER)
+    settled = not_before if last is None else max(not_before, last)
+    return min(settled + 1, FOREVER - duration + 1)

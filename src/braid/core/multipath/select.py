@@ -1,0 +1,164 @@
+"""Choosing at most k paths: from the max-flow decomposition, greedy widest paths,
+or a bounded search over a few candidate paths.
+
+Picking the fewest paths that carry a demand is NP-hard in general (it
+contains k-splittable flow), so braid tries the two cheap constructions the
+seeds suggest and then searches subsets of at most `CANDIDATE_LIMIT`
+candidate paths; every set it returns is jointly feasible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations, zip_longest
+
+from braid.core.multipath.maxflow import FlowPath, MaxFlow
+from braid.core.multipath.mdi import mdi
+from braid.core.multipath.plan import Gate
+from braid.core.multipath.residual import Ledger, path_hops, successive_widest
+from braid.core.network import WindowView
+from braid.core.paths import Path
+from braid.core.search import widest_path
+from braid.core.topology import Hop
+
+# At most 2^10 subsets to try: milliseconds on a national network, and ten
+# paths between two sites already cover what an operator would configure.
+CANDIDATE_LIMIT = 10
+
+Choice = tuple[FlowPath, ...]
+
+
+def total(choice: Sequence[FlowPath]) -> int:
+    return sum(c.amount for c in choice)
+
+
+def paths_of(choice: Sequence[FlowPath]) -> list[Path]:
+    return [c.path for c in choice]
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """A path with what the subset search asks of it many times, computed once."""
+
+    path: Path
+    hops: tuple[Hop, ...]
+    latency_ms: float
+    alone: int  # what it carries with nothing else placed
+
+
+@dataclass(frozen=True, slots=True)
+class _Subset:
+    choice: Choice
+    mdi: float
+
+
+def decomposition_prefix(flow: MaxFlow, need: int, max_paths: int) -> Choice | None:
+    """The fewest of the widest decomposition paths that carry `need` together."""
+    carried = 0
+    for count, part in enumerate(flow.paths[:max_paths], start=1):
+        carried += part.amount
+        if carried >= need:
+            return flow.paths[:count]
+    return None
+
+
+def _candidates(view: WindowView, src: str, dst: str, flow: MaxFlow) -> list[_Candidate]:
+    """Decomposition and successive widest paths, interleaved so both kinds get in."""
+    greedy = successive_widest(view, src, dst, CANDIDATE_LIMIT)
+    paths: list[Path] = []
+    for pair in zip_longest(flow.paths, greedy):
+        for part in pair:
+            if part is not None and part.path not in paths:
+                paths.append(part.path)
+    out = []
+    for path in paths[:CANDIDATE_LIMIT]:
+        hops = path_hops(view.topology, path)
+        alone = min(view.usable(hop) for hop in hops)
+        out.append(_Candidate(path, hops, path.latency_ms(view.topology), alone))
+    return out
+
+
+def _subsets(
+    view: WindowView, pool: Sequence[_Candidate], size: int, gate: Gate, floor: int
+) -> Iterator[_Subset]:
+    """Allowed subsets of `size` that might carry more than `floor`, filled.
+
+    Each path gets all it can take on what the earlier ones left, so every
+    subset yielded is jointly feasible; one left with nothing is skipped, as
+    a smaller subset already does as well.
+    """
+    for subset in combinations(pool, size):
+        if sum(c.alone for c in subset) <= floor:
+            continue  # even alone, these paths cannot carry enough
+        value = mdi(c.latency_ms for c in subset)
+        if not gate.allows_mdi(value):
+            continue
+        ledger = Ledger(view)
+        placed = []
+        for c in subset:
+            amount = ledger.room(c.hops)
+            if amount <= 0:
+                break
+            ledger.place(c.hops, amount)
+            placed.append(FlowPath(c.path, amount))
+        else:
+            yield _Subset(tuple(placed), value)
+
+
+def _smallest_subset(
+    view: WindowView, pool: Sequence[_Candidate], need: int, sizes: range, gate: Gate
+) -> Choice | None:
+    """The fewest candidates carrying `need`; among equals no resequencing, then most."""
+    for size in sizes:
+        fits = [s for s in _subsets(view, pool, size, gate, need - 1) if total(s.choice) >= need]
+        if fits:
+            best = min(fits, key=lambda s: (gate.resequence_mdi(s.mdi), -total(s.choice)))
+            return best.choice
+    return None
+
+
+def _rank(gate: Gate, choice: Sequence[FlowPath]) -> tuple[int, bool, int]:
+    return (len(choice), gate.resequence(paths_of(choice)), -total(choice))
+
+
+def fewest_paths(
+    view: WindowView, src: str, dst: str, need: int, max_paths: int, flow: MaxFlow, gate: Gate
+) -> tuple[Choice | None, float | None]:
+    """At most `max_paths` paths that carry `need`, when more than one is needed.
+
+    Also returns, when the gate turned every fitting set away, the MDI of
+    the fewest paths that would have carried it, so a refusal can say so.
+    """
+    options: list[Choice | None] = [
+        decomposition_prefix(flow, need, max_paths),
+        tuple(successive_widest(view, src, dst, max_paths, target=need)),
+    ]
+    fitting: list[Choice] = [o for o in options if o and total(o) >= need]
+    allowed = [o for o in fitting if gate.allows(paths_of(o))]
+    best = min(allowed, key=lambda o: _rank(gate, o)) if allowed else None
+    # A bounded search may still find fewer paths, or the only ones the gate allows.
+    fewer = len(best) - 1 if best is not None else max_paths
+    pool = _candidates(view, src, dst, flow)
+    found = _smallest_subset(view, pool, need, range(2, fewer + 1), gate)
+    chosen = found if found is not None else best
+    if chosen is not None or not fitting:
+        return chosen, None
+    return None, gate.mdi(paths_of(min(fitting, key=lambda o: _rank(gate, o))))
+
+
+def most_bandwidth(
+    view: WindowView, src: str, dst: str, max_paths: int, flow: MaxFlow, gate: Gate
+) -> Choice:
+    """The largest total over at most `max_paths` allowed paths; never below one widest path."""
+    widest = widest_path(view.topology, src, dst, view.usable)
+    options: list[Choice] = [(FlowPath(*widest),) if widest is not None else ()]
+    options += [flow.paths[:max_paths], tuple(successive_widest(view, src, dst, max_paths))]
+    allowed = [o for o in options if o and gate.allows(paths_of(o))]
+    best = max(allowed, key=lambda o: (total(o), -len(o)), default=())
+    pool = _candidates(view, src, dst, flow)
+    for size in range(2, min(max_paths, len(pool)) + 1):
+        for subset in _subsets(view, pool, size, gate, total(best)):
+            if total(subset.choice) > total(best):
+                best = subset.choice
+    return best

@@ -1,0 +1,91 @@
+"""`braid plan`, `braid demo` and `braid topology` through the real command."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "braid" / "examples"
+TOPOLOGY = EXAMPLES / "science-net.yaml"
+
+
+def braid(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "braid.cli.main", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_plan_writes_one_decision_per_request_in_order() -> None:
+    requests = (EXAMPLES / "requests.jsonl").read_text()
+    result = braid("plan", "--topology", str(TOPOLOGY), "-", stdin=requests)
+    assert result.returncode == 0, result.stderr
+    decisions = [json.loads(line) for line in result.stdout.splitlines()]
+    sent = [json.loads(line) for line in requests.splitlines() if line.strip()]
+    assert [d["id"] for d in decisions] == [s["id"] for s in sent]
+    assert all(d["v"] == 1 for d in decisions)
+    statuses = {d["status"] for d in decisions}
+    assert statuses == {"reserved", "rejected", "answered", "released", "error"}
+
+
+def test_bad_lines_get_errors_with_line_and_field_and_planning_goes_on(tmp_path: Path) -> None:
+    lines = [
+        '{"id": "a", "src": "ORNL", "dst": "NERSC", "bandwidth": 10, "start": 0, "end": 10}',
+        "{not json",
+        '{"id": "b", "src": "ORNL", "dst": "NOWHERE", "bandwidth": 10, "start": 0, "end": 10}',
+        "",
+        '{"id": "c", "src": "ORNL", "dst": "NERSC", "bandwidth": 10, "start": 10, "end": 5}',
+        '{"id": "d", "src": "ORNL", "dst": "NERSC", "bandwidth": 10, "start": 0, "end": 10}',
+    ]
+    path = tmp_path / "requests.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    result = braid("plan", "-t", str(TOPOLOGY), str(path))
+    decisions = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [d["status"] for d in decisions] == ["reserved", "error", "error", "error", "reserved"]
+    assert decisions[1]["line"] == 2 and "JSON" in decisions[1]["reason"]
+    assert (decisions[2]["line"], decisions[2]["field"]) == (3, "dst")
+    assert (decisions[3]["line"], decisions[3]["field"]) == (5, "end")
+
+
+def test_topology_export_is_normalised(tmp_path: Path) -> None:
+    result = braid("topology", "export", "--topology", str(TOPOLOGY))
+    exported = json.loads(result.stdout)
+    link = next(x for x in exported["links"] if x["id"] == "CHIC-NEWY-2")
+    assert (link["a"], link["b"], link["capacity"]) == ("CHIC", "NEWY", 40000)
+    assert link["latency_ms"] > 5
+
+
+def test_missing_capacity_says_what_to_do(tmp_path: Path) -> None:
+    topo = tmp_path / "t.yaml"
+    topo.write_text("nodes: [{id: A}, {id: B}]\nlinks: [{id: AB, a: A, b: B}]\n")
+    result = braid("topology", "export", "-t", str(topo))
+    assert result.returncode == 2
+    assert "links[0].capacity" in result.stderr and "--default-capacity" in result.stderr
+    ok = braid("topology", "export", "-t", str(topo), "--default-capacity", "10G")
+    assert json.loads(ok.stdout)["links"][0]["capacity"] == 10000
+
+
+@pytest.mark.parametrize(
+    "args", [["plan", "-t", "missing.yaml", "-"], ["plan", "-t", str(TOPOLOGY), "nope.jsonl"]]
+)
+def test_missing_files_fail_cleanly(args: list[str]) -> None:
+    result = braid(*args)
+    assert result.returncode == 2 and "error:" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_demo_runs_and_shows_every_outcome() -> None:
+    result = braid("demo", "--json")
+    assert result.returncode == 0, result.stderr
+    decisions = [json.loads(line) for line in result.stdout.splitlines()]
+    by_id = {d["id"]: d for d in decisions if d["status"] != "released"}
+    assert len(by_id["climate-2b"]["paths"]) == 2
+    assert by_id["xray-1"]["split"] == "packet"
+    assert by_id["tenant-b"]["bandwidth"] == 30000
+    table = braid("demo")
+    assert table.returncode == 0 and "decisions" in table.stdout

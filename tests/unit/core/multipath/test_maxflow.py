@@ -1,0 +1,156 @@
+"""Max flow against networkx (Topology Zoo and random graphs) and its decomposition."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path as FsPath
+from typing import Any
+
+import networkx as nx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from braid.core.invariants import overbooking
+from braid.core.multipath import MaxFlow, max_flow, max_flow_value, min_cut
+from braid.core.multipath.maxflow import cut_capacity
+from braid.core.multipath.residual import successive_widest
+from braid.core.network import Allocation, Booking, Network
+from braid.core.paths import path_problems
+from braid.core.schedule import fixed_path
+from braid.core.topology import topology_from_dict
+from tests.unit.core.multipath.nets import M, network, nx_digraph
+from tests.unit.core.netgen import HORIZON, loaded_networks
+
+ZOO = FsPath(__file__).resolve().parents[4].parent / "shared" / "data" / "topology-zoo"
+ZOO_GRAPHS = ["Abilene", "Geant2012", "Kdl", "Cogentco", "Esnet"]
+
+
+def check_decomposition(
+    net: Network, flow: MaxFlow, src: str, dst: str, start: int, end: int, symmetric: bool
+) -> None:
+    """Paths simple, widest first, summing to the value, and jointly bookable."""
+    amounts = [p.amount for p in flow.paths]
+    assert sum(amounts) == flow.value
+    assert all(a > 0 for a in amounts)
+    assert amounts == sorted(amounts, reverse=True)
+    for part in flow.paths:
+        assert path_problems(net.topology, part.path, src, dst) == []
+    links = [link for link, _ in flow.flows]
+    assert len(links) == len(set(links)), "a link carries flow both ways"
+    if flow.paths:
+        allocations = tuple(Allocation(p.path, p.amount) for p in flow.paths)
+        booking = Booking("decomposition", start, end, allocations, symmetric)
+        assert net.shortfall(booking) == []
+        net.commit(booking)
+        assert overbooking(net) == []
+        net.release("decomposition")
+
+
+def test_parallel_links_add_up() -> None:
+    net = network([("a", "A", "B", 100, 1), ("b", "A", "B", 40, 1), ("c", "B", "C", 500, 1)])
+    view = net.window(0, 10)
+    flow = max_flow(net.topology, "A", "C", view.usable)
+    assert flow.value == 140 * M
+    assert [p.amount for p in flow.paths] == [100 * M, 40 * M]
+    assert [p.path.links for p in flow.paths] == [("a", "c"), ("b", "c")]
+
+
+def test_reverse_edges_undo_a_bad_first_path() -> None:
+    # The lowest-latency path S-A-B-T blocks both others; without reverse
+    # edges one path is all a greedy search finds, the true max flow is two.
+    net = network(
+        [
+            ("sa", "S", "A", 1, 1),
+            ("ab", "A", "B", 1, 1),
+            ("bt", "B", "T", 1, 1),
+            ("sb", "S", "B", 1, 10),
+            ("at", "A", "T", 1, 10),
+        ]
+    )
+    view = net.window(0, 10)
+    flow = max_flow(net.topology, "S", "T", view.usable)
+    assert flow.value == 2 * M
+    assert ("ab", True) not in flow.flows and ("ab", False) not in flow.flows
+    assert {p.path.links for p in flow.paths} == {("sa", "at"), ("sb", "bt")}
+    assert sum(p.amount for p in successive_widest(view, "S", "T", 5)) == 1 * M
+
+
+def test_directions_are_independent_unless_symmetric() -> None:
+    net = network([("l", "A", "B", 100, 1)])
+    path = fixed_path(net, "B", "A", 1, 0, 10, symmetric=False)
+    assert path is not None
+    net.commit(Booking("back", 0, 10, (Allocation(path, 70 * M),), symmetric=False))
+    directional = net.window(0, 10, symmetric=False)
+    symmetric = net.window(0, 10, symmetric=True)
+    topology = net.topology
+    assert max_flow_value(topology, "A", "B", directional.usable, symmetric=False) == 100 * M
+    assert max_flow_value(topology, "A", "B", symmetric.usable) == 30 * M
+    # Symmetric max flow takes the less free direction even from a one-way `usable`.
+    assert max_flow_value(topology, "A", "B", directional.usable, symmetric=True) == 30 * M
+
+
+def test_same_node_has_no_flow() -> None:
+    net = network([("l", "A", "B", 100, 1)])
+    assert max_flow(net.topology, "A", "A", net.window(0, 1).usable).value == 0
+
+
+def zoo_network(name: str, rng: random.Random) -> Network:
+    graph = nx.read_graphml(ZOO / f"{name}.graphml", force_multigraph=True)
+    links = [
+        {"id": f"e{i}", "a": str(u), "b": str(v), "capacity": rng.randint(1, 100)}
+        for i, (u, v) in enumerate(graph.edges())
+        if u != v
+    ]
+    nodes = [{"id": str(n)} for n in graph.nodes]
+    return Network(topology_from_dict({"nodes": nodes, "links": links}))
+
+
+def book_randomly(net: Network, rng: random.Random, count: int) -> None:
+    """Directional bookings along random paths, so the two directions differ."""
+    nodes = sorted(net.topology.nodes)
+    for i in range(count):
+        src, dst = rng.sample(nodes, 2)
+        path = fixed_path(net, src, dst, 1, 0, 10, symmetric=False)
+        if path is None:
+            continue
+        room = min(net.timeline(k, f).free(0, 10) for k, f in path.directions(net.topology))
+        if room > 0:
+            share = rng.randint(1, room)
+            net.commit(Booking(f"z{i}", 0, 10, (Allocation(path, share),), symmetric=False))
+
+
+@pytest.mark.parametrize("name", ZOO_GRAPHS)
+def test_matches_networkx_on_topology_zoo(name: str) -> None:
+    if not (ZOO / f"{name}.graphml").exists():
+        pytest.skip(f"Topology Zoo data not found in {ZOO}")
+    rng = random.Random(f"braid-{name}")
+    net = zoo_network(name, rng)
+    book_randomly(net, rng, 15)
+    nodes = sorted(net.topology.nodes)
+    for _ in range(4):
+        src, dst = rng.sample(nodes, 2)
+        for symmetric in (True, False):
+            view = net.window(0, 10, symmetric=symmetric)
+            expected = nx.maximum_flow_value(nx_digraph(net.topology, view.usable), src, dst)
+            flow = max_flow(net.topology, src, dst, view.usable, symmetric=symmetric)
+            assert flow.value == expected
+            check_decomposition(net, flow, src, dst, 0, 10, symmetric)
+
+
+@settings(max_examples=120, deadline=None)
+@given(loaded_networks(), st.data())
+def test_matches_networkx_on_random_graphs(net: Network, data: Any) -> None:
+    src, dst = data.draw(st.permutations(sorted(net.topology.nodes)))[:2]
+    start = data.draw(st.integers(0, HORIZON - 1))
+    end = data.draw(st.integers(start + 1, HORIZON))
+    symmetric = data.draw(st.booleans())
+    view = net.window(start, end, symmetric=symmetric)
+    expected = nx.maximum_flow_value(nx_digraph(net.topology, view.usable), src, dst)
+    flow = max_flow(net.topology, src, dst, view.usable, symmetric=symmetric)
+    value = max_flow_value(net.topology, src, dst, view.usable, symmetric=symmetric)
+    assert flow.value == expected == value
+    # Max-flow min-cut: the cut found is saturated, so its capacity is the value.
+    cut_value, cut = min_cut(net.topology, src, dst, view.usable, symmetric=symmetric)
+    assert cut_capacity(cut, view.usable) == cut_value == value
+    check_decomposition(net, flow, src, dst, start, end, symmetric)
