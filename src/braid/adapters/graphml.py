@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from typing import Any
 from xml.parsers import expat
 
+from braid.adapters.link_ids import unique_link_id
+
 Lines = dict[ET.Element, int]
 
 
@@ -173,7 +175,7 @@ def _links(
         if a == b:
             notes.append(f"line {line}: skipped self-loop on node {a!r}")
             continue
-        link: dict[str, Any] = {"id": _unique_link_id(a, b, used), "a": a, "b": b}
+        link: dict[str, Any] = {"id": unique_link_id(a, b, used), "a": a, "b": b}
         bps = _speed_bps(_data(elem, keys, lines), line, notes)
         if bps is not None:
             link["capacity"] = f"{bps}bps"
@@ -185,16 +187,6 @@ def _links(
             "their capacity is left to the default"
         )
     return links
-
-
-def _unique_link_id(a: str, b: str, used: set[str]) -> str:
-    """'a-b' for the first link, then 'a-b-2', 'a-b-3', ...; deterministic in file order."""
-    candidate, n = f"{a}-{b}", 1
-    while candidate in used:
-        n += 1
-        candidate = f"{a}-{b}-{n}"
-    used.add(candidate)
-    return candidate
 
 
 def _speed_bps(attrs: dict[str, str], line: int, notes: list[str]) -> int | None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from braid.adapters.link_ids import unique_link_id
+
 BPS_PER_MBPS = 1_000_000
 _BANDWIDTH_FIELDS = ("reservableIngressBw", "reservableEgressBw")
 
@@ -166,7 +168,7 @@ def _link(
     notes: list[str],
 ) -> dict[str, Any]:
     (a, a_entry), (b, z_entry) = owners[a_port], owners[z_port]
-    link_id = _unique_link_id(a, b, used)
+    link_id = unique_link_id(a, b, used)
     link: dict[str, Any] = {"id": link_id, "a": a, "b": b}
     mbps = _reservable_mbps(a_entry, z_entry)
     if mbps is None:
@@ -181,16 +183,6 @@ def _link(
         "metrics": metrics,
     }
     return link
-
-
-def _unique_link_id(a: str, b: str, used: set[str]) -> str:
-    """'a-b' for the first link, then 'a-b-2', 'a-b-3', ...; deterministic in file order."""
-    candidate, n = f"{a}-{b}", 1
-    while candidate in used:
-        n += 1
-        candidate = f"{a}-{b}-{n}"
-    used.add(candidate)
-    return candidate
 
 
 def _reservable_mbps(a_entry: Port, z_entry: Port) -> int | None:

@@ -24,7 +24,7 @@ def shortest_feasible_path(
         if node in done:
             continue
         if node == dst:
-            return _trace(src, dst, came)
+            return trace_path(src, dst, came)
         done.add(node)
         for hop in topology.hops(node):
             if hop.to in done or usable(hop) < need:
@@ -48,7 +48,7 @@ def widest_path(topology: Topology, src: str, dst: str, usable: Usable) -> tuple
         if node in done:
             continue
         if node == dst:
-            return _trace(src, dst, came), -neg_width
+            return trace_path(src, dst, came), -neg_width
         done.add(node)
         for hop in topology.hops(node):
             if hop.to in done:
@@ -64,7 +64,7 @@ def widest_path(topology: Topology, src: str, dst: str, usable: Usable) -> tuple
     return None
 
 
-def _trace(src: str, dst: str, came: dict[str, tuple[str, Hop]]) -> Path:
+def trace_path(src: str, dst: str, came: dict[str, tuple[str, Hop]]) -> Path:
     hops: list[Hop] = []
     node = dst
     while node != src:

@@ -17,8 +17,8 @@ from braid.core.multipath.plan import Gate, SplitPlan
 from braid.core.multipath.split import check_positive, check_request, split_in_view
 from braid.core.network import Network
 from braid.core.schedule import earliest_start
+from braid.core.schedule.earliest import last_useful_start
 from braid.core.topology import Topology
-from braid.core.units import FOREVER
 
 
 def split_earliest(
@@ -53,7 +53,7 @@ def split_earliest(
     stop = (
         single
         if single is not None
-        else _last_useful_start(network, duration, not_before, not_after)
+        else last_useful_start(network, duration, not_before, not_after)
     )
     bounds = _CutBounds(network.topology, src, dst, need, symmetric)
     for start in candidate_starts(network, not_before, stop):
@@ -127,18 +127,3 @@ def candidate_starts(network: Network, lo: int, hi: int) -> Iterator[int]:
                 drops.add(step_start)
             previous = level
     yield from sorted(drops)
-
-
-def _last_useful_start(
-    network: Network, duration: int, not_before: int, not_after: int | None
-) -> int:
-    """One past the last start worth trying (as in `braid.core.schedule.earliest`).
-
-    After the last breakpoint nothing changes any more, so a start there is
-    as good as any later one.
-    """
-    if not_after is not None:
-        return not_after - duration + 1
-    last = network.last_change(FOREVER)
-    settled = not_before if last is None else max(not_before, last)
-    return min(settled + 1, FOREVER - duration + 1)

@@ -23,7 +23,7 @@ def earliest_start(
     symmetric: bool = True,
 ) -> int | None:
     """The earliest start tau >= not_before (and tau + duration <= not_after), or None."""
-    stop = _last_useful_start(network, duration, not_before, not_after)
+    stop = last_useful_start(network, duration, not_before, not_after)
     lo = not_before
     chunk = max(_FIRST_CHUNK, 4 * duration)
     while lo < stop:
@@ -36,7 +36,7 @@ def earliest_start(
     return None
 
 
-def _last_useful_start(
+def last_useful_start(
     network: Network, duration: int, not_before: int, not_after: int | None
 ) -> int:
     """One past the last start worth trying.

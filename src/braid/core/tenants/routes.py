@@ -9,7 +9,7 @@ from itertools import pairwise
 from braid.core.errors import InputError
 from braid.core.network import Direction
 from braid.core.paths import Path
-from braid.core.search import shortest_feasible_path
+from braid.core.search import shortest_feasible_path, trace_path
 from braid.core.tenants.draft import Usable
 from braid.core.topology import Hop, Topology
 
@@ -108,7 +108,7 @@ def sub_path(topology: Topology, src: str, dst: str, usable: Usable) -> tuple[Pa
         if node in done:
             continue
         if node == dst:
-            return _trace(src, dst, came), -neg_width
+            return trace_path(src, dst, came), -neg_width
         done.add(node)
         for hop in topology.hops(node):
             width = min(-neg_width, usable(hop))
@@ -120,13 +120,3 @@ def sub_path(topology: Topology, src: str, dst: str, usable: Usable) -> tuple[Pa
                 came[hop.to] = (node, hop)
                 heapq.heappush(heap, (*label, hop.to))
     return None
-
-
-def _trace(src: str, dst: str, came: dict[str, tuple[str, Hop]]) -> Path:
-    hops: list[Hop] = []
-    node = dst
-    while node != src:
-        node, hop = came[node]
-        hops.append(hop)
-    hops.reverse()
-    return Path.from_hops(src, hops)
