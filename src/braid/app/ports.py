@@ -1,0 +1,104 @@
+"""The store as the service sees it; one SQL implementation, one in-memory fake."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
+from braid.core.lifecycle import State
+
+# Given the loads already booked on the links a change touches (overlapping
+# its window), say what would be overbooked; empty means the change fits.
+Validator = Callable[[Sequence[LinkLoad]], list[str]]
+
+
+class ConflictError(Exception):
+    """The store refused a change: someone else booked first, or a version moved on."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = list(problems)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A reservation written with the loads it puts on links."""
+
+    reservation: Reservation
+    loads: tuple[LinkLoad, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    owner: str | None = None
+    states: frozenset[State] | None = None
+    start: int | None = None  # overlapping [start, end)
+    end: int | None = None
+    limit: int = 1000
+
+
+class Repository(Protocol):
+    """Every write is one transaction: all of it happens, or none."""
+
+    # -- reservations --------------------------------------------------------
+    def write(
+        self,
+        change: Change,
+        *,
+        validate: Validator,
+        now: int,
+        actor: str,
+        action: str,
+        expected_version: int | None = None,
+        counting: Callable[[Reservation], bool],
+    ) -> Reservation:
+        """Insert or replace `change.reservation` (same id) atomically.
+
+        Inside one transaction: lock the links in `change.loads` (so no other
+        writer can add load to them until commit), read the loads of every
+        other reservation on those links overlapping the window for which
+        `counting(reservation)` is true, call `validate`; when it reports
+        problems raise ConflictError and write nothing. When `expected_version` is
+        given and the stored version differs, raise ConflictError. Otherwise store
+        the reservation (version + 1 when replacing), its loads, an audit
+        entry, and advance the change cursor.
+        """
+        ...
+
+    def set_state(
+        self, reservation_id: str, state: State, *, now: int, actor: str, detail: Mapping[str, Any]
+    ) -> Reservation:
+        """Move one reservation to `state`, with an audit entry; version + 1."""
+        ...
+
+    def get(self, reservation_id: str) -> Reservation | None: ...
+
+    def find(self, filters: Filters) -> list[Reservation]: ...
+
+    def booked(self) -> list[Reservation]:
+        """Every reservation whose stored state is held, reserved or active."""
+        ...
+
+    def changes_since(self, cursor: int) -> tuple[list[Reservation], int]:
+        """Reservations written after `cursor` (by any replica), and the new cursor.
+
+        Must never miss a change: a change committed after a call returned
+        cursor c is returned by the next call with c (e.g. the cursor is a
+        counter bumped under a row lock held until commit, so commit order and
+        cursor order agree).
+        """
+        ...
+
+    def audit(self, reservation_id: str | None = None, limit: int = 1000) -> list[AuditEntry]: ...
+
+    # -- topology ----------------------------------------------------------
+    def topology(self) -> TopologyVersion | None: ...
+
+    def put_topology(self, data: Mapping[str, Any], *, now: int, actor: str) -> TopologyVersion: ...
+
+    # -- users and tokens ------------------------------------------------------
+    def add_token(self, token_hash: str, user: User, *, now: int) -> None: ...
+
+    def user_for(self, token_hash: str) -> User | None: ...

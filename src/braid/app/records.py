@@ -1,0 +1,77 @@
+"""What the store keeps: reservations, their link loads, users, topology versions, audit."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from braid.core.lifecycle import State
+from braid.core.network import Allocation, Direction
+
+
+@dataclass(frozen=True, slots=True)
+class LinkLoad:
+    """Bandwidth one reservation puts on one link direction for [start, end)."""
+
+    link: str
+    forward: bool
+    start: int
+    end: int
+    bandwidth: int
+
+    @property
+    def direction(self) -> Direction:
+        return (self.link, self.forward)
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """A reservation as stored; `version` rises with every change (optimistic locking)."""
+
+    id: str
+    token: str  # opaque; identifies the reservation to domains (seed 000 §4.2)
+    owner: str
+    state: State
+    src: str
+    dst: str
+    start: int
+    end: int
+    allocations: tuple[Allocation, ...]
+    symmetric: bool = True
+    kind: str = "booking"  # or "maintenance"
+    request: Mapping[str, Any] = field(default_factory=dict)  # as asked, for audit and modify
+    plan: Mapping[str, Any] = field(default_factory=dict)  # split, weights, mdi, streams, vlans
+    hold_expires_at: int | None = None
+    created_at: int = 0
+    updated_at: int = 0
+    version: int = 1
+
+    @property
+    def bandwidth(self) -> int:
+        return sum(a.bandwidth for a in self.allocations)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    at: int
+    actor: str
+    reservation_id: str | None
+    action: str  # created, state, modified, topology, maintenance, token
+    from_state: str | None = None
+    to_state: str | None = None
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    name: str
+    role: str  # "user" or "operator"
+
+
+@dataclass(frozen=True, slots=True)
+class TopologyVersion:
+    version: int
+    data: Mapping[str, Any]  # braid's own topology format, normalised
+    created_at: int
+    actor: str
