@@ -7,22 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from braid.core.lifecycle import State
-from braid.core.network import Allocation, Direction
+from braid.core.loads import LinkLoad
+from braid.core.network import Allocation
 
-
-@dataclass(frozen=True, slots=True)
-class LinkLoad:
-    """Bandwidth one reservation puts on one link direction for [start, end)."""
-
-    link: str
-    forward: bool
-    start: int
-    end: int
-    bandwidth: int
-
-    @property
-    def direction(self) -> Direction:
-        return (self.link, self.forward)
+__all__ = ["AuditEntry", "LinkLoad", "Reservation", "TopologyVersion", "User"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,10 +6,10 @@ report them all at once; `assert_*` variants raise for use in tests.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 
-from braid.core.network import Allocation, Booking, Direction, Network
+from braid.core.loads import capacity_lookup, loads_of, peak_problems
+from braid.core.network import Allocation, Booking, Network
 from braid.core.paths import path_problems
 from braid.core.topology import Topology
 
@@ -20,22 +20,8 @@ def overbooking(network: Network) -> list[str]:
     This deliberately ignores the timelines and sweeps the bookings themselves,
     so a bug in the timeline bookkeeping cannot hide itself.
     """
-    events: dict[Direction, list[tuple[int, int]]] = defaultdict(list)
-    for booking in network.bookings.values():
-        for key, load in network.loads(booking).items():
-            events[key].append((booking.start, load))
-            events[key].append((booking.end, -load))
-    problems = []
-    for (link, forward), changes in events.items():
-        capacity = network.topology.links[link].capacity
-        level = 0
-        for instant, delta in sorted(changes, key=lambda c: (c[0], c[1])):
-            level += delta
-            if level > capacity:
-                side = "a->b" if forward else "b->a"
-                problems.append(f"link {link} {side} booked {level} > {capacity} at {instant}")
-                break
-    return problems
+    loads = [load for b in network.bookings.values() for load in loads_of(b, network.topology)]
+    return peak_problems(loads, capacity_lookup(network.topology))
 
 
 def booking_problems(topology: Topology, booking: Booking, src: str, dst: str) -> list[str]:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from braid.core.loads import Direction, direction_loads
+
+__all__ = ["Allocation", "Booking", "Direction", "Network", "WindowView"]
 from braid.core.paths import Path
 from braid.core.timeline import OverbookingError, Timeline
 from braid.core.topology import Hop, Topology
-
-Direction = tuple[str, bool]  # link id, True for a -> b
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +53,7 @@ class Network:
 
     def loads(self, booking: Booking) -> dict[Direction, int]:
         """What `booking` puts on each link direction (paths may share links)."""
-        out: dict[Direction, int] = defaultdict(int)
-        for allocation in booking.allocations:
-            for link, forward in allocation.path.directions(self.topology):
-                out[(link, forward)] += allocation.bandwidth
-                if booking.symmetric:
-                    out[(link, not forward)] += allocation.bandwidth
-        return dict(out)
+        return direction_loads(booking, self.topology)
 
     def shortfall(self, booking: Booking) -> list[tuple[Direction, int]]:
         """Link directions that lack room for `booking`, with how much is missing."""

@@ -33,12 +33,27 @@ class Planner:
         self.tenants = TenantAllocator(self.network)
         self.policy = policy or MdiPolicy()
         self._tenant_ids: set[str] = set()
+        self._staged: Booking | None = None
 
     def handle(self, item: Request | Release) -> Decision:
+        """Decide and book: what this request books, the next one sees."""
+        decision, staged = self.decide(item)
+        if staged is not None:
+            self.network.commit(staged)
+        return decision
+
+    def decide(self, item: Request | Release) -> tuple[Decision, Booking | None]:
+        """Decide without booking; the caller commits the returned booking when it may.
+
+        A service that must first write the booking to a shared store uses
+        this, and commits to the in-memory network only once the store agreed.
+        Tenant requests and releases change the network directly.
+        """
+        self._staged = None
         if isinstance(item, Release):
-            return self._release(item.id)
+            return self._release(item.id), None
         if item.id in self.network.bookings:
-            return d.error(item.id, "already names a booking; choose a new id", field="id")
+            return d.error(item.id, "already names a booking; choose a new id", field="id"), None
         handler = {
             "fixed": self._fixed,
             "earliest": self._earliest,
@@ -46,7 +61,8 @@ class Planner:
             "all-slots": self._all_slots,
             "tenant": self._tenant,
         }[item.mode]
-        return handler(item)
+        decision = handler(item)
+        return decision, self._staged
 
     # -- the four queries -------------------------------------------------
 
@@ -230,7 +246,7 @@ class Planner:
 
     def _book(self, r: Request, start: int, end: int, plan: SplitPlan, **extra: Any) -> Decision:
         booking = Booking(r.id, start, end, plan.allocations, r.symmetric)
-        self.network.commit(booking)
+        self._staged = booking
         return d.decision(
             r.id,
             "reserved",
