@@ -28,6 +28,10 @@ class Change:
 
     reservation: Reservation
     loads: tuple[LinkLoad, ...]
+    # The topology version the loads were validated against; the store
+    # refuses the change (ConflictError) when a newer version exists, so a
+    # replica that missed a topology change cannot book with stale capacities.
+    topology_version: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,19 +5,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
-def proportional_shares(need: int, amounts: Sequence[int]) -> tuple[int, ...]:
+def proportional_shares(
+    need: int, amounts: Sequence[int], *, capped: bool = True
+) -> tuple[int, ...]:
     """Split `need` in proportion to `amounts` (largest remainder), exactly.
 
     Each share is at most its amount whenever need <= sum(amounts): the exact
     quotient need * c / C is at most c, its floor is below it whenever a
     remainder exists, so rounding one up stays within c. Ties in the
     remainder go to the earlier (wider) path, which keeps the split
-    deterministic.
+    deterministic. With `capped=False` the amounts are only weights (used to
+    scale an existing split up).
     """
     total = sum(amounts)
     if total <= 0 or need < 0 or any(a < 0 for a in amounts):
         raise ValueError("shares need positive amounts and a non-negative request")
-    if need > total:
+    if capped and need > total:
         raise ValueError(f"cannot share {need} over amounts totalling {total}")
     floors = [need * a // total for a in amounts]
     remainders = [need * a % total for a in amounts]

@@ -1,0 +1,55 @@
+"""Prometheus metrics of one service instance (its own registry, so tests stay apart)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "braid_http_requests",
+            "HTTP requests by route and status",
+            ["method", "route", "status"],
+            registry=self.registry,
+        )
+        self.admissions = Counter(
+            "braid_admissions", "Reservations admitted", registry=self.registry
+        )
+        self.rejections = Counter(
+            "braid_rejections",
+            "Reservations rejected, by reason",
+            ["reason"],
+            registry=self.registry,
+        )
+        self.decision_seconds = Histogram(
+            "braid_decision_seconds",
+            "Time to decide on a reservation",
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.utilisation = Gauge(
+            "braid_link_utilisation",
+            "Booked share of capacity now, per link direction",
+            ["link", "direction"],
+            registry=self.registry,
+        )
+
+    def admitted(self, seconds: float) -> None:
+        self.admissions.inc()
+        self.decision_seconds.observe(seconds)
+
+    def rejected(self, reason: str, seconds: float) -> None:
+        self.rejections.labels(reason=reason).inc()
+        self.decision_seconds.observe(seconds)
+
+    def render(self, utilisation: Callable[[], Iterable[tuple[str, str, float]]]) -> bytes:
+        """The exposition text; link utilisation is sampled at scrape time."""
+        for link, direction, share in utilisation():
+            self.utilisation.labels(link=link, direction=direction).set(share)
+        return generate_latest(self.registry)

@@ -1,0 +1,157 @@
+"""The in-memory timelines of one replica, kept in step with the shared store.
+
+Every replica plans against its own mirror, so planning is fast; the store
+has the last word at write time. The mirror catches up from the store's
+change cursor before each decision, which is how replicas learn each
+other's bookings.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterable
+
+from braid.app.ports import Repository
+from braid.app.records import Reservation
+from braid.core.lifecycle import counts_against_capacity
+from braid.core.multipath import proportional_shares
+from braid.core.network import Allocation, Booking, Network
+from braid.core.planner import Planner
+from braid.core.requests import Request
+from braid.core.timeline import OverbookingError
+from braid.core.topology import Topology, topology_from_dict
+
+log = logging.getLogger(__name__)
+
+
+def as_booking(reservation: Reservation) -> Booking:
+    return Booking(
+        reservation.id,
+        reservation.start,
+        reservation.end,
+        reservation.allocations,
+        reservation.symmetric,
+    )
+
+
+class Mirror:
+    def __init__(self, repo: Repository, topology: Topology) -> None:
+        self.repo = repo
+        self.lock = threading.RLock()
+        self.topology = topology
+        self.topology_version = 0
+        self.planner = Planner(topology)
+        self.cursor = 0
+        self._topology_checked = 0.0
+
+    @property
+    def network(self) -> Network:
+        return self.planner.network
+
+    def rebuild(self, now: int) -> None:
+        """Start over from the store: its topology and every booking still taking bandwidth."""
+        with self.lock:
+            _, cursor = self.repo.changes_since(0)
+            stored = self.repo.topology()
+            if stored is not None and stored.version != self.topology_version:
+                self.topology = topology_from_dict(stored.data)
+                self.topology_version = stored.version
+            self.planner = Planner(self.topology)
+            self.cursor = cursor
+            self._apply(self.repo.booked(), now)
+
+    def catch_up(self, now: int) -> None:
+        with self.lock:
+            if self._topology_moved():
+                self.rebuild(now)
+                return
+            changed, cursor = self.repo.changes_since(self.cursor)
+            self.cursor = max(self.cursor, cursor)
+            self._apply(changed, now)
+
+    def _apply(self, reservations: Iterable[Reservation], now: int) -> None:
+        network = self.planner.network
+        for reservation in reservations:
+            if reservation.id in network.bookings:
+                network.release(reservation.id)
+            if not counts_against_capacity(
+                reservation.state, reservation.end, now, reservation.hold_expires_at
+            ):
+                continue
+            try:
+                network.commit(as_booking(reservation))
+            except (OverbookingError, KeyError) as exc:
+                # The store validated this booking, so the mirror is what is
+                # stale (say, a hold it still counts expired elsewhere).
+                log.warning("mirror out of step (%s); rebuilding from the store", exc)
+                self.rebuild(now)
+                return
+
+    def _topology_moved(self) -> bool:
+        """Look for a new topology version at most once a second.
+
+        Missing one for that second costs no safety: the store refuses writes
+        validated against an older version.
+        """
+        moment = time.monotonic()
+        if moment - self._topology_checked < 1.0:
+            return False
+        self._topology_checked = moment
+        stored = self.repo.topology()
+        return stored is not None and stored.version != self.topology_version
+
+    def replan(
+        self, old: Reservation, start: int, end: int, bandwidth: int
+    ) -> tuple[Allocation, ...] | str:
+        """New allocations for `old` over [start, end) at `bandwidth`, or why not.
+
+        The old booking is set aside while planning (it is being replaced),
+        then put back: the mirror changes only once the store agrees.
+        """
+        with self.lock:
+            network = self.planner.network
+            held = network.bookings.get(old.id)
+            if held is not None:
+                network.release(old.id)
+            try:
+                return self._replan_free(old, start, end, bandwidth)
+            finally:
+                if held is not None:
+                    network.commit(held)
+
+    def _replan_free(
+        self, old: Reservation, start: int, end: int, bandwidth: int
+    ) -> tuple[Allocation, ...] | str:
+        network = self.planner.network
+        # Keeping the same paths spares the data plane a re-route.
+        same = scale_allocations(old.allocations, bandwidth)
+        if not network.shortfall(Booking(old.id, start, end, same, old.symmetric)):
+            return same
+        request = Request(
+            id=old.id,
+            mode="fixed",
+            src=old.src,
+            dst=old.dst,
+            bandwidth=bandwidth,
+            start=start,
+            end=end,
+            max_paths=int(old.request.get("max_paths", 1)),
+            split=old.request.get("split", "flow"),
+            directional=not old.symmetric,
+        )
+        decision, booking = self.planner.decide(request)
+        if booking is None:
+            return str(decision.get("reason", "does not fit"))
+        return booking.allocations
+
+
+def scale_allocations(
+    allocations: tuple[Allocation, ...], bandwidth: int
+) -> tuple[Allocation, ...]:
+    """The same paths sharing `bandwidth` in the old proportions, exactly."""
+    shares = proportional_shares(bandwidth, [a.bandwidth for a in allocations], capped=False)
+    return tuple(
+        Allocation(a.path, share) for a, share in zip(allocations, shares, strict=True) if share
+    )

@@ -1,0 +1,75 @@
+"""REST bodies and queries -> the planner's request contract (one validation for all).
+
+The wire speaks ISO 8601; the planner speaks epoch seconds. Converting here,
+then validating with `parse_request`, means REST, CLI and `braid plan` reject
+the same inputs with the same field names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from braid.app.timefmt import format_instant, parse_instant
+from braid.core.errors import InputError
+from braid.core.requests import Request, parse_request
+from braid.core.topology import Topology
+
+INSTANT_FIELDS: Final = ("start", "end", "not_before", "not_after", "window_start", "window_end")
+RESERVABLE_MODES: Final = ("fixed", "earliest", "max-bandwidth")
+SERVICE_FIELDS: Final = ("hold", "description")
+
+
+def to_request(
+    body: Mapping[str, Any], request_id: str, topology: Topology, now: int, *, booking: bool
+) -> Request:
+    """Validate a REST body (or availability query) as a planner request."""
+    if not isinstance(body, Mapping):
+        raise InputError("", "the body must be a JSON object")
+    data: dict[str, Any] = {k: v for k, v in body.items() if k not in SERVICE_FIELDS}
+    if "id" in data or "op" in data:
+        raise InputError("id" if "id" in data else "op", "set by the server; remove it")
+    mode = data.get("mode", "fixed")
+    if booking and mode not in RESERVABLE_MODES:
+        raise InputError("mode", f"a reservation's mode is one of {', '.join(RESERVABLE_MODES)}")
+    if mode == "tenant":
+        raise InputError("mode", "tenant allocation is not offered over REST yet; use braid plan")
+    for name in INSTANT_FIELDS:
+        if data.get(name) is not None:
+            data[name] = parse_instant(data[name], name)
+    if booking and mode == "max-bandwidth":
+        data["reserve"] = True
+    _not_in_the_past(data, mode, now)
+    request = parse_request({**data, "id": request_id}, topology)
+    assert isinstance(request, Request)
+    return request
+
+
+def _not_in_the_past(data: dict[str, Any], mode: str, now: int) -> None:
+    if mode == "earliest":
+        # "Not before" a past instant means "as soon as possible".
+        if isinstance(data.get("not_before"), int) and data["not_before"] < now:
+            data["not_before"] = now
+        return
+    first = "window_start" if mode == "all-slots" else "start"
+    if isinstance(data.get(first), int) and data[first] < now:
+        raise InputError(
+            first, f"is in the past; the earliest possible start is now ({format_instant(now)})"
+        )
+
+
+def with_instants(decision: Mapping[str, Any]) -> dict[str, Any]:
+    """A planner decision with its epoch fields also given as ISO 8601."""
+    out = dict(decision)
+    for name in ("start", "end"):
+        if isinstance(out.get(name), int):
+            out[name] = format_instant(out[name])
+    if "slots" in out:
+        out["slots"] = [[format_instant(a), format_instant(b)] for a, b in out["slots"]]
+    alternatives = out.get("alternatives")
+    if isinstance(alternatives, dict) and "earliest_start" in alternatives:
+        out["alternatives"] = {
+            **alternatives,
+            "earliest_start": format_instant(alternatives["earliest_start"]),
+        }
+    return out

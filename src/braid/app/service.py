@@ -1,0 +1,316 @@
+"""The reservation service: one way in for REST, CLI and every replica.
+
+Admission plans in the replica's in-memory mirror, then writes through the
+store, which locks the links involved and re-validates against every other
+replica's bookings in the same transaction. A conflict means someone else
+booked first: catch up and plan again.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any, Final
+
+from braid.app.errors import ForbiddenError, NotFoundError, RejectedError
+from braid.app.metrics import Metrics
+from braid.app.mirror import Mirror, as_booking
+from braid.app.ports import Change, ConflictError, Filters, Repository
+from braid.app.records import Reservation, User
+from braid.app.requests_rest import to_request, with_instants
+from braid.app.timefmt import format_instant, parse_instant
+from braid.app.views import audit_view, reservation_view
+from braid.core.errors import InputError
+from braid.core.lifecycle import BOOKED, State, check_transition, counts_against_capacity, state_at
+from braid.core.loads import capacity_lookup, loads_of, peak_problems
+from braid.core.network import Booking
+from braid.core.requests import Request
+from braid.core.topology import Topology, topology_from_dict
+from braid.core.units import parse_bandwidth
+
+ATTEMPTS: Final = 5
+
+
+def wall_clock() -> int:
+    return int(time.time())
+
+
+class ReservationService:
+    def __init__(
+        self,
+        repo: Repository,
+        *,
+        clock: Callable[[], int] = wall_clock,
+        hold_seconds: int = 600,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.repo = repo
+        self.clock = clock
+        self.hold_seconds = hold_seconds
+        self.metrics = metrics or Metrics()
+        self.mirror: Mirror | None = None
+
+    # -- start-up --------------------------------------------------------------
+
+    def start(self, initial_topology: Mapping[str, Any] | None = None) -> None:
+        """Load the current topology (storing `initial_topology` if there is none yet)."""
+        stored = self.repo.topology()
+        if stored is None:
+            if initial_topology is None:
+                raise InputError(
+                    "topology", "the store has no topology; start with --topology FILE"
+                )
+            topology_from_dict(initial_topology)  # validate before storing
+            stored = self.repo.put_topology(initial_topology, now=self.clock(), actor="braid")
+        self.mirror = Mirror(self.repo, topology_from_dict(stored.data))
+        self.mirror.rebuild(self.clock())
+
+    @property
+    def live(self) -> Mirror:
+        if self.mirror is None:
+            raise RuntimeError("ReservationService.start() has not run")
+        return self.mirror
+
+    @property
+    def topology(self) -> Topology:
+        return self.live.topology
+
+    # -- reservations ------------------------------------------------------------
+
+    def reserve(self, user: User, body: Mapping[str, Any]) -> dict[str, Any]:
+        hold = _flag(body, "hold")
+        started = time.perf_counter()
+        for _ in range(ATTEMPTS):
+            now = self.clock()
+            with self.live.lock:
+                self.live.catch_up(now)
+                request = to_request(body, _new_id(), self.topology, now, booking=True)
+                decision, booking = self.live.planner.decide(request)
+            if booking is None:
+                self.metrics.rejected(_reason_kind(decision), time.perf_counter() - started)
+                raise RejectedError(
+                    decision.get("reason", "rejected"), self._offers(body, decision)
+                )
+            record = self._record(user, request, booking, decision, hold, now)
+            try:
+                stored = self.write_record(record, user, "created", now)
+            except ConflictError:
+                continue  # another replica got there first: catch up and plan again
+            self.metrics.admitted(time.perf_counter() - started)
+            return reservation_view(stored, now)
+        raise RejectedError("too many concurrent bookings on these links; try again")
+
+    def get(self, user: User, reservation_id: str) -> dict[str, Any]:
+        return reservation_view(self._visible(user, reservation_id), self.clock())
+
+    def find(self, user: User, query: Mapping[str, Any]) -> list[dict[str, Any]]:
+        owner = query.get("owner")
+        if user.role != "operator":
+            if owner not in (None, user.name):
+                return []
+            owner = user.name
+        filters = Filters(
+            owner=owner,
+            states=_states(query.get("state")),
+            start=parse_instant(query["start"], "start") if query.get("start") else None,
+            end=parse_instant(query["end"], "end") if query.get("end") else None,
+        )
+        now = self.clock()
+        wanted = filters.states
+        views = [reservation_view(r, now) for r in self.repo.find(replace(filters, states=None))]
+        return [v for v in views if wanted is None or State(v["state"]) in wanted]
+
+    def audit(self, user: User, reservation_id: str) -> list[dict[str, Any]]:
+        self._visible(user, reservation_id)
+        return [audit_view(e) for e in self.repo.audit(reservation_id)]
+
+    def cancel(self, user: User, reservation_id: str) -> dict[str, Any]:
+        return self._move(user, reservation_id, State.CANCELLED, "cancelled by " + user.name)
+
+    def confirm(self, user: User, reservation_id: str) -> dict[str, Any]:
+        return self._move(user, reservation_id, State.RESERVED, "hold confirmed")
+
+    def modify(self, user: User, reservation_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Make-before-break: the new booking is validated and swapped in one transaction."""
+        unknown = sorted(set(body) - {"end", "bandwidth"})
+        if unknown:
+            raise InputError(unknown[0], "only 'end' and 'bandwidth' can be modified")
+        if not body:
+            raise InputError("", "give a new 'end', a new 'bandwidth', or both")
+        for _ in range(ATTEMPTS):
+            now = self.clock()
+            old = self._visible(user, reservation_id)
+            _require_booked(old, now)
+            new = self._replan(old, body, now)
+            try:
+                stored = self.write_record(new, user, "modified", now, expected=old.version)
+            except ConflictError:
+                continue
+            return reservation_view(stored, now)
+        raise RejectedError("the reservation kept changing under us; try again")
+
+    def availability(self, user: User, query: Mapping[str, Any]) -> dict[str, Any]:
+        del user  # any authenticated user may ask
+        now = self.clock()
+        with self.live.lock:
+            self.live.catch_up(now)
+            request = to_request(query, "availability", self.topology, now, booking=False)
+            decision, _ = self.live.planner.decide(request)  # decide() books nothing
+        return with_instants(decision)
+
+    # -- shared steps ----------------------------------------------------------------
+
+    def _record(
+        self,
+        user: User,
+        request: Request,
+        booking: Booking,
+        decision: Mapping[str, Any],
+        hold: bool,
+        now: int,
+    ) -> Reservation:
+        plan = {k: decision[k] for k in _PLAN_FIELDS if k in decision}
+        return Reservation(
+            id=request.id,
+            token=secrets.token_urlsafe(24),
+            owner=user.name,
+            state=State.HELD if hold else State.RESERVED,
+            src=request.src,
+            dst=request.dst,
+            start=booking.start,
+            end=booking.end,
+            allocations=booking.allocations,
+            symmetric=booking.symmetric,
+            request=_request_echo(request),
+            plan=plan,
+            hold_expires_at=now + self.hold_seconds if hold else None,
+            created_at=now,
+            updated_at=now,
+        )
+
+    def write_record(
+        self, record: Reservation, user: User, action: str, now: int, expected: int | None = None
+    ) -> Reservation:
+        topology = self.topology
+        loads = loads_of(as_booking(record), topology)
+        capacity = capacity_lookup(topology)
+
+        def validate(existing: Any) -> list[str]:
+            return peak_problems([*existing, *loads], capacity)
+
+        stored = self.repo.write(
+            Change(record, loads, self.live.topology_version),
+            validate=validate,
+            now=now,
+            actor=user.name,
+            action=action,
+            expected_version=expected,
+            counting=lambda r: counts_against_capacity(r.state, r.end, now, r.hold_expires_at),
+        )
+        self.live.catch_up(now)
+        return stored
+
+    def _visible(self, user: User, reservation_id: str) -> Reservation:
+        found = self.repo.get(reservation_id)
+        if found is None:
+            raise NotFoundError(f"no reservation {reservation_id!r}")
+        if user.role != "operator" and found.owner != user.name:
+            raise ForbiddenError("this reservation belongs to another user")
+        return found
+
+    def _move(self, user: User, reservation_id: str, state: State, why: str) -> dict[str, Any]:
+        now = self.clock()
+        current = self._visible(user, reservation_id)
+        effective = state_at(
+            current.state, current.start, current.end, now, current.hold_expires_at
+        )
+        check_transition(effective, state)
+        stored = self.repo.set_state(
+            reservation_id, state, now=now, actor=user.name, detail={"why": why}
+        )
+        self.live.catch_up(now)
+        return reservation_view(stored, now)
+
+    def _replan(self, old: Reservation, body: Mapping[str, Any], now: int) -> Reservation:
+        end = parse_instant(body["end"], "end") if "end" in body else old.end
+        bandwidth = parse_bandwidth(body["bandwidth"]) if "bandwidth" in body else old.bandwidth
+        start = max(old.start, now)  # an active booking changes from now on
+        if end <= start:
+            raise InputError("end", f"must be after {format_instant(start)}")
+        allocations = self.live.replan(old, start, end, bandwidth)
+        if isinstance(allocations, str):
+            raise RejectedError(allocations)
+        request = {**old.request, "end": format_instant(end), "bandwidth": bandwidth / 10**6}
+        return replace(
+            old, start=start, end=end, allocations=allocations, request=request, updated_at=now
+        )
+
+    def _offers(self, body: Mapping[str, Any], decision: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Alternatives as ready-to-post bodies, so accepting one is a single request."""
+        offers: list[dict[str, Any]] = []
+        found = decision.get("alternatives") or {}
+        base = {k: v for k, v in body.items() if k != "max_paths" or "max_flow" not in found}
+        if "earliest_start" in found and "start" in body and "end" in body:
+            span = parse_instant(body["end"], "end") - parse_instant(body["start"], "start")
+            start = found["earliest_start"]
+            offers.append(
+                {
+                    "kind": "earliest_start",
+                    "body": {
+                        **base,
+                        "start": format_instant(start),
+                        "end": format_instant(start + span),
+                    },
+                }
+            )
+        if found.get("max_bandwidth"):
+            offers.append(
+                {"kind": "max_bandwidth", "body": {**base, "bandwidth": found["max_bandwidth"]}}
+            )
+        if "max_flow" in found:
+            offers.append({"kind": "split", "body": {**base, "max_paths": 4}})
+        return offers
+
+
+_PLAN_FIELDS: Final = ("split", "weights", "mdi", "resequence", "recommended_streams", "max_flow")
+
+
+def _new_id() -> str:
+    return "r-" + secrets.token_hex(6)
+
+
+def _flag(body: Mapping[str, Any], name: str) -> bool:
+    value = body.get(name, False) if isinstance(body, Mapping) else False
+    if not isinstance(value, bool):
+        raise InputError(name, "must be true or false")
+    return value
+
+
+def _states(value: object) -> frozenset[State] | None:
+    if value in (None, ""):
+        return None
+    names = str(value).split(",")
+    try:
+        return frozenset(State(n.strip()) for n in names)
+    except ValueError as exc:
+        known = ", ".join(s.value for s in State)
+        raise InputError("state", f"unknown state in {value!r}; known: {known}") from exc
+
+
+def _require_booked(r: Reservation, now: int) -> None:
+    state = state_at(r.state, r.start, r.end, now, r.hold_expires_at)
+    if state not in BOOKED:
+        raise InputError("state", f"a {state.value} reservation cannot be modified")
+
+
+def _reason_kind(decision: Mapping[str, Any]) -> str:
+    reason = str(decision.get("reason", ""))
+    if decision.get("status") == "error":
+        return "invalid"
+    return "no_path" if "no " in reason[:20] else "capacity"
+
+
+def _request_echo(request: Request) -> dict[str, Any]:
+    return {"mode": request.mode, "max_paths": request.max_paths, "split": request.split}
