@@ -53,7 +53,7 @@ class Mirror:
     def rebuild(self, now: int) -> None:
         """Start over from the store: its topology and every booking still taking bandwidth."""
         with self.lock:
-            _, cursor = self.repo.changes_since(0)
+            cursor = self.repo.cursor()
             stored = self.repo.topology()
             if stored is not None and stored.version != self.topology_version:
                 self.topology = topology_from_dict(stored.data)

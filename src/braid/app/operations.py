@@ -9,9 +9,9 @@ from typing import Any
 
 from braid.app.errors import ForbiddenError, RejectedError
 from braid.app.mirror import as_booking
-from braid.app.ports import ConflictError
-from braid.app.records import Reservation, User
-from braid.app.service import ReservationService
+from braid.app.ports import ConflictError, StateStep, Step, TopologyStep
+from braid.app.records import Reservation, TopologyVersion, User
+from braid.app.service import ATTEMPTS, ReservationService, counting_at
 from braid.app.timefmt import parse_instant
 from braid.app.views import reservation_view
 from braid.core.decisions import paths_field
@@ -49,9 +49,13 @@ def put_topology(
             "Re-route or cancel them, or send force=true to mark them failed",
             detail={"conflicts": misfits},
         )
-    stored = service.repo.put_topology(data, now=now, actor=user.name)
-    for misfit in misfits:
-        _fail(service, misfit["id"], user, f"topology version {stored.version}: {misfit['why']}")
+    # The new version and the failures it causes land in one transaction.
+    steps: list[Step] = [TopologyStep(data)]
+    steps += [
+        StateStep(m["id"], State.FAILED, {"why": f"topology change: {m['why']}"}) for m in misfits
+    ]
+    stored = service.repo.apply(steps, now=now, actor=user.name, counting=counting_at(now))[0]
+    assert isinstance(stored, TopologyVersion)
     service.live.rebuild(now)
     return {"version": stored.version, "failed": misfits}
 
@@ -68,10 +72,10 @@ def no_longer_fit(topology: Topology, booked: Iterable[Reservation]) -> list[dic
         else:
             fitting.append(r)
     capacity = capacity_lookup(topology)
+    loads = [load for o in fitting for load in loads_of(as_booking(o), topology)]
+    over = {p.split()[1] for p in peak_problems(loads, capacity)}
     for r in fitting:
         # A reservation is a misfit when it touches a link that is over capacity.
-        others = [load for o in fitting for load in loads_of(as_booking(o), topology)]
-        over = {p.split()[1] for p in peak_problems(others, capacity)}
         used = {link for a in r.allocations for link in a.path.links}
         if over & used:
             out.append({"id": r.id, "why": f"link {sorted(over & used)[0]} lost capacity"})
@@ -79,21 +83,33 @@ def no_longer_fit(topology: Topology, booked: Iterable[Reservation]) -> list[dic
 
 
 def maintenance(service: ReservationService, user: User, body: Mapping[str, Any]) -> dict[str, Any]:
-    """Take a link or node out of service for a window; re-route what can be re-routed."""
+    """Take a link or node out of service for a window; re-route what can be re-routed.
+
+    The re-routes, the failures and the maintenance booking itself are
+    written in one transaction: all of it happens, or none.
+    """
     require_operator(user)
     links, label = _maintenance_links(service.topology, body)
     start, end = parse_instant(body.get("start"), "start"), parse_instant(body.get("end"), "end")
     if end <= start:
         raise InputError("end", "must be after start")
-    now = service.clock()
-    affected = [r for r in service.repo.booked() if _uses(r, links, start, end, now)]
-    rerouted, failed = _reroute(service, user, affected, links, start, end, now)
-    record = _maintenance_record(service.topology, user, links, label, start, end, now, body)
-    try:
-        stored = service.write_record(record, user, "maintenance", now)
-    except ConflictError as exc:
-        raise RejectedError(f"new bookings arrived meanwhile ({exc}); try again") from exc
-    return {"maintenance": reservation_view(stored, now), "rerouted": rerouted, "failed": failed}
+    for _ in range(ATTEMPTS):
+        now = service.clock()
+        affected = [r for r in service.repo.booked() if _uses(r, links, start, end, now)]
+        plans = _plan_around(service, affected, links, start, end, now)
+        steps, rerouted, failed = _moves(service, plans, links, now)
+        record = _maintenance_record(service.topology, user, links, label, start, end, now, body)
+        steps.append(service.write_step(record, "maintenance"))
+        try:
+            done = service.repo.apply(steps, now=now, actor=user.name, counting=counting_at(now))
+        except ConflictError:
+            continue  # bookings moved meanwhile: plan again
+        service.live.catch_up(now)
+        stored = done[-1]
+        assert isinstance(stored, Reservation)
+        view = reservation_view(stored, now)
+        return {"maintenance": view, "rerouted": rerouted, "failed": failed}
+    raise RejectedError("bookings on these links kept changing; try again")
 
 
 def _maintenance_links(topology: Topology, body: Mapping[str, Any]) -> tuple[list[str], str]:
@@ -101,7 +117,7 @@ def _maintenance_links(topology: Topology, body: Mapping[str, Any]) -> tuple[lis
     if (link is None) == (node is None):
         raise InputError("link", "name exactly one of 'link' or 'node'")
     if link is not None:
-        if link not in topology.links:
+        if not isinstance(link, str) or link not in topology.links:
             raise InputError("link", f"unknown link {link!r}")
         return [str(link)], f"link {link}"
     topology.require_node(str(node), "node")
@@ -114,32 +130,27 @@ def _uses(r: Reservation, links: list[str], start: int, end: int, now: int) -> b
     return any(link in links for a in r.allocations for link in a.path.links)
 
 
-def _reroute(
+def _moves(
     service: ReservationService,
-    user: User,
-    affected: list[Reservation],
+    plans: list[tuple[Reservation, tuple[Allocation, ...] | str]],
     links: list[str],
-    start: int,
-    end: int,
     now: int,
-) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-    """Plan every affected booking around the links, then write the moves."""
-    plans = _plan_around(service, affected, links, start, end, now)
-    rerouted, failed = [], []
+) -> tuple[list[Step], list[dict[str, Any]], list[dict[str, str]]]:
+    """Store steps for the planned moves: failures first, so their bandwidth is free."""
+    fails: list[Step] = []
+    moves: list[Step] = []
+    rerouted: list[dict[str, Any]] = []
+    failed: list[dict[str, str]] = []
     for r, allocations in plans:
         if isinstance(allocations, str):
-            _fail(service, r.id, user, f"maintenance on {', '.join(links)}: {allocations}")
+            why = f"maintenance on {', '.join(links)}: {allocations}"
+            fails.append(StateStep(r.id, State.FAILED, {"why": why}))
             failed.append({"id": r.id, "why": allocations})
             continue
         moved = replace(r, start=max(r.start, now), allocations=allocations, updated_at=now)
-        try:
-            service.write_record(moved, user, "rerouted", now, expected=r.version)
-        except ConflictError as exc:
-            _fail(service, r.id, user, f"could not re-route: {exc}")
-            failed.append({"id": r.id, "why": str(exc)})
-            continue
+        moves.append(service.write_step(moved, "rerouted", expected=r.version))
         rerouted.append({"id": r.id, "paths": paths_field(allocations)})
-    return rerouted, failed
+    return fails + moves, rerouted, failed
 
 
 def _plan_around(
@@ -219,12 +230,6 @@ def _maintenance_record(
         request={"target": label, "reason": str(body.get("reason", ""))},
         created_at=now,
         updated_at=now,
-    )
-
-
-def _fail(service: ReservationService, reservation_id: str, user: User, why: str) -> None:
-    service.repo.set_state(
-        reservation_id, State.FAILED, now=service.clock(), actor=user.name, detail={"why": why}
     )
 
 

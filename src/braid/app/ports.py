@@ -43,6 +43,35 @@ class Filters:
     limit: int = 1000
 
 
+@dataclass(frozen=True, slots=True)
+class WriteStep:
+    """`Repository.write` as one step of `Repository.apply`."""
+
+    change: Change
+    validate: Validator
+    action: str
+    expected_version: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StateStep:
+    """`Repository.set_state` as one step of `Repository.apply`."""
+
+    reservation_id: str
+    state: State
+    detail: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TopologyStep:
+    """`Repository.put_topology` as one step of `Repository.apply`."""
+
+    data: Mapping[str, Any]
+
+
+Step = WriteStep | StateStep | TopologyStep
+
+
 class Repository(Protocol):
     """Every write is one transaction: all of it happens, or none."""
 
@@ -74,7 +103,31 @@ class Repository(Protocol):
     def set_state(
         self, reservation_id: str, state: State, *, now: int, actor: str, detail: Mapping[str, Any]
     ) -> Reservation:
-        """Move one reservation to `state`, with an audit entry; version + 1."""
+        """Move one reservation to `state`, with an audit entry; version + 1.
+
+        Asking for the state it has already changes nothing; a step the
+        lifecycle forbids raises ConflictError; an unknown id raises KeyError.
+        """
+        ...
+
+    def apply(
+        self,
+        steps: Sequence[Step],
+        *,
+        now: int,
+        actor: str,
+        counting: Callable[[Reservation], bool],
+    ) -> list[Reservation | TopologyVersion]:
+        """Every step in one transaction, in order, each seeing the ones before.
+
+        Any ConflictError or KeyError undoes all of them: an operator action
+        that moves several reservations (maintenance, a topology change)
+        happens whole or not at all.
+        """
+        ...
+
+    def cursor(self) -> int:
+        """The newest change cursor (`changes_since(0)`'s, without reading the rows)."""
         ...
 
     def get(self, reservation_id: str) -> Reservation | None: ...

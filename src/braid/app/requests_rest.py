@@ -7,6 +7,7 @@ the same inputs with the same field names.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -58,9 +59,30 @@ def _not_in_the_past(data: dict[str, Any], mode: str, now: int) -> None:
         )
 
 
-def with_instants(decision: Mapping[str, Any]) -> dict[str, Any]:
-    """A planner decision with its epoch fields also given as ISO 8601."""
+def readable_reason(reason: str, request: Request) -> str:
+    """The planner's reason with the request's epoch instants written as ISO 8601."""
+    instants = {request.start, request.end, request.not_before, request.not_after}
+    return _EPOCH.sub(
+        lambda m: (format_instant(int(m[0])) or m[0]) if _looks_like(int(m[0]), instants) else m[0],
+        reason,
+    )
+
+
+_EPOCH: Final = re.compile(r"(?<![\d.])\d{9,11}(?![\d.])")
+
+
+def _looks_like(value: int, instants: set[int | None]) -> bool:
+    # The planner only names the request's own instants and alternatives near
+    # them; a ten-digit number far from every one is something else.
+    known = [i for i in instants if i]
+    return any(abs(value - i) <= 366 * 86400 for i in known)
+
+
+def with_instants(decision: Mapping[str, Any], request: Request) -> dict[str, Any]:
+    """A planner decision with its epoch fields given as ISO 8601, as the wire speaks."""
     out = dict(decision)
+    if isinstance(out.get("reason"), str):
+        out["reason"] = readable_reason(out["reason"], request)
     for name in ("start", "end"):
         if isinstance(out.get(name), int):
             out[name] = format_instant(out[name])

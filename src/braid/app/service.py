@@ -17,9 +17,9 @@ from typing import Any, Final
 from braid.app.errors import ForbiddenError, NotFoundError, RejectedError
 from braid.app.metrics import Metrics
 from braid.app.mirror import Mirror, as_booking
-from braid.app.ports import Change, ConflictError, Filters, Repository
+from braid.app.ports import Change, ConflictError, Filters, Repository, WriteStep
 from braid.app.records import Reservation, User
-from braid.app.requests_rest import to_request, with_instants
+from braid.app.requests_rest import readable_reason, to_request, with_instants
 from braid.app.timefmt import format_instant, parse_instant
 from braid.app.views import audit_view, reservation_view
 from braid.core.errors import InputError
@@ -90,9 +90,8 @@ class ReservationService:
                 decision, booking = self.live.planner.decide(request)
             if booking is None:
                 self.metrics.rejected(_reason_kind(decision), time.perf_counter() - started)
-                raise RejectedError(
-                    decision.get("reason", "rejected"), self._offers(body, decision)
-                )
+                reason = readable_reason(str(decision.get("reason", "rejected")), request)
+                raise RejectedError(reason, self._offers(body, decision))
             record = self._record(user, request, booking, decision, hold, now)
             try:
                 stored = self.write_record(record, user, "created", now)
@@ -130,7 +129,22 @@ class ReservationService:
         return self._move(user, reservation_id, State.CANCELLED, "cancelled by " + user.name)
 
     def confirm(self, user: User, reservation_id: str) -> dict[str, Any]:
-        return self._move(user, reservation_id, State.RESERVED, "hold confirmed")
+        """Turn a hold into a reservation, re-validated like a new booking.
+
+        A replica whose clock ran ahead may already have stopped counting the
+        hold and booked its bandwidth; re-validating makes that a conflict
+        rather than an overbooked link.
+        """
+        now = self.clock()
+        held = self._visible(user, reservation_id)
+        state = state_at(held.state, held.start, held.end, now, held.hold_expires_at)
+        check_transition(state, State.RESERVED)
+        confirmed = replace(held, state=State.RESERVED, hold_expires_at=None, updated_at=now)
+        try:
+            stored = self.write_record(confirmed, user, "confirmed", now, expected=held.version)
+        except ConflictError as exc:
+            raise RejectedError(f"the hold can no longer be confirmed: {exc}") from exc
+        return reservation_view(stored, now)
 
     def modify(self, user: User, reservation_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
         """Make-before-break: the new booking is validated and swapped in one transaction."""
@@ -158,7 +172,9 @@ class ReservationService:
             self.live.catch_up(now)
             request = to_request(query, "availability", self.topology, now, booking=False)
             decision, _ = self.live.planner.decide(request)  # decide() books nothing
-        return with_instants(decision)
+        if decision.get("status") == "reserved":
+            decision = {**decision, "status": "available"}  # nothing was booked
+        return with_instants(decision, request)
 
     # -- shared steps ----------------------------------------------------------------
 
@@ -190,9 +206,10 @@ class ReservationService:
             updated_at=now,
         )
 
-    def write_record(
-        self, record: Reservation, user: User, action: str, now: int, expected: int | None = None
-    ) -> Reservation:
+    def write_step(
+        self, record: Reservation, action: str, expected: int | None = None
+    ) -> WriteStep:
+        """A store write of `record` that re-validates its loads against everyone else's."""
         topology = self.topology
         loads = loads_of(as_booking(record), topology)
         capacity = capacity_lookup(topology)
@@ -200,14 +217,21 @@ class ReservationService:
         def validate(existing: Any) -> list[str]:
             return peak_problems([*existing, *loads], capacity)
 
+        change = Change(record, loads, self.live.topology_version)
+        return WriteStep(change, validate, action, expected)
+
+    def write_record(
+        self, record: Reservation, user: User, action: str, now: int, expected: int | None = None
+    ) -> Reservation:
+        step = self.write_step(record, action, expected)
         stored = self.repo.write(
-            Change(record, loads, self.live.topology_version),
-            validate=validate,
+            step.change,
+            validate=step.validate,
             now=now,
             actor=user.name,
             action=action,
             expected_version=expected,
-            counting=lambda r: counts_against_capacity(r.state, r.end, now, r.hold_expires_at),
+            counting=counting_at(now),
         )
         self.live.catch_up(now)
         return stored
@@ -275,6 +299,11 @@ class ReservationService:
 
 
 _PLAN_FIELDS: Final = ("split", "weights", "mdi", "resequence", "recommended_streams", "max_flow")
+
+
+def counting_at(now: int) -> Callable[[Reservation], bool]:
+    """Which stored reservations still take bandwidth, as writers see it at `now`."""
+    return lambda r: counts_against_capacity(r.state, r.end, now, r.hold_expires_at)
 
 
 def _new_id() -> str:

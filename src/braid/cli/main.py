@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from braid.cli import plan_cmd, topology_cmd
+from braid.cli import client_cmd, plan_cmd, serve_cmd, token_cmd, topology_cmd
 
 app = typer.Typer(
     name="braid",
@@ -15,6 +15,16 @@ app = typer.Typer(
 app.command("plan")(plan_cmd.plan)
 app.command("demo")(plan_cmd.demo)
 app.add_typer(topology_cmd.app, name="topology")
+app.command("serve")(serve_cmd.serve)
+app.add_typer(token_cmd.app, name="token")
+# REST clients of `braid serve`
+app.command("reserve")(client_cmd.reserve)
+app.command("list")(client_cmd.list_reservations)
+app.command("show")(client_cmd.show)
+app.command("modify")(client_cmd.modify)
+app.command("confirm")(client_cmd.confirm)
+app.command("cancel")(client_cmd.cancel)
+app.command("availability")(client_cmd.availability)
 
 
 if __name__ == "__main__":  # pragma: no cover

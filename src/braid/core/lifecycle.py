@@ -60,3 +60,19 @@ def counts_against_capacity(
 ) -> bool:
     """Whether the booking still takes bandwidth at or after `now`."""
     return state_at(stored, now - 1, end, now, hold_expires_at) in BOOKED
+
+
+def transition_problem(old: State, new: State, hold_expires_at: int | None, now: int) -> str:
+    """Why a stored state may not move from `old` to `new` (empty when it may).
+
+    Besides the lifecycle's steps, a hold cannot be confirmed once it expired:
+    other writers stopped counting it then.
+    """
+    try:
+        check_transition(old, new)
+    except InputError as error:
+        return error.message
+    confirming = old == State.HELD and new in (State.RESERVED, State.ACTIVE)
+    if confirming and hold_expires_at is not None and now >= hold_expires_at:
+        return f"the hold expired at {hold_expires_at}"
+    return ""

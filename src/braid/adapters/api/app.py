@@ -1,0 +1,47 @@
+"""`create_app`: the REST API over one `ReservationService`."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from braid.adapters.api import availability, health, reservations, topology
+from braid.adapters.api.errors import install_error_handlers
+from braid.adapters.api.middleware import BodyLimit, CrashGuard, RequestMetrics
+from braid.app.service import ReservationService
+from braid.app.settings import Settings
+
+DESCRIPTION = """\
+Guaranteed bandwidth between science sites, for a time window, over one path
+or split over several. Send `Authorization: Bearer <token>` (`braid token create`).
+
+Times are ISO 8601 with an offset (`2030-01-01T10:00:00Z`); bandwidth is
+Mbit/s as a number or a string with a unit (`"10G"`). Every error has the
+shape `{"error": {"code", "message", "field"?, "alternatives"?, "conflicts"?}}`.
+"""
+
+
+def create_app(service: ReservationService, settings: Settings) -> FastAPI:
+    """The FastAPI app; `service.start()` must have run (the app does not start it)."""
+    app = FastAPI(
+        title="braid",
+        version="1",
+        description=DESCRIPTION,
+        openapi_tags=[
+            {"name": "reservations", "description": "book and manage bandwidth"},
+            {"name": "availability", "description": "ask without booking"},
+            {"name": "topology", "description": "the network and its maintenance (operators)"},
+            {"name": "health", "description": "liveness and Prometheus metrics"},
+        ],
+    )
+    app.state.service = service
+    app.state.settings = settings
+    for module in (reservations, availability, topology, health):
+        app.include_router(module.router)
+    install_error_handlers(app)
+    # Added inner to outer: the body limit sits next to the app, the crash
+    # guard turns anything unmapped into a 500, and the metrics see every
+    # final status, 500s included.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(CrashGuard)
+    app.add_middleware(RequestMetrics, counter=service.metrics.requests)
+    return app

@@ -1,0 +1,36 @@
+"""`/v1/availability`: ask the planner without booking anything."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+
+from braid.adapters.api.deps import Caller, Service
+from braid.adapters.api.models import AvailabilityOut, AvailabilityQuery
+from braid.adapters.api.responses import errors
+
+router = APIRouter(tags=["availability"])
+
+_INTEGER: Final = re.compile(r"^[+-]?[0-9]+$")
+_FLAGS: Final = {"true": True, "false": False}
+
+
+@router.get("/v1/availability", response_model=AvailabilityOut, responses=errors(401, 422))
+def availability(
+    query: Annotated[AvailabilityQuery, Query()], user: Caller, service: Service
+) -> JSONResponse:
+    """Would this fit, when is the earliest slot, how much fits, which slots are free."""
+    return JSONResponse(service.availability(user, typed(query.given())))
+
+
+def typed(query: dict[str, str]) -> dict[str, Any]:
+    """Query strings the service expects typed; anything odd is left for it to reject."""
+    out: dict[str, Any] = dict(query)
+    if "max_paths" in out and _INTEGER.match(out["max_paths"]):
+        out["max_paths"] = int(out["max_paths"])
+    if "directional" in out and out["directional"].lower() in _FLAGS:
+        out["directional"] = _FLAGS[out["directional"].lower()]
+    return out

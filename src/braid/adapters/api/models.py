@@ -1,0 +1,252 @@
+"""Wire models: they document the API in /openapi.json and catch misspelt fields.
+
+Validation of values stays in the service (one set of rules and messages for
+REST, CLI and `braid plan`), so every request field is typed `Any` and only
+*documented* with a JSON schema: pydantic must not coerce `true` into `1.0`
+or a number into a string before the service has seen what the client sent.
+Unknown fields are refused here, so a typo such as `bandwith` fails loudly.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+
+# -- request bodies ---------------------------------------------------------------
+
+_INSTANT = {"type": "string", "format": "date-time", "examples": ["2030-01-01T10:00:00Z"]}
+_BANDWIDTH = {
+    "anyOf": [{"type": "number"}, {"type": "string"}],
+    "description": "Mbit/s as a number, or a string with a unit: '500M', '10G', '2.5Gbps'",
+    "examples": [500, "10G"],
+}
+
+Instant = Annotated[Any, WithJsonSchema(_INSTANT)]
+Bandwidth = Annotated[Any, WithJsonSchema(_BANDWIDTH)]
+NodeId = Annotated[Any, WithJsonSchema({"type": "string", "description": "a node id"})]
+Flag = Annotated[Any, WithJsonSchema({"type": "boolean"})]
+Seconds = Annotated[Any, WithJsonSchema({"type": "integer", "minimum": 1})]
+Count = Annotated[Any, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 16})]
+Mode = Annotated[
+    Any, WithJsonSchema({"type": "string", "enum": ["fixed", "earliest", "max-bandwidth"]})
+]
+Split = Annotated[Any, WithJsonSchema({"type": "string", "enum": ["flow", "packet"]})]
+Text = Annotated[Any, WithJsonSchema({"type": "string"})]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    def sent(self) -> dict[str, Any]:
+        """Only the fields the client sent, exactly as sent."""
+        return self.model_dump(exclude_unset=True)
+
+
+class ReservationIn(_Body):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "src": "ORNL",
+                    "dst": "NERSC",
+                    "bandwidth": "10G",
+                    "start": "2030-01-01T10:00:00Z",
+                    "end": "2030-01-01T12:00:00Z",
+                    "max_paths": 2,
+                }
+            ]
+        },
+    )
+
+    src: NodeId = None
+    dst: NodeId = None
+    bandwidth: Bandwidth = None
+    mode: Mode = Field(None, description="fixed (default), earliest or max-bandwidth")
+    start: Instant = None
+    end: Instant = None
+    duration: Seconds = Field(None, description="seconds; earliest mode")
+    not_before: Instant = None
+    not_after: Instant = None
+    max_paths: Count = Field(None, description="split over up to this many paths (default 1)")
+    split: Split = None
+    directional: Flag = Field(None, description="book one direction only (default both)")
+    hold: Flag = Field(None, description="hold for confirmation instead of reserving")
+    description: Text = None
+
+
+class ModifyIn(_Body):
+    end: Instant = None
+    bandwidth: Bandwidth = None
+
+
+class MaintenanceIn(_Body):
+    link: Text = Field(None, description="a link id; give this or node")
+    node: Text = Field(None, description="a node id: all of its links")
+    start: Instant = None
+    end: Instant = None
+    reason: Text = None
+
+
+class TopologyIn(BaseModel):
+    """braid's topology format; checked field by field by the core's topology reader."""
+
+    model_config = ConfigDict(extra="allow")
+
+    nodes: Annotated[Any, WithJsonSchema({"type": "array", "items": {"type": "object"}})] = None
+    links: Annotated[Any, WithJsonSchema({"type": "array", "items": {"type": "object"}})] = None
+    domains: Annotated[Any, WithJsonSchema({"type": "array", "items": {"type": "object"}})] = None
+
+    def sent(self) -> dict[str, Any]:
+        return self.model_dump(exclude_unset=True)
+
+
+# -- responses ----------------------------------------------------------------------
+# `extra="allow"` lets a field the service adds later through unchanged.
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class PathOut(_Out):
+    nodes: list[str]
+    links: list[str]
+    bandwidth: float
+
+
+class VlanOut(_Out):
+    path: int
+    vlan: int | None
+
+
+class ReservationOut(_Out):
+    id: str
+    owner: str
+    state: str
+    kind: str
+    src: str
+    dst: str
+    start: str
+    end: str
+    bandwidth: float = Field(description="Mbit/s")
+    directional: bool
+    paths: list[PathOut]
+    split: str
+    weights: list[float]
+    mdi: float
+    resequence: bool
+    recommended_streams: int
+    vlans: list[VlanOut]
+    hold_expires_at: str | None
+    created_at: str
+    updated_at: str
+    version: int
+    token: str
+    request: dict[str, Any]
+
+
+class ReservationList(_Out):
+    reservations: list[ReservationOut]
+
+
+class AuditOut(_Out):
+    at: str | None
+    actor: str
+    reservation: str | None
+    action: str
+    from_: str | None = Field(alias="from")
+    to: str | None
+    detail: dict[str, Any]
+
+
+class AuditList(_Out):
+    entries: list[AuditOut]
+
+
+class AvailabilityOut(_Out):
+    """The planner's answer for the query (see the `braid plan` contract)."""
+
+    status: str
+    reason: str | None = None
+    start: str | None = None
+    end: str | None = None
+    bandwidth: float | None = None
+    paths: list[PathOut] | None = None
+    slots: list[list[str]] | None = None
+    alternatives: dict[str, Any] | None = None
+
+
+class TopologyOut(_Out):
+    version: int
+    nodes: list[dict[str, Any]]
+    links: list[dict[str, Any]]
+    domains: list[dict[str, Any]]
+
+
+class TopologyPutOut(_Out):
+    version: int
+    failed: list[dict[str, str]]
+
+
+class MaintenanceOut(_Out):
+    maintenance: ReservationOut
+    rerouted: list[dict[str, Any]]
+    failed: list[dict[str, str]]
+
+
+class HealthOut(_Out):
+    status: str
+    topology_version: int
+
+
+class ErrorDetail(_Out):
+    code: str
+    message: str
+    field: str | None = None
+    alternatives: list[dict[str, Any]] | None = None
+    conflicts: list[Any] | None = None
+
+
+class ErrorOut(_Out):
+    error: ErrorDetail
+
+
+# -- query parameters -----------------------------------------------------------------
+
+
+class _Query(BaseModel):
+    # Unknown parameters are refused: a misspelt filter must not be silently ignored.
+    model_config = ConfigDict(extra="forbid")
+
+    def given(self) -> dict[str, str]:
+        return {k: v for k, v in self.model_dump(exclude_unset=True).items() if v is not None}
+
+
+class ListQuery(_Query):
+    state: str | None = Field(
+        None, description="comma-separated: held, reserved, active, finished, cancelled, ..."
+    )
+    owner: str | None = Field(None, description="operators only; users see their own")
+    start: str | None = Field(None, description="overlapping [start, end); ISO 8601")
+    end: str | None = Field(None, description="ISO 8601 with offset")
+
+
+class AvailabilityQuery(_Query):
+    """Strings as sent; the service reads and checks them like a reservation body."""
+
+    mode: str | None = Field(None, description="fixed, earliest, max-bandwidth or all-slots")
+    src: str | None = None
+    dst: str | None = None
+    bandwidth: str | None = Field(None, description="Mbit/s, or with a unit: 10G")
+    start: str | None = None
+    end: str | None = None
+    duration: str | None = Field(None, description="seconds")
+    not_before: str | None = None
+    not_after: str | None = None
+    window_start: str | None = None
+    window_end: str | None = None
+    max_paths: str | None = None
+    split: str | None = None
+    directional: str | None = Field(None, description="true or false")

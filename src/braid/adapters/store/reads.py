@@ -1,0 +1,125 @@
+"""Read queries of the SQL store: reservations with their paths, audit, topology."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any, Final
+
+from sqlalchemy import ColumnElement, Connection, Row, and_, select
+
+from braid.adapters.store.codec import (
+    AUDIT,
+    LOADS,
+    PATHS,
+    RESERVATIONS,
+    TOKENS,
+    TOPOLOGY,
+    USERS,
+    to_allocation,
+    to_audit,
+    to_reservation,
+)
+from braid.app.ports import Filters
+from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
+from braid.core.network import Allocation
+
+# Well under every backend's limit on bound parameters (SQLite's is 32766).
+_CHUNK: Final = 500
+
+
+def reservations(
+    connection: Connection,
+    where: Sequence[ColumnElement[bool]],
+    *,
+    order: Sequence[ColumnElement[Any]] = (RESERVATIONS.c.start, RESERVATIONS.c.id),
+    limit: int | None = None,
+) -> list[Reservation]:
+    """Reservations matching `where`, each with its allocations in path order."""
+    query = select(RESERVATIONS).where(*where).order_by(*order)
+    if limit is not None:
+        query = query.limit(limit)
+    rows = connection.execute(query).all()
+    if limit is None:
+        # One query for all paths: the same filter as a subquery.
+        ids = select(RESERVATIONS.c.id).where(*where)
+        allocations = _allocations(connection, [PATHS.c.reservation_id.in_(ids)])
+    else:
+        allocations = defaultdict(list)
+        for offset in range(0, len(rows), _CHUNK):
+            chunk = [row.id for row in rows[offset : offset + _CHUNK]]
+            allocations.update(_allocations(connection, [PATHS.c.reservation_id.in_(chunk)]))
+    return [to_reservation(row, allocations.get(row.id, ())) for row in rows]
+
+
+def _allocations(
+    connection: Connection, where: Sequence[ColumnElement[bool]]
+) -> defaultdict[str, list[Allocation]]:
+    query = select(PATHS).where(*where).order_by(PATHS.c.reservation_id, PATHS.c.index)
+    out: defaultdict[str, list[Allocation]] = defaultdict(list)
+    for row in connection.execute(query):
+        out[row.reservation_id].append(to_allocation(row))
+    return out
+
+
+def changes(connection: Connection, cursor: int) -> tuple[list[Reservation], int]:
+    """Reservations stamped after `cursor`, in cursor order, and the last stamp among them."""
+    where = [RESERVATIONS.c.seq > cursor]
+    rows = connection.execute(select(RESERVATIONS).where(*where).order_by(RESERVATIONS.c.seq)).all()
+    if not rows:
+        return [], cursor
+    ids = select(RESERVATIONS.c.id).where(*where)
+    allocations = _allocations(connection, [PATHS.c.reservation_id.in_(ids)])
+    found = [to_reservation(row, allocations.get(row.id, ())) for row in rows]
+    return found, int(rows[-1].seq)
+
+
+def link_loads(connection: Connection) -> list[tuple[str, LinkLoad]]:
+    query = select(LOADS).order_by(LOADS.c.id)
+    return [
+        (row.reservation_id, LinkLoad(row.link_id, row.forward, row.start, row.end, row.bandwidth))
+        for row in connection.execute(query)
+    ]
+
+
+def one(connection: Connection, reservation_id: str) -> Reservation | None:
+    found = reservations(connection, [RESERVATIONS.c.id == reservation_id], limit=1)
+    return found[0] if found else None
+
+
+def filtered(filters: Filters) -> list[ColumnElement[bool]]:
+    """SQL conditions for `filters`; the time range keeps reservations overlapping it."""
+    where: list[ColumnElement[bool]] = []
+    if filters.owner is not None:
+        where.append(RESERVATIONS.c.owner == filters.owner)
+    if filters.states is not None:
+        where.append(RESERVATIONS.c.state.in_(sorted(s.value for s in filters.states)))
+    if filters.start is not None:
+        where.append(RESERVATIONS.c.end > filters.start)
+    if filters.end is not None:
+        where.append(RESERVATIONS.c.start < filters.end)
+    return where
+
+
+def audit(connection: Connection, reservation_id: str | None, limit: int) -> list[AuditEntry]:
+    """The newest `limit` entries, oldest first."""
+    query = select(AUDIT).order_by(AUDIT.c.id.desc()).limit(limit)
+    if reservation_id is not None:
+        query = query.where(AUDIT.c.reservation_id == reservation_id)
+    return [to_audit(row) for row in reversed(connection.execute(query).all())]
+
+
+def latest_topology(connection: Connection) -> TopologyVersion | None:
+    query = select(TOPOLOGY).order_by(TOPOLOGY.c.version.desc()).limit(1)
+    row: Row[Any] | None = connection.execute(query).first()
+    if row is None:
+        return None
+    return TopologyVersion(row.version, row.data, row.created_at, row.actor)
+
+
+def user_for(connection: Connection, token_hash: str) -> User | None:
+    query = select(USERS.c.name, USERS.c.role).select_from(
+        TOKENS.join(USERS, and_(TOKENS.c.user_name == USERS.c.name, TOKENS.c.hash == token_hash))
+    )
+    row = connection.execute(query).first()
+    return None if row is None else User(row.name, row.role)

@@ -1,0 +1,303 @@
+"""`SqlRepository`: the service's `Repository` on SQLite or PostgreSQL.
+
+Locking (why no link is ever overbooked by two writers at once):
+
+- PostgreSQL, READ COMMITTED: a write locks the rows of `links` it loads
+  (`SELECT ... ORDER BY id FOR UPDATE`, sorted so that writers never wait on
+  each other in a cycle) and holds them until commit; the next writer on any
+  of those links waits, then reads loads that include the first one's.
+- SQLite: writes begin with `BEGIN IMMEDIATE`, which takes the database's
+  single write lock before the first read; other writers, threads or
+  processes, wait up to the busy timeout.
+
+The change cursor is `state.seq`, bumped as each write's last statement; its
+row lock lasts until commit, so cursor values are committed in order and
+`changes_since` cannot skip a change that commits late.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+from braid.adapters.store import reads, writes
+from braid.adapters.store.codec import LINKS, RESERVATIONS, STATE, TOKENS, TOPOLOGY, USERS
+from braid.adapters.store.engine import writer
+from braid.app.ports import (
+    Change,
+    ConflictError,
+    Filters,
+    StateStep,
+    Step,
+    Validator,
+    WriteStep,
+)
+from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
+from braid.core.lifecycle import BOOKED, State, transition_problem
+
+
+class SqlRepository:
+    """A `braid.app.ports.Repository` over a migrated database (see `open_repository`)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._writer = writer(engine)
+        # Reads that take several statements see one snapshot on PostgreSQL
+        # too; SQLite's deferred BEGIN in WAL mode already gives one.
+        self._reader = (
+            engine.execution_options(isolation_level="REPEATABLE READ")
+            if engine.dialect.name == "postgresql"
+            else engine
+        )
+
+    def close(self) -> None:
+        """Close pooled connections (the repository is unusable afterwards)."""
+        self.engine.dispose()
+
+    # -- reservations --------------------------------------------------------
+    def write(
+        self,
+        change: Change,
+        *,
+        validate: Validator,
+        now: int,
+        actor: str,
+        action: str,
+        expected_version: int | None = None,
+        counting: Callable[[Reservation], bool],
+    ) -> Reservation:
+        """See `Repository.write`; `expected_version=0` means "must not exist yet".
+
+        A change whose `topology_version` differs from the stored one (in
+        practice: is older) raises ConflictError; None skips that check.
+
+        `counting` is called once per other reservation whose stored state is
+        held, reserved or active and that loads a locked link in the window,
+        with a record built from the reservation row alone: its allocations,
+        request and plan are empty.
+        """
+        step = WriteStep(change, validate, action, expected_version)
+        with collisions_as_conflicts(), self._writer.begin() as connection:
+            return self._write(connection, step, now, actor, counting)
+
+    def _write(
+        self,
+        connection: Connection,
+        step: WriteStep,
+        now: int,
+        actor: str,
+        counting: Callable[[Reservation], bool],
+    ) -> Reservation:
+        change = step.change
+        reservation = change.reservation
+        writes.lock_links(connection, (load.link for load in change.loads))
+        old = writes.current(connection, reservation.id)
+        writes.check_version(old, step.expected_version, reservation.id)
+        writes.check_token(connection, reservation)
+        problems = step.validate(writes.other_loads(connection, change, counting))
+        if problems:
+            raise ConflictError(problems)  # leaving the transaction rolls back
+        version = writes.store(connection, change, old, now)
+        entry = AuditEntry(
+            at=now,
+            actor=actor,
+            reservation_id=reservation.id,
+            action=step.action,
+            from_state=None if old is None else str(old.state),
+            to_state=reservation.state.value,
+            detail={"version": version},
+        )
+        writes.log(connection, entry)
+        writes.advance_cursor(connection, reservation.id, change.topology_version)
+        return self._reread(connection, reservation.id)
+
+    def set_state(
+        self, reservation_id: str, state: State, *, now: int, actor: str, detail: Mapping[str, Any]
+    ) -> Reservation:
+        """See `Repository.set_state`; checked against the lifecycle under the row lock.
+
+        Asking for the state it already has changes nothing (commit and abort
+        are idempotent). A step the lifecycle forbids, or confirming a hold
+        at or after `hold_expires_at`, raises ConflictError. An unknown id
+        raises KeyError.
+        """
+        with collisions_as_conflicts(), self._writer.begin() as connection:
+            return self._set_state(connection, StateStep(reservation_id, state, detail), now, actor)
+
+    def _set_state(
+        self, connection: Connection, step: StateStep, now: int, actor: str
+    ) -> Reservation:
+        reservation_id, state = step.reservation_id, step.state
+        old = writes.current(connection, reservation_id)
+        if old is None:
+            raise KeyError(reservation_id)
+        if old.state == state.value:
+            return self._reread(connection, reservation_id)
+        problem = transition_problem(State(old.state), state, old.hold_expires_at, now)
+        if problem:
+            raise ConflictError([f"reservation {reservation_id}: {problem}"])
+        connection.execute(
+            update(RESERVATIONS)
+            .where(RESERVATIONS.c.id == reservation_id)
+            .values(state=state.value, updated_at=now, version=RESERVATIONS.c.version + 1)
+        )
+        entry = AuditEntry(now, actor, reservation_id, "state", old.state, state.value, step.detail)
+        writes.log(connection, entry)
+        writes.advance_cursor(connection, reservation_id)
+        return self._reread(connection, reservation_id)
+
+    def apply(
+        self,
+        steps: Sequence[Step],
+        *,
+        now: int,
+        actor: str,
+        counting: Callable[[Reservation], bool],
+    ) -> list[Reservation | TopologyVersion]:
+        """See `Repository.apply`: one transaction; every link any step loads is locked first.
+
+        Taking all link locks up front, in sorted order, keeps the order
+        every writer uses, so a batch cannot deadlock with single writes.
+        """
+        links = {
+            load.link for step in steps if isinstance(step, WriteStep) for load in step.change.loads
+        }
+        with collisions_as_conflicts(), self._writer.begin() as connection:
+            writes.lock_links(connection, links)
+            return [self._step(connection, step, now, actor, counting) for step in steps]
+
+    def _step(
+        self,
+        connection: Connection,
+        step: Step,
+        now: int,
+        actor: str,
+        counting: Callable[[Reservation], bool],
+    ) -> Reservation | TopologyVersion:
+        if isinstance(step, WriteStep):
+            return self._write(connection, step, now, actor, counting)
+        if isinstance(step, StateStep):
+            return self._set_state(connection, step, now, actor)
+        return self._put_topology(connection, step.data, now, actor)
+
+    @staticmethod
+    def _reread(connection: Connection, reservation_id: str) -> Reservation:
+        found = reads.one(connection, reservation_id)
+        if found is None:  # pragma: no cover - written in this very transaction
+            raise KeyError(reservation_id)
+        return found
+
+    def get(self, reservation_id: str) -> Reservation | None:
+        with self._reader.connect() as connection:
+            return reads.one(connection, reservation_id)
+
+    def find(self, filters: Filters) -> list[Reservation]:
+        """Matches ordered by start then id, at most `filters.limit` of them."""
+        with self._reader.connect() as connection:
+            return reads.reservations(connection, reads.filtered(filters), limit=filters.limit)
+
+    def booked(self) -> list[Reservation]:
+        """See `Repository.booked`; ordered by start then id, two queries in all."""
+        states = sorted(s.value for s in BOOKED)
+        with self._reader.connect() as connection:
+            return reads.reservations(connection, [RESERVATIONS.c.state.in_(states)])
+
+    def changes_since(self, cursor: int) -> tuple[list[Reservation], int]:
+        """See `Repository.changes_since`; ordered by cursor value.
+
+        The new cursor is the largest value returned (not the counter), since
+        the counter may already count a write that is not yet visible.
+        """
+        with self._reader.connect() as connection:
+            return reads.changes(connection, cursor)
+
+    def cursor(self) -> int:
+        """The newest committed cursor value: `changes_since(0)`'s cursor without the rows."""
+        with self._reader.connect() as connection:
+            return int(connection.execute(select(STATE.c.seq).where(STATE.c.id == 1)).scalar_one())
+
+    def audit(self, reservation_id: str | None = None, limit: int = 1000) -> list[AuditEntry]:
+        """The newest `limit` entries (of one reservation, or all), oldest first."""
+        with self._reader.connect() as connection:
+            return reads.audit(connection, reservation_id, limit)
+
+    def link_loads(self) -> list[tuple[str, LinkLoad]]:
+        """Every stored load with its reservation id, whatever the state (for checkers)."""
+        with self._reader.connect() as connection:
+            return reads.link_loads(connection)
+
+    # -- topology ----------------------------------------------------------
+    def topology(self) -> TopologyVersion | None:
+        with self._reader.connect() as connection:
+            return reads.latest_topology(connection)
+
+    def put_topology(self, data: Mapping[str, Any], *, now: int, actor: str) -> TopologyVersion:
+        """Store `data` as the next version and give each of its links a lock row.
+
+        Rows of links that later versions drop are kept: reservations made
+        on them still lock them.
+        """
+        with self._writer.begin() as connection:
+            return self._put_topology(connection, data, now, actor)
+
+    def _put_topology(
+        self, connection: Connection, data: Mapping[str, Any], now: int, actor: str
+    ) -> TopologyVersion:
+        link_ids = sorted({str(link["id"]) for link in data.get("links", ())})
+        writes.insert_missing(connection, LINKS, [{"id": link} for link in link_ids])
+        version = writes.next_topology_version(connection)
+        row = {"version": version, "data": dict(data), "created_at": now, "actor": actor}
+        connection.execute(insert(TOPOLOGY).values(**row))
+        entry = AuditEntry(now, actor, None, "topology", detail={"version": version})
+        writes.log(connection, entry)
+        return TopologyVersion(version, reads_back(data), now, actor)
+
+    # -- users and tokens ------------------------------------------------------
+    def add_token(self, token_hash: str, user: User, *, now: int) -> None:
+        """Create or update `user` and give it the token; a known hash raises ConflictError."""
+        with self._writer.begin() as connection:
+            writes.insert_missing(connection, USERS, [{"name": user.name, "role": user.role}])
+            connection.execute(
+                update(USERS).where(USERS.c.name == user.name).values(role=user.role)
+            )
+            known = select(TOKENS.c.hash).where(TOKENS.c.hash == token_hash)
+            if connection.execute(known).first() is not None:
+                raise ConflictError(["this token exists already"])
+            row = {"hash": token_hash, "user_name": user.name, "created_at": now}
+            try:
+                connection.execute(insert(TOKENS).values(**row))
+            except IntegrityError as error:  # the same hash, added meanwhile elsewhere
+                raise ConflictError(["this token exists already"]) from error
+            detail = {"user": user.name, "role": user.role}
+            writes.log(connection, AuditEntry(now, user.name, None, "token", detail=detail))
+
+    def user_for(self, token_hash: str) -> User | None:
+        with self._reader.connect() as connection:
+            return reads.user_for(connection, token_hash)
+
+
+def reads_back(data: Mapping[str, Any]) -> dict[str, Any]:
+    """`data` as the JSON column gives it back (tuples become lists, keys strings)."""
+    loaded: dict[str, Any] = json.loads(json.dumps(dict(data)))
+    return loaded
+
+
+# PostgreSQL's deadlock and serialization failures: the transaction was rolled
+# back because of another writer, so retrying is right, as after a ConflictError.
+_COLLISIONS = frozenset({"40P01", "40001"})
+
+
+@contextmanager
+def collisions_as_conflicts() -> Iterator[None]:
+    try:
+        yield
+    except DBAPIError as error:
+        code = getattr(error.orig, "sqlstate", None)
+        if code in _COLLISIONS:
+            raise ConflictError([f"collided with another writer ({code}); try again"]) from error
+        raise

@@ -1,0 +1,208 @@
+"""The steps of a write transaction, in the order that keeps writers from deadlocking.
+
+Lock order on PostgreSQL: link rows (sorted by id), then the reservation's own
+row, then the `state` row last. Every writer follows it, so no two writers
+can each hold a lock the other waits for. On SQLite the whole database is
+locked at `BEGIN IMMEDIATE` and these row locks are not needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final
+
+from sqlalchemy import Connection, Row, Table, delete, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+
+from braid.adapters.store.codec import (
+    AUDIT,
+    LINKS,
+    LOADS,
+    PATHS,
+    RESERVATIONS,
+    SCALARS,
+    STATE,
+    audit_values,
+    load_values,
+    path_values,
+    reservation_values,
+    to_reservation,
+)
+from braid.app.ports import Change, ConflictError
+from braid.app.records import AuditEntry, LinkLoad, Reservation
+from braid.core.lifecycle import BOOKED
+
+_BOOKED_VALUES: Final = sorted(s.value for s in BOOKED)
+
+
+def is_postgres(connection: Connection) -> bool:
+    return connection.dialect.name == "postgresql"
+
+
+def insert_missing(connection: Connection, table: Table, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert `rows`, skipping those whose key exists (both dialects say ON CONFLICT)."""
+    if not rows:
+        return
+    dialect = postgresql if is_postgres(connection) else sqlite
+    connection.execute(dialect.insert(table).on_conflict_do_nothing(), list(rows))
+
+
+def lock_links(connection: Connection, link_ids: Iterable[str]) -> None:
+    """Hold every link's row lock until commit, creating rows for unknown link ids.
+
+    A link without a row could not be locked, so a load on it would escape
+    the check; inserting first makes every loaded link lockable.
+    """
+    ordered = sorted(set(link_ids))
+    if not ordered or not is_postgres(connection):
+        return
+    insert_missing(connection, LINKS, [{"id": link} for link in ordered])
+    query = select(LINKS.c.id).where(LINKS.c.id.in_(ordered)).order_by(LINKS.c.id).with_for_update()
+    connection.execute(query).all()
+
+
+def current(connection: Connection, reservation_id: str) -> Row[Any] | None:
+    """The stored reservation's scalar columns, locked until commit on PostgreSQL."""
+    query = select(*SCALARS).where(RESERVATIONS.c.id == reservation_id)
+    if is_postgres(connection):
+        query = query.with_for_update()
+    return connection.execute(query).first()
+
+
+def check_version(old: Row[Any] | None, expected: int | None, reservation_id: str) -> None:
+    """`expected` 0 means "must not exist yet"; otherwise it must equal the stored version."""
+    if expected is None:
+        return
+    stored = 0 if old is None else int(old.version)
+    if stored != expected:
+        raise ConflictError(
+            [f"reservation {reservation_id}: version is {stored}, expected {expected}"]
+        )
+
+
+def check_token(connection: Connection, reservation: Reservation) -> None:
+    query = select(RESERVATIONS.c.id).where(
+        RESERVATIONS.c.token == reservation.token, RESERVATIONS.c.id != reservation.id
+    )
+    other = connection.execute(query).scalar()
+    if other is not None:
+        raise ConflictError([f"token of reservation {reservation.id} is used by {other}"])
+
+
+def other_loads(
+    connection: Connection, change: Change, counting: Callable[[Reservation], bool]
+) -> list[LinkLoad]:
+    """Loads of other counting reservations on the change's links, overlapping its window.
+
+    Only stored states that can hold bandwidth (held, reserved, active) are
+    read; `counting` then decides for each of those, e.g. by the clock.
+    """
+    if not change.loads:
+        return []
+    begin = min(load.start for load in change.loads)
+    finish = max(load.end for load in change.loads)
+    query = (
+        select(*SCALARS, *_load_columns())
+        .select_from(LOADS.join(RESERVATIONS, LOADS.c.reservation_id == RESERVATIONS.c.id))
+        .where(
+            LOADS.c.link_id.in_(sorted({load.link for load in change.loads})),
+            LOADS.c.start < finish,
+            LOADS.c.end > begin,
+            LOADS.c.reservation_id != change.reservation.id,
+            RESERVATIONS.c.state.in_(_BOOKED_VALUES),
+        )
+    )
+    verdicts: dict[str, bool] = {}
+    loads: list[LinkLoad] = []
+    for row in connection.execute(query):
+        counts = verdicts.get(row.id)
+        if counts is None:
+            # Built from scalar columns only: no allocations, request or plan.
+            counts = verdicts[row.id] = counting(to_reservation(row))
+        if counts:
+            loads.append(
+                LinkLoad(row.load_link, row.load_forward, row.load_start, row.load_end, row.load_bw)
+            )
+    return loads
+
+
+def _load_columns() -> tuple[Any, ...]:
+    return (
+        LOADS.c.link_id.label("load_link"),
+        LOADS.c.forward.label("load_forward"),
+        LOADS.c.start.label("load_start"),
+        LOADS.c.end.label("load_end"),
+        LOADS.c.bandwidth.label("load_bw"),
+    )
+
+
+def store(connection: Connection, change: Change, old: Row[Any] | None, now: int) -> int:
+    """Write the reservation, its paths and loads (replacing old rows); returns its version."""
+    reservation = change.reservation
+    if old is None:
+        version = 1
+        created_at = reservation.created_at or now
+    else:
+        version = int(old.version) + 1
+        created_at = int(old.created_at)
+    values = reservation_values(reservation, version=version, created_at=created_at, updated_at=now)
+    try:
+        if old is None:
+            connection.execute(insert(RESERVATIONS).values(**values, seq=0))
+        else:
+            connection.execute(delete(PATHS).where(PATHS.c.reservation_id == reservation.id))
+            connection.execute(delete(LOADS).where(LOADS.c.reservation_id == reservation.id))
+            connection.execute(
+                update(RESERVATIONS).where(RESERVATIONS.c.id == reservation.id).values(**values)
+            )
+    except IntegrityError as error:
+        # Another writer took the same id or token between our check and insert.
+        raise ConflictError([f"reservation {reservation.id}: {error.orig}"]) from error
+    paths = path_values(reservation)
+    if paths:
+        connection.execute(insert(PATHS), paths)
+    loads = load_values(reservation.id, change.loads)
+    if loads:
+        connection.execute(insert(LOADS), loads)
+    return version
+
+
+def log(connection: Connection, entry: AuditEntry) -> None:
+    connection.execute(insert(AUDIT).values(**audit_values(entry)))
+
+
+def advance_cursor(
+    connection: Connection, reservation_id: str, topology_version: int | None = None
+) -> int:
+    """Take the next cursor value (the last lock a writer takes) and stamp it on the row.
+
+    Under that same lock, refuse the change if it was validated against a
+    topology version other than the current one.
+    """
+    bump = (
+        update(STATE)
+        .where(STATE.c.id == 1)
+        .values(seq=STATE.c.seq + 1)
+        .returning(STATE.c.seq, STATE.c.topology_version)
+    )
+    seq, current = connection.execute(bump).one()
+    if topology_version is not None and current != topology_version:
+        raise ConflictError(
+            [f"the topology is at version {current}, not {topology_version}: plan again"]
+        )
+    connection.execute(
+        update(RESERVATIONS).where(RESERVATIONS.c.id == reservation_id).values(seq=seq)
+    )
+    return int(seq)
+
+
+def next_topology_version(connection: Connection) -> int:
+    """Bump the topology version under the `state` row lock that writers take last."""
+    bump = (
+        update(STATE)
+        .where(STATE.c.id == 1)
+        .values(topology_version=STATE.c.topology_version + 1)
+        .returning(STATE.c.topology_version)
+    )
+    return int(connection.execute(bump).scalar_one())

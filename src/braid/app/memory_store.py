@@ -1,0 +1,295 @@
+"""`MemoryRepository`: the store as a fake, for service tests and single-process demos.
+
+It keeps the SQL store's semantics (the same contract tests run on both):
+one lock makes every call atomic, writes validate against the other counting
+reservations' loads, versions rise by one per change, every change leaves an
+audit entry, and a cursor counter stamps each change for `changes_since`.
+Mappings are stored as JSON would give them back, so values that a database
+could not store fail here too.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from braid.app.ports import (
+    Change,
+    ConflictError,
+    Filters,
+    StateStep,
+    Step,
+    Validator,
+    WriteStep,
+)
+from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
+from braid.core.lifecycle import BOOKED, State, transition_problem
+
+
+def _as_json(data: Mapping[str, Any]) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(json.dumps(dict(data)))
+    return loaded
+
+
+class MemoryRepository:
+    """A `braid.app.ports.Repository` in memory; safe to share between threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._reservations: dict[str, Reservation] = {}
+        self._loads: dict[str, tuple[LinkLoad, ...]] = {}
+        self._on_link: defaultdict[str, set[str]] = defaultdict(set)  # link -> reservation ids
+        self._stamps: dict[str, int] = {}  # reservation id -> cursor value of its last change
+        self._seq = 0
+        self._audit: list[AuditEntry] = []
+        self._topologies: list[TopologyVersion] = []
+        self._users: dict[str, User] = {}
+        self._tokens: dict[str, str] = {}  # token hash -> user name
+
+    # -- reservations --------------------------------------------------------
+    def write(
+        self,
+        change: Change,
+        *,
+        validate: Validator,
+        now: int,
+        actor: str,
+        action: str,
+        expected_version: int | None = None,
+        counting: Callable[[Reservation], bool],
+    ) -> Reservation:
+        """See `SqlRepository.write`: the same checks, in the same order."""
+        with self._lock:
+            step = WriteStep(change, validate, action, expected_version)
+            return self._write(step, now=now, actor=actor, counting=counting)
+
+    def _write(
+        self, step: WriteStep, *, now: int, actor: str, counting: Callable[[Reservation], bool]
+    ) -> Reservation:
+        change = step.change
+        new = change.reservation
+        old = self._reservations.get(new.id)
+        self._check(new, old, step.expected_version)
+        self._check_topology(change.topology_version)
+        problems = step.validate(self._other_loads(change, counting))
+        if problems:
+            raise ConflictError(problems)
+        stored = replace(
+            new,
+            request=_as_json(new.request),
+            plan=_as_json(new.plan),
+            version=1 if old is None else old.version + 1,
+            created_at=(new.created_at or now) if old is None else old.created_at,
+            updated_at=now,
+        )
+        self._put(stored, change.loads)
+        from_state = None if old is None else old.state.value
+        detail = {"version": stored.version}
+        self._log(AuditEntry(now, actor, new.id, step.action, from_state, new.state.value, detail))
+        return stored
+
+    def _check(self, new: Reservation, old: Reservation | None, expected: int | None) -> None:
+        stored = 0 if old is None else old.version
+        if expected is not None and stored != expected:
+            raise ConflictError([f"reservation {new.id}: version is {stored}, expected {expected}"])
+        for other in self._reservations.values():
+            if other.token == new.token and other.id != new.id:
+                raise ConflictError([f"token of reservation {new.id} is used by {other.id}"])
+
+    def _check_topology(self, version: int | None) -> None:
+        current = len(self._topologies)
+        if version is not None and version != current:
+            raise ConflictError(
+                [f"the topology is at version {current}, not {version}: plan again"]
+            )
+
+    def _other_loads(
+        self, change: Change, counting: Callable[[Reservation], bool]
+    ) -> list[LinkLoad]:
+        if not change.loads:
+            return []
+        begin = min(load.start for load in change.loads)
+        finish = max(load.end for load in change.loads)
+        links = {load.link for load in change.loads}
+        candidates = set().union(*(self._on_link[link] for link in links))
+        candidates.discard(change.reservation.id)
+        out: list[LinkLoad] = []
+        for reservation_id in sorted(candidates):
+            reservation = self._reservations[reservation_id]
+            overlapping = [
+                load
+                for load in self._loads[reservation_id]
+                if load.link in links and load.start < finish and load.end > begin
+            ]
+            # Like the SQL store: `counting` is asked only about overlapping bookings.
+            if overlapping and reservation.state in BOOKED and counting(reservation):
+                out.extend(overlapping)
+        return out
+
+    def _put(self, reservation: Reservation, loads: tuple[LinkLoad, ...]) -> None:
+        for load in self._loads.get(reservation.id, ()):
+            self._on_link[load.link].discard(reservation.id)
+        self._reservations[reservation.id] = reservation
+        self._loads[reservation.id] = tuple(loads)
+        for load in loads:
+            self._on_link[load.link].add(reservation.id)
+        self._seq += 1
+        self._stamps[reservation.id] = self._seq
+
+    def _log(self, entry: AuditEntry) -> None:
+        self._audit.append(replace(entry, detail=_as_json(entry.detail)))
+
+    def set_state(
+        self, reservation_id: str, state: State, *, now: int, actor: str, detail: Mapping[str, Any]
+    ) -> Reservation:
+        """See `SqlRepository.set_state`: idempotent, lifecycle-checked, KeyError if unknown."""
+        with self._lock:
+            return self._set_state(StateStep(reservation_id, state, detail), now=now, actor=actor)
+
+    def _set_state(self, step: StateStep, *, now: int, actor: str) -> Reservation:
+        old = self._reservations[step.reservation_id]
+        if old.state == step.state:
+            return old
+        problem = transition_problem(old.state, step.state, old.hold_expires_at, now)
+        if problem:
+            raise ConflictError([f"reservation {step.reservation_id}: {problem}"])
+        new = replace(old, state=step.state, updated_at=now, version=old.version + 1)
+        self._put(new, self._loads[step.reservation_id])
+        entry = AuditEntry(
+            now, actor, step.reservation_id, "state", old.state.value, step.state.value
+        )
+        self._log(replace(entry, detail=step.detail))
+        return new
+
+    def apply(
+        self,
+        steps: Sequence[Step],
+        *,
+        now: int,
+        actor: str,
+        counting: Callable[[Reservation], bool],
+    ) -> list[Reservation | TopologyVersion]:
+        """See `Repository.apply`: all steps under the lock, undone together on failure."""
+        with self._lock:
+            saved = self._snapshot()
+            try:
+                return [self._step(step, now, actor, counting) for step in steps]
+            except (ConflictError, KeyError):
+                self._restore(saved)
+                raise
+
+    def _step(
+        self, step: Step, now: int, actor: str, counting: Callable[[Reservation], bool]
+    ) -> Reservation | TopologyVersion:
+        if isinstance(step, WriteStep):
+            return self._write(step, now=now, actor=actor, counting=counting)
+        if isinstance(step, StateStep):
+            return self._set_state(step, now=now, actor=actor)
+        return self._put_topology(step.data, now=now, actor=actor)
+
+    def _snapshot(self) -> tuple[Any, ...]:
+        on_link = {link: set(ids) for link, ids in self._on_link.items()}
+        return (
+            dict(self._reservations),
+            dict(self._loads),
+            on_link,
+            dict(self._stamps),
+            self._seq,
+            len(self._audit),
+            len(self._topologies),
+        )
+
+    def _restore(self, saved: tuple[Any, ...]) -> None:
+        reservations, loads, on_link, stamps, seq, audit, topologies = saved
+        self._reservations, self._loads, self._stamps, self._seq = reservations, loads, stamps, seq
+        self._on_link = defaultdict(set, on_link)
+        del self._audit[audit:]
+        del self._topologies[topologies:]
+
+    def get(self, reservation_id: str) -> Reservation | None:
+        with self._lock:
+            return self._reservations.get(reservation_id)
+
+    def find(self, filters: Filters) -> list[Reservation]:
+        """Matches ordered by start then id, at most `filters.limit` of them."""
+        with self._lock:
+            found = [r for r in self._reservations.values() if _matches(r, filters)]
+        found.sort(key=lambda r: (r.start, r.id))
+        return found[: filters.limit]
+
+    def booked(self) -> list[Reservation]:
+        """Every reservation whose stored state is held, reserved or active, by start then id."""
+        with self._lock:
+            found = [r for r in self._reservations.values() if r.state in BOOKED]
+        return sorted(found, key=lambda r: (r.start, r.id))
+
+    def changes_since(self, cursor: int) -> tuple[list[Reservation], int]:
+        with self._lock:
+            stamped = sorted((s, i) for i, s in self._stamps.items() if s > cursor)
+            found = [self._reservations[i] for _, i in stamped]
+        return found, stamped[-1][0] if stamped else cursor
+
+    def cursor(self) -> int:
+        """The newest cursor value: `changes_since(0)`'s cursor without the rows."""
+        with self._lock:
+            return self._seq
+
+    def audit(self, reservation_id: str | None = None, limit: int = 1000) -> list[AuditEntry]:
+        """The newest `limit` entries (of one reservation, or all), oldest first."""
+        with self._lock:
+            entries = [
+                e
+                for e in self._audit
+                if reservation_id is None or e.reservation_id == reservation_id
+            ]
+        return entries[-limit:] if limit > 0 else []
+
+    def link_loads(self) -> list[tuple[str, LinkLoad]]:
+        """Every stored load with its reservation id, whatever the state (for checkers)."""
+        with self._lock:
+            return [(rid, load) for rid, loads in self._loads.items() for load in loads]
+
+    # -- topology ----------------------------------------------------------
+    def topology(self) -> TopologyVersion | None:
+        with self._lock:
+            return self._topologies[-1] if self._topologies else None
+
+    def put_topology(self, data: Mapping[str, Any], *, now: int, actor: str) -> TopologyVersion:
+        with self._lock:
+            return self._put_topology(data, now=now, actor=actor)
+
+    def _put_topology(self, data: Mapping[str, Any], *, now: int, actor: str) -> TopologyVersion:
+        version = TopologyVersion(len(self._topologies) + 1, _as_json(data), now, actor)
+        self._topologies.append(version)
+        self._log(AuditEntry(now, actor, None, "topology", detail={"version": version.version}))
+        return version
+
+    # -- users and tokens ------------------------------------------------------
+    def add_token(self, token_hash: str, user: User, *, now: int) -> None:
+        """Create or update `user` and give it the token; a known hash raises ConflictError."""
+        with self._lock:
+            if token_hash in self._tokens:
+                raise ConflictError(["this token exists already"])
+            self._users[user.name] = user
+            self._tokens[token_hash] = user.name
+            detail = {"user": user.name, "role": user.role}
+            self._log(AuditEntry(now, user.name, None, "token", detail=detail))
+
+    def user_for(self, token_hash: str) -> User | None:
+        with self._lock:
+            name = self._tokens.get(token_hash)
+            return None if name is None else self._users[name]
+
+
+def _matches(reservation: Reservation, filters: Filters) -> bool:
+    if filters.owner is not None and reservation.owner != filters.owner:
+        return False
+    if filters.states is not None and reservation.state not in filters.states:
+        return False
+    if filters.start is not None and reservation.end <= filters.start:
+        return False
+    return filters.end is None or reservation.start < filters.end

@@ -1,0 +1,148 @@
+"""A small typed client of braid's REST API (what `braid reserve`, `braid list` … use).
+
+    with BraidClient("http://127.0.0.1:8080", token) as braid:
+        view = braid.reserve({"src": "ORNL", "dst": "NERSC", "bandwidth": "10G", ...})
+
+Every failure is one of two exceptions: `UnreachableError` (no answer at all) or
+`ApiError` (an answer in braid's error shape, or something that is not braid).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any, Final, Self
+from urllib.parse import quote
+
+import httpx
+
+DEFAULT_URL: Final = "http://127.0.0.1:8080"
+TIMEOUT_SECONDS: Final = 30.0
+
+Json = dict[str, Any]
+
+
+class UnreachableError(Exception):
+    """Nothing answered at the URL (refused, unknown host, timed out)."""
+
+    def __init__(self, url: str, why: str) -> None:
+        super().__init__(f"cannot reach braid at {url}: {why}")
+        self.url = url
+        self.why = why
+
+
+class ApiError(Exception):
+    """The server answered with an error; `error` is the body's `error` object."""
+
+    def __init__(self, status: int, error: Mapping[str, Any]) -> None:
+        self.status = status
+        self.error = dict(error)
+        self.code = str(error.get("code", ""))
+        self.message = str(error.get("message", ""))
+        self.field = str(error.get("field") or "")
+        self.alternatives: list[Json] = list(error.get("alternatives") or [])
+        self.conflicts: list[Any] = list(error.get("conflicts") or [])
+        where = f"{self.field}: " if self.field else ""
+        super().__init__(f"{status} {self.code}: {where}{self.message}")
+
+
+class BraidClient:
+    """One connection pool to one braid server; use as a context manager or call close()."""
+
+    def __init__(
+        self,
+        url: str = DEFAULT_URL,
+        token: str | None = None,
+        *,
+        timeout: float = TIMEOUT_SECONDS,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.url = url.rstrip("/")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._http = httpx.Client(
+            base_url=self.url, headers=headers, timeout=timeout, transport=transport
+        )
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    # -- reservations ----------------------------------------------------------------
+
+    def reserve(self, body: Mapping[str, Any]) -> Json:
+        return self._object("POST", "/v1/reservations", json=dict(body))
+
+    def find(self, **filters: str | None) -> list[Json]:
+        params = {k: v for k, v in filters.items() if v is not None}
+        found: list[Json] = self._object("GET", "/v1/reservations", params=params)["reservations"]
+        return found
+
+    def get(self, reservation_id: str) -> Json:
+        return self._object("GET", f"/v1/reservations/{_segment(reservation_id)}")
+
+    def cancel(self, reservation_id: str) -> Json:
+        return self._object("DELETE", f"/v1/reservations/{_segment(reservation_id)}")
+
+    def modify(self, reservation_id: str, body: Mapping[str, Any]) -> Json:
+        path = f"/v1/reservations/{_segment(reservation_id)}"
+        return self._object("PATCH", path, json=dict(body))
+
+    def confirm(self, reservation_id: str) -> Json:
+        return self._object("POST", f"/v1/reservations/{_segment(reservation_id)}/confirm")
+
+    def audit(self, reservation_id: str) -> list[Json]:
+        path = f"/v1/reservations/{_segment(reservation_id)}/audit"
+        entries: list[Json] = self._object("GET", path)["entries"]
+        return entries
+
+    def availability(self, query: Mapping[str, Any]) -> Json:
+        params = {k: _query_value(v) for k, v in query.items() if v is not None}
+        return self._object("GET", "/v1/availability", params=params)
+
+    # -- transport -------------------------------------------------------------------
+
+    def _object(self, method: str, path: str, **kwargs: Any) -> Json:
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except httpx.ConnectError as exc:
+            raise UnreachableError(self.url, f"connection failed ({exc})") from exc
+        except httpx.TimeoutException as exc:
+            raise UnreachableError(self.url, "no answer in time") from exc
+        except httpx.TransportError as exc:
+            raise UnreachableError(self.url, str(exc) or type(exc).__name__) from exc
+        return _decode(response)
+
+
+def _decode(response: httpx.Response) -> Json:
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if response.is_success and isinstance(data, dict):
+        return data
+    if isinstance(data, dict) and isinstance(data.get("error"), dict):
+        raise ApiError(response.status_code, data["error"])
+    # Not braid's error shape: a proxy, or something else on that port.
+    text = response.text.strip()[:200] or response.reason_phrase
+    raise ApiError(response.status_code, {"code": f"http_{response.status_code}", "message": text})
+
+
+def _segment(value: str) -> str:
+    """A path segment with '/', '?' and the like escaped, so an id cannot change the route."""
+    return quote(value, safe="")
+
+
+def _query_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

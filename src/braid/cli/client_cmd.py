@@ -1,0 +1,282 @@
+"""`braid reserve | list | show | modify | confirm | cancel | availability`: REST clients.
+
+Thin: each command builds the body the API takes, sends it with
+`BraidClient`, and prints the answer as a table (or as JSON with --json).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, Final, NoReturn, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from braid.cli import client_views as views
+from braid.cli.client import DEFAULT_URL, ApiError, BraidClient, UnreachableError
+from braid.cli.common import err_console
+
+T = TypeVar("T")
+ACCEPTABLE: Final = ("earliest_start", "max_bandwidth", "split")
+
+UrlOpt = Annotated[
+    str, typer.Option("--url", envvar="BRAID_URL", help="Where `braid serve` listens.")
+]
+TokenOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--token", envvar="BRAID_TOKEN", help="API token (braid token create).", show_default=False
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the server's JSON.")]
+IdArg = Annotated[str, typer.Argument(help="Reservation id, e.g. r-1a2b3c4d5e6f.")]
+Text = Annotated[str | None, typer.Option(show_default=False)]
+Instant = Annotated[str | None, typer.Option(help="ISO 8601 with offset.", show_default=False)]
+Bandwidth = Annotated[
+    str | None, typer.Option(help="Mbit/s, or with a unit: 500M, 10G.", show_default=False)
+]
+Duration = Annotated[int | None, typer.Option(help="Seconds.", show_default=False)]
+MaxPaths = Annotated[int | None, typer.Option(help="Split over up to N paths.", show_default=False)]
+Directional = Annotated[bool, typer.Option(help="Book one direction only.")]
+
+
+def reserve(
+    src: Text = None,
+    dst: Text = None,
+    bandwidth: Bandwidth = None,
+    start: Instant = None,
+    end: Instant = None,
+    mode: Annotated[str | None, typer.Option(help="fixed, earliest or max-bandwidth.")] = None,
+    duration: Duration = None,
+    not_before: Instant = None,
+    not_after: Instant = None,
+    max_paths: MaxPaths = None,
+    split: Annotated[str | None, typer.Option(help="flow or packet.")] = None,
+    directional: Directional = False,
+    hold: Annotated[bool, typer.Option(help="Hold it; confirm with `braid confirm`.")] = False,
+    accept: Annotated[
+        str | None,
+        typer.Option(help="If rejected, take this alternative: " + ", ".join(ACCEPTABLE) + "."),
+    ] = None,
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Reserve bandwidth; if it does not fit, show the alternatives and how to take one."""
+    if accept is not None and accept not in ACCEPTABLE:
+        _fail(f"--accept takes one of {', '.join(ACCEPTABLE)}, not {accept!r}")
+    body = _given(
+        src=src, dst=dst, bandwidth=bandwidth, start=start, end=end, mode=mode,
+        duration=duration, not_before=not_before, not_after=not_after, max_paths=max_paths,
+        split=split, directional=directional or None, hold=hold or None,
+    )  # fmt: skip
+
+    def book(braid: BraidClient) -> dict[str, Any]:
+        try:
+            return braid.reserve(body)
+        except ApiError as exc:
+            chosen = [a for a in exc.alternatives if a.get("kind") == accept]
+            if exc.status != 409 or not chosen:
+                raise
+            # The server's alternative is a ready-to-post body: send it as it is.
+            return braid.reserve(chosen[0]["body"])
+
+    def accept_command(kind: str) -> str:
+        return _command("reserve", body, url, accept=kind)
+
+    view = _call(url, token, as_json, book, accept_command=accept_command)
+    _show(view, as_json, views.reservation)
+
+
+def list_reservations(
+    state: Annotated[str | None, typer.Option(help="e.g. reserved or held,reserved.")] = None,
+    owner: Annotated[str | None, typer.Option(help="Operators: another user's.")] = None,
+    start: Instant = None,
+    end: Instant = None,
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List reservations (yours; operators see everyone's)."""
+    found = _call(
+        url, token, as_json, lambda b: b.find(state=state, owner=owner, start=start, end=end)
+    )
+    if as_json:
+        typer.echo(json.dumps({"reservations": found}, indent=2))
+    else:
+        Console().print(views.reservations(found))
+
+
+def show(
+    reservation_id: IdArg,
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show one reservation: state, window, paths, shares, VLANs, recommended streams."""
+    _show(_call(url, token, as_json, lambda b: b.get(reservation_id)), as_json, views.reservation)
+
+
+def cancel(
+    reservation_id: IdArg,
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Cancel a reservation; its bandwidth is free at once."""
+    view = _call(url, token, as_json, lambda b: b.cancel(reservation_id))
+    _show(view, as_json, views.reservation)
+
+
+def confirm(
+    reservation_id: IdArg,
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Confirm a hold (made with --hold) before it expires."""
+    view = _call(url, token, as_json, lambda b: b.confirm(reservation_id))
+    _show(view, as_json, views.reservation)
+
+
+def modify(
+    reservation_id: IdArg,
+    end: Instant = None,
+    bandwidth: Bandwidth = None,
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Change the end and/or bandwidth; if the change does not fit, nothing changes."""
+    body = _given(end=end, bandwidth=bandwidth)
+    if not body:
+        _fail("give --end, --bandwidth, or both")
+    view = _call(url, token, as_json, lambda b: b.modify(reservation_id, body))
+    _show(view, as_json, views.reservation)
+
+
+def availability(
+    mode: Annotated[
+        str | None, typer.Option(help="fixed, earliest, max-bandwidth or all-slots.")
+    ] = None,
+    src: Text = None,
+    dst: Text = None,
+    bandwidth: Bandwidth = None,
+    start: Instant = None,
+    end: Instant = None,
+    duration: Duration = None,
+    not_before: Instant = None,
+    not_after: Instant = None,
+    window_start: Instant = None,
+    window_end: Instant = None,
+    max_paths: MaxPaths = None,
+    split: Annotated[str | None, typer.Option(help="flow or packet.")] = None,
+    directional: Directional = False,
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Ask without booking: does it fit, when is the earliest slot, how much fits, which slots."""
+    query = _given(
+        mode=mode, src=src, dst=dst, bandwidth=bandwidth, start=start, end=end,
+        duration=duration, not_before=not_before, not_after=not_after,
+        window_start=window_start, window_end=window_end, max_paths=max_paths, split=split,
+        directional=directional or None,
+    )  # fmt: skip
+    _show(_call(url, token, as_json, lambda b: b.availability(query)), as_json, views.answer)
+
+
+# -- shared steps ---------------------------------------------------------------------
+
+
+def _given(**fields: Any) -> dict[str, Any]:
+    """The options the user gave: the server applies its own defaults to the rest."""
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _show(
+    data: Mapping[str, Any], as_json: bool, render: Callable[[Mapping[str, Any]], Any]
+) -> None:
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+    else:
+        Console().print(render(data))
+
+
+def _call(
+    url: str,
+    token: str | None,
+    as_json: bool,
+    action: Callable[[BraidClient], T],
+    *,
+    accept_command: Callable[[str], str] | None = None,
+) -> T:
+    """Run `action` against the server; any failure is reported and ends the command."""
+    try:
+        with BraidClient(url, token) as braid:
+            return action(braid)
+    except UnreachableError as exc:
+        err_console.print(
+            f"[bold red]error:[/] cannot reach braid at {escape(url)}: is `braid serve` running?"
+        )
+        err_console.print(f"[dim]{escape(exc.why)}[/]")
+        raise typer.Exit(2) from exc
+    except ApiError as exc:
+        _report(exc, as_json, accept_command)
+
+
+def _report(exc: ApiError, as_json: bool, accept_command: Callable[[str], str] | None) -> NoReturn:
+    if as_json:
+        typer.echo(json.dumps({"status": exc.status, "error": exc.error}, indent=2))
+    if exc.status == 401:
+        _fail(
+            exc.message,
+            "set BRAID_TOKEN (braid token create --user NAME --role user), or pass --token",
+        )
+    if exc.status == 409:
+        _print_rejection(exc, accept_command)
+        raise typer.Exit(1)
+    where = f"{exc.field}: " if exc.field else ""
+    err_console.print(f"[bold red]error:[/] {escape(where + exc.message)}")
+    raise typer.Exit(2 if exc.status == 422 else 1)
+
+
+def _print_rejection(exc: ApiError, accept_command: Callable[[str], str] | None) -> None:
+    err_console.print(f"[bold yellow]rejected:[/] {escape(exc.message)}")
+    for conflict in exc.conflicts:
+        err_console.print(f"  conflict: {escape(json.dumps(conflict))}")
+    for alternative in exc.alternatives:
+        kind = str(alternative.get("kind", "?"))
+        err_console.print(
+            f"[bold]alternative {escape(kind)}[/]: {escape(views.offer(alternative))}"
+        )
+        if accept_command is not None:
+            # One unwrapped line, so it can be copied and pasted whole.
+            err_console.print(
+                f"  accept it: {escape(accept_command(kind))}", highlight=False, soft_wrap=True
+            )
+
+
+def _command(name: str, body: Mapping[str, Any], url: str, **extra: str) -> str:
+    """The shell command that sends `body` again (tokens are never echoed)."""
+    words = ["braid", name]
+    for key, value in {**body, **extra}.items():
+        option = "--" + key.replace("_", "-")
+        if value is True:
+            words.append(option)
+        elif value is not False:
+            words += [option, str(value)]
+    if url != os.environ.get("BRAID_URL", DEFAULT_URL):
+        words += ["--url", url]
+    return shlex.join(words)
+
+
+def _fail(message: str, hint: str = "") -> NoReturn:
+    err_console.print(f"[bold red]error:[/] {escape(message)}")
+    if hint:
+        err_console.print(f"[dim]{escape(hint)}[/]")
+    raise typer.Exit(2)

@@ -1,0 +1,120 @@
+"""Rich tables for what the REST API returns (reservations, answers, alternatives)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from braid.core.units import BPS_PER_MBPS, format_bandwidth
+
+
+def bandwidth(mbps: object) -> str:
+    """Mbit/s from the wire, in the unit a person reads best."""
+    if isinstance(mbps, int | float) and not isinstance(mbps, bool):
+        return format_bandwidth(round(mbps * BPS_PER_MBPS))
+    return str(mbps)
+
+
+def reservations(found: Sequence[Mapping[str, Any]]) -> Table | Text:
+    if not found:
+        return Text("no reservations")
+    table = Table(title=f"{len(found)} reservation(s)")
+    for column in ("id", "state", "owner", "from → to", "bandwidth", "start", "end", "paths"):
+        # Ids and states are what people copy and filter by: never break them.
+        whole = column in ("id", "state", "bandwidth")
+        table.add_column(
+            column, no_wrap=whole, justify="right" if column == "bandwidth" else "left"
+        )
+    for r in found:
+        table.add_row(
+            str(r.get("id")),
+            str(r.get("state")),
+            str(r.get("owner")),
+            f"{r.get('src')} → {r.get('dst')}",
+            bandwidth(r.get("bandwidth")),
+            str(r.get("start")),
+            str(r.get("end")),
+            str(len(r.get("paths") or [])),
+        )
+    return table
+
+
+def reservation(view: Mapping[str, Any]) -> Group:
+    """One reservation: its facts, then a row per path with its share and VLAN."""
+    facts = Table(show_header=False, title=f"reservation {view.get('id')}")
+    facts.add_column("field", style="bold")
+    facts.add_column("value")
+    rows = {
+        "state": view.get("state"),
+        "owner": view.get("owner"),
+        "from → to": f"{view.get('src')} → {view.get('dst')}",
+        "window": f"{view.get('start')} → {view.get('end')}",
+        "bandwidth": bandwidth(view.get("bandwidth")),
+        "split": view.get("split"),
+        "recommended streams": view.get("recommended_streams"),
+        "hold expires": view.get("hold_expires_at"),
+        "version": view.get("version"),
+    }
+    for name, value in rows.items():
+        if value is not None:
+            facts.add_row(name, str(value))
+    vlans = {v.get("path"): v.get("vlan") for v in view.get("vlans") or []}
+    return Group(facts, _paths(view.get("paths") or [], view.get("weights") or [], vlans))
+
+
+def answer(decision: Mapping[str, Any]) -> Group:
+    """An availability answer: status, window, bandwidth or slots, and why not."""
+    facts = Table(show_header=False, title="availability")
+    facts.add_column("field", style="bold")
+    facts.add_column("value")
+    facts.add_row("status", str(decision.get("status")))
+    for name in ("start", "end", "reason"):
+        if decision.get(name) is not None:
+            facts.add_row(name, str(decision[name]))
+    if decision.get("bandwidth") is not None:
+        facts.add_row("bandwidth", bandwidth(decision["bandwidth"]))
+    for slot in decision.get("slots") or []:
+        facts.add_row("free slot", " → ".join(str(t) for t in slot))
+    for kind, value in (decision.get("alternatives") or {}).items():
+        shown = bandwidth(value) if kind in ("max_bandwidth", "max_flow") else value
+        facts.add_row(f"alternative {kind}", str(shown))
+    return Group(facts, _paths(decision.get("paths") or [], decision.get("weights") or [], {}))
+
+
+def offer(alternative: Mapping[str, Any]) -> str:
+    """What an alternative changes, in a few words."""
+    body = alternative.get("body") or {}
+    kind = alternative.get("kind")
+    if kind == "earliest_start":
+        return f"start {body.get('start')}, end {body.get('end')}"
+    if kind == "max_bandwidth":
+        return f"{bandwidth(body.get('bandwidth'))} instead"
+    if kind == "split":
+        return f"split over up to {body.get('max_paths')} paths"
+    return ", ".join(f"{k}={v}" for k, v in body.items())
+
+
+def _paths(
+    paths: Sequence[Mapping[str, Any]], weights: Sequence[float], vlans: Mapping[Any, Any]
+) -> Table | Text:
+    if not paths:
+        return Text("")
+    table = Table(title="paths")
+    for column in ("#", "nodes", "links", "bandwidth", "share", "vlan"):
+        table.add_column(column)
+    for i, path in enumerate(paths):
+        share = f"{weights[i]:.0%}" if i < len(weights) else ""
+        vlan = vlans.get(i)
+        table.add_row(
+            str(i),
+            " → ".join(path.get("nodes") or []),
+            ", ".join(path.get("links") or []),
+            bandwidth(path.get("bandwidth")),
+            share,
+            "assigned at install" if vlan is None else str(vlan),
+        )
+    return table

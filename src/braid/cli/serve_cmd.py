@@ -1,0 +1,180 @@
+"""`braid serve`: the REST API over the store, with the lifecycle ticker."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import signal
+import threading
+from dataclasses import replace
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from braid.cli.common import fail
+from braid.cli.topology_cmd import DefaultCapacityOpt
+from braid.core.errors import InputError
+
+if TYPE_CHECKING:
+    from braid.app.ports import Repository
+    from braid.app.service import ReservationService
+    from braid.app.settings import Settings
+
+log = logging.getLogger(__name__)
+
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option("--config", "-c", help="YAML settings file (BRAID_* variables override it)."),
+]
+DatabaseOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--database", help="SQLAlchemy URL, e.g. sqlite:///braid.db or postgresql+psycopg://…"
+    ),
+]
+
+
+def serve(
+    config: ConfigOpt = None,
+    topology: Annotated[
+        Path | None,
+        typer.Option("--topology", "-t", help="Initial topology, used when the store has none."),
+    ] = None,
+    database: DatabaseOpt = None,
+    host: Annotated[str | None, typer.Option("--host", help="Address to listen on.")] = None,
+    port: Annotated[int | None, typer.Option("--port", help="Port to listen on.")] = None,
+    default_capacity: DefaultCapacityOpt = None,
+) -> None:
+    """Run the REST API (user ↔ orchestrator) on a database, until SIGTERM or Ctrl-C."""
+    import uvicorn
+
+    from braid.adapters.api import create_app
+
+    # Warnings and errors of braid's own loggers (a failed tick, an unhandled
+    # request error) go to stderr with a time stamp; uvicorn keeps its own format.
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    settings = settings_from(config, database=database, topology=topology, host=host, port=port)
+    repo = open_store(settings.database_url)
+    try:
+        service = _started_service(repo, settings, default_capacity)
+        stop = threading.Event()
+        ticker = _start_ticker(service, settings.tick_seconds, stop)
+        app = create_app(service, settings)
+        typer.echo(
+            f"braid listening on http://{settings.host}:{settings.port} "
+            f"(database {hide_password(settings.database_url)})"
+        )
+        _stop_on_sigterm()
+        # uvicorn shuts down gracefully on a signal, then re-raises it to us.
+        with contextlib.suppress(KeyboardInterrupt):
+            uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+        stop.set()
+        ticker.join(timeout=5)
+    finally:
+        close_store(repo)
+    typer.echo("braid stopped")
+
+
+def settings_from(config: Path | None, **overrides: Any) -> Settings:
+    """Settings from file and environment, then the command line's options on top."""
+    from braid.app.settings import load_settings
+
+    try:
+        settings = load_settings(config)
+    except InputError as exc:
+        fail(f"settings: {exc}")
+    names = {"database": "database_url", "topology": "topology_file"}
+    given = {names.get(k, k): v for k, v in overrides.items() if v is not None}
+    if "topology_file" in given:
+        given["topology_file"] = str(given["topology_file"])
+    return replace(settings, **given)
+
+
+def open_store(url: str) -> Repository:
+    from braid.adapters.store import open_repository
+
+    try:
+        return open_repository(url)
+    except Exception as exc:  # the driver's own errors: bad URL, no server, no permission
+        fail(f"cannot open the database {hide_password(url)}: {exc}")
+
+
+def close_store(repo: Repository) -> None:
+    # Not part of the Repository protocol: the in-memory store has nothing to close.
+    close = getattr(repo, "close", None)
+    if callable(close):
+        close()
+
+
+def hide_password(url: str) -> str:
+    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
+
+
+def _started_service(
+    repo: Repository, settings: Settings, default_capacity: str | None
+) -> ReservationService:
+    from braid.app.service import ReservationService
+
+    service = ReservationService(repo, hold_seconds=settings.hold_seconds)
+    stored = repo.topology()
+    initial = None
+    if settings.topology_file is not None:
+        if stored is not None:
+            typer.echo(
+                f"the store already has topology version {stored.version}; "
+                f"{settings.topology_file} is not used (PUT /v1/topology changes it)",
+                err=True,
+            )
+        else:
+            initial = initial_topology(Path(settings.topology_file), default_capacity)
+    try:
+        service.start(initial)
+    except InputError as exc:
+        fail(str(exc))
+    return service
+
+
+def initial_topology(path: Path, default_capacity: str | None) -> dict[str, Any]:
+    """A topology file (any supported format) as braid's own normalised dict."""
+    from braid.cli.common import open_topology
+    from braid.core.topology import topology_to_dict
+
+    data = topology_to_dict(open_topology(path, default_capacity))
+    data.pop("v")  # the export format's version tag is not part of the stored topology
+    return data
+
+
+def _start_ticker(
+    service: ReservationService, every: float, stop: threading.Event
+) -> threading.Thread:
+    """Records clock-driven transitions (expired holds free their capacity) in the store."""
+    from braid.app import operations
+
+    def run() -> None:
+        while not stop.wait(every):
+            try:
+                operations.tick(service)
+            except Exception:  # a failed tick must not end the ticker; the next one retries
+                log.exception("lifecycle tick failed")
+
+    thread = threading.Thread(target=run, name="braid-ticker", daemon=True)
+    thread.start()
+    return thread
+
+
+def _stop_on_sigterm() -> None:
+    """Make SIGTERM end the server like Ctrl-C does, with the same clean shutdown.
+
+    uvicorn handles both signals while it runs, then re-raises the one it got
+    to the handler that was there before; this is that handler for SIGTERM.
+    """
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)

@@ -1,0 +1,353 @@
+"""Two `braid serve` replicas on one database never overbook a link between them.
+
+Each test starts two real server processes on the same store (PostgreSQL, or
+one SQLite file in WAL mode), each on its own free port, with a small
+topology where every request competes for the same few links: sites A and B
+joined by three parallel 10 Mbit/s links and a longer two-hop detour through
+M. Client threads split across the replicas post fixed-window reservations
+with overlapping windows and random sizes, so many must be refused. Then:
+
+- every answer was 201 or 409 in braid's error shape (no 500, no timeout);
+- usage recomputed from the store's loads (booked reservations only) never
+  exceeds a link direction's capacity, and each booking's stored loads are
+  exactly what its paths put on the links;
+- the 201s are exactly the store's booked reservations, both replicas list
+  that same set, and their mirrors answer availability questions alike
+  (they learnt each other's bookings).
+
+PostgreSQL needs `BRAID_TEST_POSTGRES_URL` (see tests/integration/store/conftest.py:
+skipped locally without it, a failure under CI=true); each run gets a database
+of its own, dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from braid.adapters.store import open_repository
+from braid.app.mirror import as_booking
+from braid.core.loads import capacity_lookup, loads_of, peak_problems
+from braid.core.topology import Topology, topology_from_dict
+from tests.integration.store.conftest import postgres_base_url
+
+TOPOLOGY: dict[str, Any] = {
+    "nodes": [{"id": "A"}, {"id": "B"}, {"id": "M"}],
+    "links": [
+        {"id": "A-B-1", "a": "A", "b": "B", "capacity": "10M", "latency_ms": 5},
+        {"id": "A-B-2", "a": "A", "b": "B", "capacity": "10M", "latency_ms": 5},
+        {"id": "A-B-3", "a": "A", "b": "B", "capacity": "10M", "latency_ms": 6},
+        {"id": "A-M", "a": "A", "b": "M", "capacity": "10M", "latency_ms": 8},
+        {"id": "M-B", "a": "M", "b": "B", "capacity": "10M", "latency_ms": 8},
+    ],
+}
+# Tomorrow, on the hour: the servers run on the wall clock, so windows lie ahead of it.
+BASE = (int(time.time()) // 3600 + 24) * 3600
+START_TIMEOUT_S = 30.0
+SYNC_WAIT_S = 5.0
+
+
+@dataclass(frozen=True)
+class Load:
+    """How hard to push: client threads, POSTs per thread, distinct window starts."""
+
+    threads: int
+    posts: int
+    slots: int
+
+
+@dataclass
+class Replica:
+    process: subprocess.Popen[bytes]
+    url: str
+    log: Path
+
+
+@dataclass
+class Outcome:
+    statuses: Counter[int] = field(default_factory=Counter)
+    created: set[str] = field(default_factory=set)
+    bad: list[str] = field(default_factory=list)
+
+
+# -- servers -----------------------------------------------------------------------
+
+
+def clean_env() -> dict[str, str]:
+    """The environment without the BRAID_* settings of the machine running the tests."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("BRAID_")}
+
+
+def braid(*args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "braid.cli.main", *args],
+        capture_output=True, text=True, timeout=60, check=False, env=clean_env(),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def launch(database: str, topology: Path, log: Path) -> Replica:
+    port = free_port()
+    command = [sys.executable, "-m", "braid.cli.main", "serve", "--database", database,
+               "--topology", str(topology), "--host", "127.0.0.1", "--port", str(port)]  # fmt: skip
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=clean_env())
+    return Replica(process, f"http://127.0.0.1:{port}", log)
+
+
+def wait_ready(replica: Replica) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if replica.process.poll() is not None:
+            pytest.fail(f"braid serve exited early:\n{replica.log.read_text()}")
+        try:
+            if httpx.get(replica.url + "/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    pytest.fail(f"braid serve did not answer /healthz in {START_TIMEOUT_S} s")
+
+
+def stop(replicas: list[Replica]) -> None:
+    for replica in replicas:
+        if replica.process.poll() is None:
+            replica.process.terminate()
+    for replica in replicas:
+        try:
+            replica.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            replica.process.kill()
+            replica.process.wait(timeout=10)
+
+
+@contextmanager
+def two_replicas(database: str, tmp_path: Path) -> Iterator[tuple[list[Replica], str, str]]:
+    """Two servers on `database`, a user token and an operator token.
+
+    The first server stores the topology before the second starts, so the
+    second finds it: two first starts at once can store it twice (each sees
+    an empty store), and the replica that read the older version then has
+    its writes refused until it notices. The tokens are made (their
+    commands migrate the same database) while the first server starts.
+    """
+    topology = tmp_path / "contended.yaml"
+    topology.write_text(yaml.safe_dump(TOPOLOGY))
+    replicas: list[Replica] = []
+    try:
+        replicas.append(launch(database, topology, tmp_path / "replica-0.log"))
+        with ThreadPoolExecutor(2) as pool:
+            user = pool.submit(braid, "token", "create", "--user", "alice", "--database", database)
+            operator = pool.submit(braid, "token", "create", "--user", "ops",
+                                   "--role", "operator", "--database", database)  # fmt: skip
+            wait_ready(replicas[0])
+            replicas.append(launch(database, topology, tmp_path / "replica-1.log"))
+            tokens = user.result(), operator.result()
+        wait_ready(replicas[1])
+        yield replicas, *tokens
+    finally:
+        stop(replicas)
+
+
+# -- clients -----------------------------------------------------------------------
+
+
+def iso(instant: int) -> str:
+    return datetime.fromtimestamp(instant, UTC).isoformat().replace("+00:00", "Z")
+
+
+def random_body(rng: random.Random, slots: int) -> dict[str, Any]:
+    """A fixed window on one of a few overlapping starts, 1-6 Mbit/s, sometimes split."""
+    src, dst = rng.sample(["A", "B"], 2)
+    start = BASE + rng.randrange(slots) * 900
+    return {
+        "src": src,
+        "dst": dst,
+        "bandwidth": rng.randint(1, 6),
+        "start": iso(start),
+        "end": iso(start + rng.choice((900, 1800, 3600))),
+        "max_paths": rng.choice((1, 1, 2)),
+    }
+
+
+def judge(response: httpx.Response, outcome: Outcome) -> None:
+    outcome.statuses[response.status_code] += 1
+    if response.status_code == 201:
+        outcome.created.add(response.json()["id"])
+        return
+    error = response.json().get("error", {}) if response.status_code == 409 else {}
+    if error.get("code") not in ("rejected", "conflict") or not error.get("message"):
+        outcome.bad.append(f"{response.status_code}: {response.text[:300]}")
+
+
+def client(url: str, token: str, load: Load, seed: int, go: threading.Barrier) -> Outcome:
+    rng = random.Random(seed)
+    outcome = Outcome()
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=url, headers=headers, timeout=30) as http:
+        go.wait()
+        for _ in range(load.posts):
+            try:
+                judge(http.post("/v1/reservations", json=random_body(rng, load.slots)), outcome)
+            except (httpx.HTTPError, ValueError) as exc:  # no answer, or not JSON
+                outcome.bad.append(f"{type(exc).__name__}: {exc}")
+    return outcome
+
+
+def run_clients(replicas: list[Replica], token: str, load: Load) -> Outcome:
+    """`load.threads` clients, alternating between the replicas, started together."""
+    go = threading.Barrier(load.threads)
+    with ThreadPoolExecutor(load.threads) as pool:
+        futures = [
+            pool.submit(client, replicas[n % len(replicas)].url, token, load, n, go)
+            for n in range(load.threads)
+        ]
+        outcomes = [f.result(timeout=120) for f in futures]
+    total = Outcome()
+    for outcome in outcomes:
+        total.statuses.update(outcome.statuses)
+        total.created |= outcome.created
+        total.bad += outcome.bad
+    return total
+
+
+# -- checks ------------------------------------------------------------------------
+
+
+def store_check(database: str, topology: Topology) -> tuple[set[str], list[str]]:
+    """The booked ids, and every overbooking or load/path mismatch found in the store."""
+    repo = open_repository(database)
+    try:
+        booked = {r.id: r for r in repo.booked()}
+        stored = repo.link_loads()
+    finally:
+        repo.close()
+    live = [load for rid, load in stored if rid in booked]
+    problems = peak_problems(live, capacity_lookup(topology))
+    by_id: dict[str, Counter[Any]] = {rid: Counter() for rid in booked}
+    for rid, load in stored:
+        if rid in by_id:
+            by_id[rid][load] += 1
+    for rid, reservation in booked.items():
+        if by_id[rid] != Counter(loads_of(as_booking(reservation), topology)):
+            problems.append(f"{rid}: stored loads differ from what its paths put on the links")
+    return set(booked), problems
+
+
+def listed(replica: Replica, token: str) -> set[str]:
+    answer = httpx.get(
+        replica.url + "/v1/reservations",
+        params={"state": "held,reserved,active"},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
+    assert answer.status_code == 200, answer.text
+    return {r["id"] for r in answer.json()["reservations"]}
+
+
+def widest(replica: Replica, token: str, slots: int) -> list[Any]:
+    """The replica's mirror's answer: most bandwidth A -> B in each window, over 4 paths."""
+    out = []
+    for slot in range(slots):
+        start = BASE + slot * 900
+        params = {"mode": "max-bandwidth", "src": "A", "dst": "B", "max_paths": "4",
+                  "start": iso(start), "end": iso(start + 900)}  # fmt: skip
+        answer = httpx.get(
+            replica.url + "/v1/availability",
+            params=params,
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=30,
+        )
+        assert answer.status_code == 200, answer.text
+        out.append(answer.json().get("bandwidth"))
+    return out
+
+
+def eventually_equal(replicas: list[Replica], token: str, slots: int) -> tuple[Any, Any]:
+    """Both replicas' lists and availability answers, once they agree (or time is up)."""
+    deadline = time.monotonic() + SYNC_WAIT_S
+    while True:
+        seen = [(listed(r, token), widest(r, token, slots)) for r in replicas]
+        if all(s == seen[0] for s in seen) or time.monotonic() > deadline:
+            return seen[0], seen[1]
+        time.sleep(0.2)
+
+
+def check_replicas(database: str, tmp_path: Path, load: Load) -> None:
+    with two_replicas(database, tmp_path) as (replicas, user, operator):
+        began = time.monotonic()
+        outcome = run_clients(replicas, user, load)
+        elapsed = time.monotonic() - began
+        first, second = eventually_equal(replicas, operator, load.slots)
+    logs = "\n".join(f"--- {r.log.name}\n{r.log.read_text()[-2000:]}" for r in replicas)
+    assert outcome.bad == [], logs
+    assert set(outcome.statuses) <= {201, 409}, outcome.statuses
+    posts = load.threads * load.posts
+    assert sum(outcome.statuses.values()) == posts
+    # The load is meant to contend: both admissions and refusals must happen.
+    assert outcome.statuses[201] and outcome.statuses[409], outcome.statuses
+    booked, problems = store_check(database, topology_from_dict(TOPOLOGY))
+    assert problems == []
+    assert len(outcome.created) == outcome.statuses[201] == len(booked)
+    assert outcome.created == booked
+    assert first[0] == second[0] == booked
+    assert first[1] == second[1], "the replicas' mirrors disagree on what is free"
+    print(f"{posts} POSTs in {elapsed:.1f} s: {dict(outcome.statuses)}")
+
+
+# -- tests -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def postgres_database() -> Iterator[str]:
+    """A database of this test's own on the test server, dropped afterwards."""
+    base = make_url(postgres_base_url())
+    name = f"braid_replicas_{secrets.token_hex(4)}"
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        yield base.set(database=name).render_as_string(hide_password=False)
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        admin.dispose()
+
+
+@pytest.mark.slow
+def test_two_replicas_on_postgresql_never_overbook(postgres_database: str, tmp_path: Path) -> None:
+    check_replicas(postgres_database, tmp_path, Load(threads=8, posts=25, slots=6))
+
+
+@pytest.mark.slow
+def test_two_replicas_on_one_sqlite_file_never_overbook(tmp_path: Path) -> None:
+    database = f"sqlite:///{tmp_path / 'braid.db'}"
+    check_replicas(database, tmp_path, Load(threads=4, posts=15, slots=4))
