@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterator, Sequence
 from itertools import pairwise
 
 from braid.core.errors import InputError
 from braid.core.network import Direction
 from braid.core.paths import Path
-from braid.core.search import shortest_feasible_path, trace_path
+from braid.core.search import UNBOUNDED, Label, best_path, shortest_feasible_path
 from braid.core.tenants.draft import Usable
 from braid.core.topology import Hop, Topology
-
-_WIDE = 1 << 80  # wider than any link: the width of the empty path
 
 
 def main_path(
@@ -99,24 +96,12 @@ def sub_path(topology: Topology, src: str, dst: str, usable: Usable) -> tuple[Pa
     keeps their order), so Dijkstra finds the best one exactly. Remaining
     ties go to the node id that sorts first, which keeps results stable.
     """
-    best: dict[str, tuple[float, int, int]] = {src: (0.0, 0, -_WIDE)}
-    came: dict[str, tuple[str, Hop]] = {}
-    heap: list[tuple[float, int, int, str]] = [(0.0, 0, -_WIDE, src)]
-    done: set[str] = set()
-    while heap:
-        latency, count, neg_width, node = heapq.heappop(heap)
-        if node in done:
-            continue
-        if node == dst:
-            return trace_path(src, dst, came), -neg_width
-        done.add(node)
-        for hop in topology.hops(node):
-            width = min(-neg_width, usable(hop))
-            if hop.to in done or width <= 0:
-                continue
-            label = (latency + topology.links[hop.link].latency_ms, count + 1, -width)
-            if hop.to not in best or label < best[hop.to]:
-                best[hop.to] = label
-                came[hop.to] = (node, hop)
-                heapq.heappush(heap, (*label, hop.to))
-    return None
+
+    def extend(label: Label, hop: Hop) -> Label | None:
+        width = min(-label[2], usable(hop))
+        if width <= 0:
+            return None
+        return (label[0] + topology.links[hop.link].latency_ms, label[1] + 1, -width)
+
+    found = best_path(topology, src, dst, (0.0, 0, -UNBOUNDED), extend)
+    return None if found is None else (found[0], -found[1][2])
