@@ -7,10 +7,16 @@ identities.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 
 Span = tuple[int, int]
+
+_end = itemgetter(1)
+# Below this ratio of sizes, a pass over both sets costs less than bisecting.
+_SKEW = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +66,28 @@ class IntervalSet:
             return self
         if not self.spans:
             return other
-        return IntervalSet.of(self.spans + other.spans)
+        small, big = sorted((self.spans, other.spans), key=len)
+        if len(small) * _SKEW > len(big):
+            return IntervalSet.of(self.spans + other.spans)
+        # A few spans into many: splice each in where bisect puts it, so the
+        # big set is copied in C rather than walked in Python.
+        out = list(big)
+        for start, end in small:
+            i = bisect_right(out, start, key=_end)
+            if i > 0 and out[i - 1][1] == start:
+                i -= 1  # touching on the left: merge
+            j = i
+            while j < len(out) and out[j][0] <= end:
+                j += 1
+            if i < j:
+                start, end = min(start, out[i][0]), max(end, out[j - 1][1])
+            out[i:j] = [(start, end)]
+        return IntervalSet(tuple(out))
 
     def intersection(self, other: IntervalSet) -> IntervalSet:
+        small, big = sorted((self.spans, other.spans), key=len)
+        if len(small) * _SKEW <= len(big):
+            return IntervalSet(_clip(small, big))
         out: list[Span] = []
         mine, theirs = self.spans, other.spans
         i = j = 0
@@ -80,9 +105,12 @@ class IntervalSet:
     def difference(self, other: IntervalSet) -> IntervalSet:
         out: list[Span] = []
         holes = other.spans
+        skip = len(self.spans) * _SKEW <= len(holes)
         j = 0
         for start, end in self.spans:
             cursor = start
+            if skip:  # few spans against many holes: jump instead of walking
+                j = bisect_right(holes, cursor, lo=j, key=_end)
             while j < len(holes) and holes[j][1] <= cursor:
                 j += 1
             k = j
@@ -97,3 +125,16 @@ class IntervalSet:
 
     def as_lists(self) -> list[list[int]]:
         return [[start, end] for start, end in self.spans]
+
+
+def _clip(small: tuple[Span, ...], big: tuple[Span, ...]) -> tuple[Span, ...]:
+    """`small` intersected with `big`, bisecting into `big` once per span of `small`."""
+    out: list[Span] = []
+    for start, end in small:
+        k = bisect_right(big, start, key=_end)
+        while k < len(big) and big[k][0] < end:
+            lo, hi = max(big[k][0], start), min(big[k][1], end)
+            if lo < hi:
+                out.append((lo, hi))
+            k += 1
+    return tuple(out)

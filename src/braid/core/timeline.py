@@ -37,6 +37,19 @@ class Timeline:
         i = bisect_left(self._times, before)
         return self._times[i - 1] if i > 0 else None
 
+    def same_between(self, other: Timeline, start: int, end: int) -> bool:
+        """Whether both book exactly the same levels throughout [start, end)."""
+        if self.capacity != other.capacity:
+            return False
+        mine, theirs = self._times, other._times
+        i, j = bisect_right(mine, start), bisect_left(mine, end)
+        k, m = bisect_right(theirs, start), bisect_left(theirs, end)
+        return (
+            self.level_at(start) == other.level_at(start)
+            and mine[i:j] == theirs[k:m]
+            and self._levels[i:j] == other._levels[k:m]
+        )
+
     def level_at(self, instant: int) -> int:
         i = bisect_right(self._times, instant) - 1
         return self._levels[i] if i >= 0 else 0
@@ -125,21 +138,41 @@ class Timeline:
     def blocked_starts(self, need: int, duration: int, start: int, end: int) -> list[Span]:
         """Start instants in [start, end) whose [s, s + duration) lacks `need` free.
 
-        A piece [x, y) with too little free bandwidth blocks every start s with
-        s < y and s + duration > x, i.e. s in [x - duration + 1, y).
+        A run [x, y) of pieces with too little free bandwidth blocks every start
+        s with s < y and s + duration > x, i.e. s in [x - duration + 1, y).
         """
         limit = self.capacity - need
-        blocked: list[Span] = []
         if limit < 0:
             return [(start, end)]
-        for x, y, level in self.steps(start, end + duration - 1):
-            if level > limit:
-                lo, hi = max(x - duration + 1, start), min(y, end)
-                if lo < hi:
-                    if blocked and lo <= blocked[-1][1]:
-                        blocked[-1] = (blocked[-1][0], max(hi, blocked[-1][1]))
-                    else:
-                        blocked.append((lo, hi))
+        times, levels = self._times, self._levels
+        horizon = end + duration - 1
+        i = bisect_right(times, start)
+        j = bisect_left(times, horizon)
+        here = levels[i:j]
+        before = levels[i - 1] if i > 0 else 0
+        # A Python loop over every piece was most of ALL-SLOTS' time: most
+        # links have room throughout (max() decides that in C), and on the
+        # others a comprehension finds the few pieces over the limit.
+        if before <= limit and (not here or max(here) <= limit):
+            return []
+        over = [k for k, level in enumerate(here, i) if level > limit]
+        if before > limit:
+            over.insert(0, i - 1)
+        blocked: list[Span] = []
+        first = last = over[0]
+        for k in [*over[1:], -2]:
+            if k == last + 1:
+                last = k
+                continue
+            x = times[first] if first >= i else start
+            y = times[last + 1] if last + 1 < j else horizon
+            lo, hi = max(x - duration + 1, start), min(y, end)
+            if lo < hi:
+                if blocked and lo <= blocked[-1][1]:
+                    blocked[-1] = (blocked[-1][0], max(hi, blocked[-1][1]))
+                else:
+                    blocked.append((lo, hi))
+            first = last = k
         return blocked
 
     def feasible_starts(self, need: int, duration: int, start: int, end: int) -> IntervalSet:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from braid.core.network import Network
-from braid.core.schedule.all_slots import all_slots
+from braid.core.schedule.all_slots import first_slot
 from braid.core.units import FOREVER
 
 # The first chunk of start times searched; later chunks grow fourfold, so a
@@ -23,17 +23,21 @@ def earliest_start(
     symmetric: bool = True,
 ) -> int | None:
     """The earliest start tau >= not_before (and tau + duration <= not_after), or None."""
-    stop = last_useful_start(network, duration, not_before, not_after)
     lo = not_before
     chunk = max(_FIRST_CHUNK, 4 * duration)
-    while lo < stop:
-        hi = min(stop, lo + chunk)
-        slots = all_slots(network, src, dst, need, duration, lo, hi, symmetric=symmetric)
-        first = slots.first()
+    # Most answers lie in the first chunk; where the bookings end (a look at
+    # every link) is only worth finding out when they do not.
+    stop = None if not_after is None else not_after - duration + 1
+    while True:
+        hi = lo + chunk if stop is None else min(stop, lo + chunk)
+        if lo >= hi:
+            return None
+        first = first_slot(network, src, dst, need, duration, lo, hi, symmetric=symmetric)
         if first is not None:
             return first
+        if stop is None:
+            stop = max(hi, last_useful_start(network, duration, not_before, None))
         lo, chunk = hi, chunk * 4
-    return None
 
 
 def last_useful_start(
