@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -44,6 +45,9 @@ class Network:
             self._timelines[(link.id, True)] = Timeline(link.capacity)
             self._timelines[(link.id, False)] = Timeline(link.capacity)
         self.bookings: dict[str, Booking] = {}
+        # Links carrying a one-way booking; on every other link both
+        # directions hold the same levels, so reading one of them is enough.
+        self.one_way: Counter[str] = Counter()
 
     def timeline(self, link: str, forward: bool) -> Timeline:
         return self._timelines[(link, forward)]
@@ -75,12 +79,20 @@ class Network:
         for key, load in self.loads(booking).items():
             self._timelines[key].book(booking.start, booking.end, load)
         self.bookings[booking.id] = booking
+        if not booking.symmetric:
+            self.one_way.update(self._links_of(booking))
 
     def release(self, booking_id: str) -> Booking:
         booking = self.bookings.pop(booking_id)
         for key, load in self.loads(booking).items():
             self._timelines[key].release(booking.start, booking.end, load)
+        if not booking.symmetric:
+            self.one_way.subtract(self._links_of(booking))
         return booking
+
+    @staticmethod
+    def _links_of(booking: Booking) -> set[str]:
+        return {link for a in booking.allocations for link in a.path.links}
 
     def window(self, start: int, end: int, *, symmetric: bool = True) -> WindowView:
         return WindowView(self, start, end, symmetric)
@@ -116,13 +128,22 @@ class WindowView:
 
     def usable(self, hop: Hop) -> int:
         """Bandwidth a new booking can take crossing `hop` throughout the window."""
+        network = self.network
+        if self.symmetric and not network.one_way[hop.link]:
+            # Both directions hold the same levels: one lookup serves both.
+            key = (hop.link, True)
+            cached = self._cache.get(key)
+            if cached is None:
+                cached = network.timeline(hop.link, True).free(self.start, self.end)
+                self._cache[key] = cached
+            return cached
         key = (hop.link, hop.forward)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        free = self.network.timeline(hop.link, hop.forward).free(self.start, self.end)
+        free = network.timeline(hop.link, hop.forward).free(self.start, self.end)
         if self.symmetric:
-            back = self.network.timeline(hop.link, not hop.forward).free(self.start, self.end)
+            back = network.timeline(hop.link, not hop.forward).free(self.start, self.end)
             free = min(free, back)
         self._cache[key] = free
         return free
