@@ -139,8 +139,10 @@ def fewest_paths(
     best = min(allowed, key=lambda o: _rank(gate, o)) if allowed else None
     # A bounded search may still find fewer paths, or the only ones the gate allows.
     fewer = len(best) - 1 if best is not None else max_paths
-    pool = _candidates(view, src, dst, flow)
-    found = _smallest_subset(view, pool, need, range(2, fewer + 1), gate)
+    found = None
+    if fewer >= 2:  # two paths is the least a split can use: nothing to search below it
+        pool = _candidates(view, src, dst, flow)
+        found = _smallest_subset(view, pool, need, range(2, fewer + 1), gate)
     chosen = found if found is not None else best
     if chosen is not None or not fitting:
         return chosen, None
