@@ -15,6 +15,11 @@ with overlapping windows and random sizes, so many must be refused. Then:
   that same set, and their mirrors answer availability questions alike
   (they learnt each other's bookings).
 
+A third test checks the checker: overbooking and forged loads forced into a
+store past the service must be reported. A fourth (in process, expected to
+fail until the mirror is fixed) shows a replica whose clock lags another's
+by a second at a hold's expiry recursing until RecursionError.
+
 PostgreSQL needs `BRAID_TEST_POSTGRES_URL` (see tests/integration/store/conftest.py:
 skipped locally without it, a failure under CI=true); each run gets a database
 of its own, dropped afterwards.
@@ -22,6 +27,7 @@ of its own, dropped afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import secrets
@@ -46,8 +52,15 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from braid.adapters.store import open_repository
+from braid.app.errors import RejectedError
 from braid.app.mirror import as_booking
+from braid.app.ports import Change
+from braid.app.records import Reservation, User
+from braid.app.service import ReservationService
+from braid.core.lifecycle import State
 from braid.core.loads import capacity_lookup, loads_of, peak_problems
+from braid.core.network import Allocation
+from braid.core.paths import Path as RoutePath
 from braid.core.topology import Topology, topology_from_dict
 from tests.integration.store.conftest import postgres_base_url
 
@@ -65,6 +78,7 @@ TOPOLOGY: dict[str, Any] = {
 BASE = (int(time.time()) // 3600 + 24) * 3600
 START_TIMEOUT_S = 30.0
 SYNC_WAIT_S = 5.0
+MBIT = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -351,3 +365,63 @@ def test_two_replicas_on_postgresql_never_overbook(postgres_database: str, tmp_p
 def test_two_replicas_on_one_sqlite_file_never_overbook(tmp_path: Path) -> None:
     database = f"sqlite:///{tmp_path / 'braid.db'}"
     check_replicas(database, tmp_path, Load(threads=4, posts=15, slots=4))
+
+
+def test_the_store_check_sees_overbooking_and_forged_loads(tmp_path: Path) -> None:
+    """The checker itself: two 6 Mbit/s bookings forced onto one 10 Mbit/s link."""
+    topology = topology_from_dict(TOPOLOGY)
+    database = f"sqlite:///{tmp_path / 'forced.db'}"
+    repo = open_repository(database)
+    try:
+        repo.put_topology(TOPOLOGY, now=BASE, actor="test")
+        for n in range(2):
+            path = RoutePath(("A", "B"), ("A-B-1",))
+            record = Reservation(
+                id=f"r{n}", token=f"t{n}", owner="alice", state=State.RESERVED, src="A",
+                dst="B", start=BASE, end=BASE + 900, allocations=(Allocation(path, 6 * MBIT),),
+            )  # fmt: skip
+            loads = loads_of(as_booking(record), topology)[: 2 - n]  # r1 forgets a direction
+            repo.write(
+                Change(record, loads), validate=lambda _: [], now=BASE, actor="test",
+                action="created", counting=lambda _: True,
+            )  # fmt: skip
+    finally:
+        repo.close()
+    booked, problems = store_check(database, topology)
+    assert booked == {"r0", "r1"}
+    assert any("A-B-1 b->a would carry 12000000 > 10000000" in p for p in problems), problems
+    assert any(p.startswith("r1: stored loads differ") for p in problems), problems
+
+
+def test_a_replica_whose_clock_lags_by_a_second_at_a_hold_expiry_keeps_answering(
+    tmp_path: Path,
+) -> None:
+    """Replica B sees a hold expired and books over it; A, a second behind, still counts it.
+
+    The store was right to accept B's booking (by B's clock the hold is gone),
+    so A's mirror must cope for that second: today each catch-up fails to fit
+    the booking, rebuilds, fails again in the rebuild, and so on.
+    """
+    database = f"sqlite:///{tmp_path / 'skew.db'}"
+    clock_a, clock_b = [BASE - 3600], [BASE - 3600]
+    repos = [open_repository(database), open_repository(database)]
+    try:
+        a = ReservationService(repos[0], clock=lambda: clock_a[0], hold_seconds=600)
+        a.start(TOPOLOGY)
+        b = ReservationService(repos[1], clock=lambda: clock_b[0], hold_seconds=600)
+        b.start()
+        alice, window = User("alice", "user"), {"start": iso(BASE), "end": iso(BASE + 900)}
+        a.reserve(alice, {"src": "A", "dst": "B", "bandwidth": 40, "max_paths": 4, "hold": True,
+                          **window})  # fmt: skip
+        clock_b[0], clock_a[0] = BASE - 3000, BASE - 3001  # the hold expires at BASE - 3000
+        b.reserve(alice, {"src": "A", "dst": "B", "bandwidth": 10, **window})
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(400)  # fail in 1 s rather than 10: the recursion has no end
+        try:
+            with contextlib.suppress(RejectedError):  # either answer is fine; an error is not
+                a.reserve(alice, {"src": "A", "dst": "B", "bandwidth": 1, **window})
+        finally:
+            sys.setrecursionlimit(limit)
+    finally:
+        for repo in repos:
+            repo.close()

@@ -45,6 +45,8 @@ class Mirror:
         self.planner = Planner(topology)
         self.cursor = 0
         self._topology_checked = 0.0
+        # Bookings the store holds that the mirror could not take yet.
+        self.waiting: dict[str, Reservation] = {}
 
     @property
     def network(self) -> Network:
@@ -60,7 +62,8 @@ class Mirror:
                 self.topology_version = stored.version
             self.planner = Planner(self.topology)
             self.cursor = cursor
-            self._apply(self.repo.booked(), now)
+            self.waiting = {}
+            self._apply(self.repo.booked(), now, rebuilding=True)
 
     def catch_up(self, now: int) -> None:
         with self.lock:
@@ -69,11 +72,15 @@ class Mirror:
                 return
             changed, cursor = self.repo.changes_since(self.cursor)
             self.cursor = max(self.cursor, cursor)
-            self._apply(changed, now)
+            retry = [r for r in self.waiting.values() if r.id not in {c.id for c in changed}]
+            self._apply([*retry, *changed], now)
 
-    def _apply(self, reservations: Iterable[Reservation], now: int) -> None:
+    def _apply(
+        self, reservations: Iterable[Reservation], now: int, *, rebuilding: bool = False
+    ) -> None:
         network = self.planner.network
         for reservation in reservations:
+            self.waiting.pop(reservation.id, None)
             if reservation.id in network.bookings:
                 network.release(reservation.id)
             if not counts_against_capacity(
@@ -84,7 +91,13 @@ class Mirror:
                 network.commit(as_booking(reservation))
             except (OverbookingError, KeyError) as exc:
                 # The store validated this booking, so the mirror is what is
-                # stale (say, a hold it still counts expired elsewhere).
+                # stale: say, a hold whose expiry this replica's clock has not
+                # reached yet. Rebuild once; what still does not fit waits
+                # (the mirror then undercounts, and the store, which always
+                # re-validates, refuses what would not fit).
+                if rebuilding:
+                    self.waiting[reservation.id] = reservation
+                    continue
                 log.warning("mirror out of step (%s); rebuilding from the store", exc)
                 self.rebuild(now)
                 return
