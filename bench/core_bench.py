@@ -73,9 +73,9 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, argparse.Namespace]:
     return Settings(args.bookings, queries, budget, requests, args.seed, names), args
 
 
-def progress_bar(console: Console) -> Progress:
+def progress_bar(console: Console, width: int = 34) -> Progress:
     return Progress(
-        TextColumn("{task.description:<34}"),
+        TextColumn(f"{{task.description:<{width}}}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),

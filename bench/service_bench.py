@@ -37,7 +37,7 @@ from typing import Any
 
 import httpx
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import Progress
 from rich.table import Table
 from sqlalchemy import Engine, create_engine, delete, event, insert, select, text
 from sqlalchemy.engine import make_url
@@ -54,6 +54,7 @@ from braid.cli.serve_cmd import initial_topology
 from braid.core.loads import capacity_lookup, peak_problems
 from braid.core.schedule import fixed_path
 from braid.core.topology import Topology, topology_from_dict
+from core_bench import progress_bar, task
 from workload import MAX_DURATION, MIN_DURATION, WEEK, SizeModel, log_uniform, shared_data_dir
 from workload import size_model as fit_sizes
 
@@ -522,24 +523,6 @@ def figures(answers: Answers) -> dict[str, Any]:
 # -- the stages ------------------------------------------------------------------------------
 
 
-def progress_bar(console: Console) -> Progress:
-    return Progress(
-        TextColumn("{task.description:<44}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    )
-
-
-@contextmanager
-def task(progress: Progress, label: str, total: int) -> Iterator[Tick]:
-    task_id = progress.add_task(label, total=total)
-    yield lambda n: progress.advance(task_id, n)
-    progress.remove_task(task_id)
-
-
 @dataclass
 class Run:
     """What every stage needs: the world, the sizes, a scratch folder, the progress bar."""
@@ -757,7 +740,7 @@ def failures(sqlite: dict[str, Any], pg: dict[str, Any]) -> list[str]:
 
 def run_all(sizes: Sizes, console: Console, folder: Path) -> tuple[dict[str, Any], World]:
     world = make_world(sizes.bookings, sizes.seed)
-    with progress_bar(console) as progress:
+    with progress_bar(console, width=44) as progress:
         run = Run(world, sizes, folder, progress)
         sqlite = sqlite_stage(run)
         console.print(f"SQLite stage done; POST p50 {ms(sqlite['http']['p50_ms'])}")
