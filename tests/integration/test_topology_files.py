@@ -111,9 +111,17 @@ def test_zoo_link_speed_raw_is_the_capacity() -> None:
     by_id = {link["id"]: link for link in data["links"]}
     assert by_id["0-34"]["capacity"] == "2500000000bps"
     assert "capacity" not in by_id["0-1"]
-    assert any("22 of 61 links have no LinkSpeedRaw" in note for note in data["notes"])
+    assert any("22 of 61 links have no LinkSpeedRaw or LinkSpeed" in note for note in data["notes"])
     esnet = {link["id"]: link for link in read_topology_dict(zoo("Esnet"))["links"]}
     assert esnet["0-11"]["capacity"] == "10000000000bps"
+
+
+def test_zoo_link_speed_with_units_when_raw_is_missing() -> None:
+    data = read_topology_dict(zoo("Garr"))
+    by_id = {link["id"]: link for link in data["links"]}
+    assert by_id["0-20"]["capacity"] == "100000000bps"
+    assert sum("capacity" in link for link in data["links"]) == 55
+    assert any("19 of 74 links have no LinkSpeedRaw or LinkSpeed" in n for n in data["notes"])
 
 
 def test_zoo_self_loops_are_skipped_and_noted() -> None:

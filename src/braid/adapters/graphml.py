@@ -183,20 +183,37 @@ def _links(
     without_speed = sum(1 for link in links if "capacity" not in link)
     if without_speed:
         notes.append(
-            f"{without_speed} of {len(links)} links have no LinkSpeedRaw; "
+            f"{without_speed} of {len(links)} links have no LinkSpeedRaw or LinkSpeed; "
             "their capacity is left to the default"
         )
     return links
 
 
+_UNIT_BPS = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+
+
 def _speed_bps(attrs: dict[str, str], line: int, notes: list[str]) -> int | None:
+    """Link speed in bit/s: `LinkSpeedRaw`, else `LinkSpeed` scaled by `LinkSpeedUnits`.
+
+    Some Zoo files (Garr, for one) give only the scaled pair.
+    """
     raw = attrs.get("LinkSpeedRaw")
-    if not raw:
+    if raw:
+        return _positive_bps(raw, 1, "LinkSpeedRaw", line, notes)
+    scaled, unit = attrs.get("LinkSpeed"), attrs.get("LinkSpeedUnits", "").strip().upper()
+    if not scaled:
         return None
+    if unit not in _UNIT_BPS:
+        notes.append(f"line {line}: ignored unknown LinkSpeedUnits {unit!r}")
+        return None
+    return _positive_bps(scaled, _UNIT_BPS[unit], "LinkSpeed", line, notes)
+
+
+def _positive_bps(text: str, scale: int, field: str, line: int, notes: list[str]) -> int | None:
     try:
-        speed = float(raw)
+        speed = float(text) * scale
     except ValueError:
-        notes.append(f"line {line}: ignored unreadable LinkSpeedRaw {raw!r}")
+        notes.append(f"line {line}: ignored unreadable {field} {text!r}")
         return None
     if not math.isfinite(speed) or round(speed) <= 0:
         return None
