@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from braid.cli import client_cmd, plan_cmd, serve_cmd, token_cmd, topology_cmd
+from braid.cli import client_cmd, plan_cmd, serve_cmd, sim_cmd, token_cmd, topology_cmd
 
 app = typer.Typer(
     name="braid",
@@ -17,6 +17,7 @@ app.command("demo")(plan_cmd.demo)
 app.add_typer(topology_cmd.app, name="topology")
 app.command("serve")(serve_cmd.serve)
 app.add_typer(token_cmd.app, name="token")
+app.add_typer(sim_cmd.app, name="sim")
 # REST clients of `braid serve`
 app.command("reserve")(client_cmd.reserve)
 app.command("list")(client_cmd.list_reservations)

@@ -1,0 +1,1 @@
+"""Simulations run by `braid sim` (services over the pure studies in braid.core)."""

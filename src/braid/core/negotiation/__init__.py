@@ -1,0 +1,1 @@
+"""Multi-domain negotiation: domain paths, offer composition, SDX rule plans."""
