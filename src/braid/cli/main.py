@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import typer
 
-from braid.cli import client_cmd, plan_cmd, serve_cmd, sim_cmd, token_cmd, topology_cmd
+from braid.cli import (
+    agent_cmd,
+    client_cmd,
+    demo_cmd,
+    plan_cmd,
+    serve_cmd,
+    sim_cmd,
+    token_cmd,
+    topology_cmd,
+)
 
 app = typer.Typer(
     name="braid",
@@ -13,11 +22,14 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command("plan")(plan_cmd.plan)
-app.command("demo")(plan_cmd.demo)
+app.command("demo")(demo_cmd.demo)
 app.add_typer(topology_cmd.app, name="topology")
 app.command("serve")(serve_cmd.serve)
 app.add_typer(token_cmd.app, name="token")
 app.add_typer(sim_cmd.app, name="sim")
+# the multi-domain pieces: one agent per domain, the negotiating orchestrator
+app.command("agent")(agent_cmd.agent)
+app.command("orchestrator")(agent_cmd.orchestrator)
 # REST clients of `braid serve`
 app.command("reserve")(client_cmd.reserve)
 app.command("list")(client_cmd.list_reservations)

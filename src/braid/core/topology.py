@@ -160,7 +160,7 @@ def _links(
     default_latency: float,
 ) -> dict[str, Link]:
     links: dict[str, Link] = {}
-    allowed = {"id", "a", "b", "capacity", "latency_ms", "name", "oscars"}
+    allowed = {"id", "a", "b", "capacity", "latency_ms", "name", "oscars", "vlans", "owner"}
     for i, item in enumerate(items):
         where = f"links[{i}]"
         entry = _entry(item, where, allowed)
@@ -171,7 +171,7 @@ def _links(
             raise TopologyError(f"{where}.b", "a link must join two different nodes")
         capacity = _capacity(entry, where, default_capacity)
         latency = _latency(entry, where, nodes, default_latency)
-        extra = {k: v for k, v in entry.items() if k in ("oscars", "name")}
+        extra = {k: v for k, v in entry.items() if k in ("oscars", "name", "vlans", "owner")}
         _unique(links, entry["id"], where)
         links[entry["id"]] = Link(entry["id"], entry["a"], entry["b"], capacity, latency, extra)
     return links

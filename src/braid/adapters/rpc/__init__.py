@@ -1,0 +1,1 @@
+"""gRPC adapters: the domain agent's servicer, the orchestrator's clients, TLS."""

@@ -1,0 +1,174 @@
+"""The orchestrator's gRPC clients of the domain agents (implements app.negotiation.ports)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Generic, TypeVar
+
+import grpc
+
+from braid.adapters.rpc.channels import TlsFiles, open_channel
+from braid.adapters.rpc.v1 import negotiation_pb2 as pb
+from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
+from braid.core.negotiation.holds import SegmentAsk
+
+T = TypeVar("T")
+
+
+class GrpcPending(Generic[T]):
+    def __init__(self, domain: str, future: Future[Any], convert: Callable[[Any], T]) -> None:
+        self._domain = domain
+        self._future = future
+        self._convert = convert
+
+    def result(self) -> T:
+        try:
+            reply = self._future.result()
+        except grpc.RpcError as exc:
+            raise failure(self._domain, exc) from None
+        return self._convert(reply)
+
+
+class _Settled(Generic[T]):
+    """A call already made (sequential fan-out): its reply or its error."""
+
+    def __init__(self, domain: str, call: Callable[[], Any], convert: Callable[[Any], T]) -> None:
+        self._domain = domain
+        self._convert = convert
+        self._error: CallFailedError | None = None
+        try:
+            self._reply = call()
+        except grpc.RpcError as exc:
+            self._error = failure(domain, exc)
+
+    def result(self) -> T:
+        if self._error is not None:
+            raise self._error
+        return self._convert(self._reply)
+
+
+class _Failed(Generic[T]):
+    def __init__(self, error: CallFailedError) -> None:
+        self._error = error
+
+    def result(self) -> T:
+        raise self._error
+
+
+def failure(domain: str, exc: Any) -> CallFailedError:
+    """A CallFailedError from a gRPC error, with the braid-error code when the agent sent one."""
+    code = exc.code() if hasattr(exc, "code") else None
+    trailing = exc.trailing_metadata() if hasattr(exc, "trailing_metadata") else None
+    error = dict(trailing or ()).get("braid-error", "")
+    details = exc.details() if hasattr(exc, "details") else str(exc)
+    return CallFailedError(domain, code.name if code is not None else "UNKNOWN", error, details)
+
+
+class GrpcAgentPool:
+    """One channel per domain agent; every call has a deadline.
+
+    `parallel`: the calls of one round go out together from a pool of
+    threads making blocking calls (cheaper per call than the asyncio API,
+    and much cheaper than the synchronous `future()`, which starts a thread
+    per call); a slow agent then delays a round by at most one timeout.
+    Without it each call is made in turn in the caller's thread: the least
+    CPU per call, which wins on a machine with few cores, but a round may
+    take up to one timeout per unresponsive agent.
+    """
+
+    def __init__(
+        self,
+        addresses: Mapping[str, str],
+        *,
+        timeout: float = 2.0,
+        tls: TlsFiles | None = None,
+        workers: int = 16,
+        parallel: bool = True,
+    ) -> None:
+        self.timeout = timeout
+        self.parallel = parallel
+        self._channels = {d: open_channel(a, tls=tls) for d, a in addresses.items()}
+        self._stubs = {d: pb_grpc.DomainAgentStub(c) for d, c in self._channels.items()}
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="braid-agent-call")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        for channel in self._channels.values():
+            channel.close()
+
+    def _call(self, domain: str, method: str, request: Any, convert: Callable[[Any], T]) -> Any:
+        stub = self._stubs.get(domain)
+        if stub is None:
+            return _Failed[T](CallFailedError(domain, "UNAVAILABLE", "", "no agent address"))
+        if not self.parallel:
+            return _Settled(
+                domain, lambda: getattr(stub, method)(request, timeout=self.timeout), convert
+            )
+        future = self._pool.submit(getattr(stub, method), request, timeout=self.timeout)
+        return GrpcPending(domain, future, convert)
+
+    def offers(
+        self,
+        domain: str,
+        transaction: str,
+        token: str,
+        window: Window,
+        spans: Sequence[tuple[str, str]],
+        symmetric: bool,
+    ) -> Any:
+        request = pb.ReqOffers(
+            transaction_id=transaction,
+            token=token,
+            window=pb.Window(start=window[0], end=window[1]),
+            spans=[pb.Span(entry=a, exit=b) for a, b in spans],
+            directional=not symmetric,
+        )
+        return self._call(
+            domain, "RequestOffers", request, lambda r: [o.bandwidth_bps for o in r.offers]
+        )
+
+    def prepare(
+        self,
+        domain: str,
+        transaction: str,
+        token: str,
+        window: Window,
+        segments: Sequence[SegmentAsk],
+        hold_seconds: int,
+        symmetric: bool,
+    ) -> Any:
+        request = pb.ReservationPrep(
+            transaction_id=transaction,
+            token=token,
+            window=pb.Window(start=window[0], end=window[1]),
+            segments=[
+                pb.Segment(
+                    span=pb.Span(entry=s.entry, exit=s.exit),
+                    bandwidth_bps=s.bandwidth,
+                    path_index=s.path_index,
+                )
+                for s in segments
+            ],
+            hold_seconds=hold_seconds,
+            directional=not symmetric,
+        )
+        return self._call(domain, "Prepare", request, _prep_reply)
+
+    def commit(self, domain: str, transaction: str, token: str) -> Any:
+        request = pb.Commit(transaction_id=transaction, token=token)
+        return self._call(domain, "CommitHold", request, lambda r: pb.HoldState.Name(r.state))
+
+    def abort(self, domain: str, transaction: str, token: str) -> Any:
+        request = pb.Abort(transaction_id=transaction, token=token)
+        return self._call(domain, "AbortHold", request, lambda r: pb.HoldState.Name(r.state))
+
+
+def _prep_reply(reply: Any) -> PrepReply:
+    return PrepReply(
+        yes=reply.yes,
+        reason=reply.reason,
+        expires_at=reply.hold_expires_at,
+        vlans=tuple((v.link, v.vlan, v.path_index) for v in reply.vlans),
+    )

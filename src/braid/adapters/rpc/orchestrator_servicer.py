@@ -1,0 +1,81 @@
+"""The Orchestrator gRPC service (user -> orchestrator): Reservation in, ReservationResp out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+from braid.adapters.rpc.v1 import negotiation_pb2 as pb
+from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+from braid.app.negotiation.negotiator import Orchestrator
+from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
+from braid.core.errors import InputError
+from braid.core.negotiation.strategies import Strategy
+
+STRATEGY_OF: dict[int, Strategy | None] = {
+    pb.STRATEGY_UNSPECIFIED: None,
+    pb.STRATEGY_EQUAL_SPLIT: "equal-split",
+    pb.STRATEGY_PARTIAL_OFFERS: "partial-offers",
+    pb.STRATEGY_FULL_OFFERS: "full-offers",
+}
+
+
+class OrchestratorServicer(pb_grpc.OrchestratorServicer):
+    def __init__(self, orchestrator: Orchestrator) -> None:
+        self.orchestrator = orchestrator
+
+    def Reserve(self, request: pb.Reservation, context: Any) -> pb.ReservationResp:  # noqa: N802
+        try:
+            result = self.orchestrator.reserve(request_from_proto(request))
+        except InputError as exc:
+            context.set_trailing_metadata((("braid-error", "ERROR_CODE_MALFORMED"),))
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            raise AssertionError("context.abort raises") from exc  # pragma: no cover
+        return result_to_proto(result)
+
+    def Lookup(self, request: pb.ReservationQuery, context: Any) -> pb.ReservationResp:  # noqa: N802
+        result = self.orchestrator.lookup(request.id)
+        if result is None:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
+            raise AssertionError("context.abort raises")  # pragma: no cover
+        return result_to_proto(result)
+
+
+def request_from_proto(r: pb.Reservation) -> NegotiationRequest:
+    if r.strategy not in STRATEGY_OF:
+        raise InputError("strategy", f"unknown strategy {r.strategy}")
+    return NegotiationRequest(
+        id=r.id,
+        src_domain=r.source.domain,
+        src_point=r.source.point,
+        dst_domain=r.destination.domain,
+        dst_point=r.destination.point,
+        bandwidth=r.bandwidth_bps,
+        start=r.window.start,
+        end=r.window.end,
+        strategy=STRATEGY_OF[r.strategy],
+        max_paths=r.max_paths,
+        symmetric=not r.directional,
+    )
+
+
+def result_to_proto(result: NegotiationResult) -> pb.ReservationResp:
+    return pb.ReservationResp(
+        id=result.id,
+        success=result.success,
+        reason=result.reason,
+        transaction_id=result.transaction,
+        paths=[
+            pb.PathShare(
+                segments=[
+                    pb.PathSegment(domain=leg.domain, span=pb.Span(entry=leg.entry, exit=leg.exit))
+                    for leg in path.legs
+                ],
+                bandwidth_bps=path.bandwidth,
+                vlans=[pb.VlanChoice(link=link, vlan=vlan) for link, vlan in path.vlans],
+            )
+            for path in result.paths
+        ],
+        trace=[pb.TraceEvent(phase=e.phase, domain=e.domain, text=e.text) for e in result.trace],
+    )

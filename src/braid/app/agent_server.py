@@ -1,0 +1,64 @@
+"""Start and stop one domain agent's gRPC server (what `braid agent` runs)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from braid.adapters.domain_files import load_multidomain
+from braid.adapters.rpc.channels import TlsFiles, start_server
+from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+from braid.app.agent import AgentService
+from braid.app.agent_faults import servicer_for
+from braid.app.agent_store import AgentStore
+
+
+@dataclass
+class AgentHandle:
+    service: AgentService
+    server: Any
+    port: int
+    _stop: threading.Event
+    _sweeper: threading.Thread
+
+    def stop(self, grace: float = 1.0) -> None:
+        self._stop.set()
+        self.server.stop(grace).wait()
+        self._sweeper.join(timeout=5)
+        self.service.store.close()
+
+
+def start_agent(
+    topology: Path,
+    domain: str,
+    store: Path,
+    *,
+    listen: str | None = None,
+    tls: TlsFiles | None = None,
+    max_hold_seconds: int = 300,
+    sweep_seconds: float = 1.0,
+) -> AgentHandle:
+    """Serve `domain` of the multi-domain `topology`, with holds kept in `store`."""
+    domains = load_multidomain(topology)
+    spec = domains.view.require_domain(domain, "--domain")
+    address = listen or spec.agent
+    if not address:
+        raise ValueError(f"--listen: domain {domain} has no agent address in {topology}")
+    service = AgentService(domains, domain, AgentStore(store), max_hold_seconds=max_hold_seconds)
+    server, port = start_server(
+        [(pb_grpc.add_DomainAgentServicer_to_server, servicer_for(service))],
+        address,
+        tls=tls,
+        workers=2,
+    )
+    stop = threading.Event()
+
+    def sweep() -> None:
+        while not stop.wait(sweep_seconds):
+            service.sweep()
+
+    sweeper = threading.Thread(target=sweep, name=f"braid-agent-{domain}-expiry", daemon=True)
+    sweeper.start()
+    return AgentHandle(service, server, port, stop, sweeper)

@@ -1,0 +1,97 @@
+"""The agent's own durable table of holds (SQLite, write-ahead log).
+
+Every change of a hold is written here before the agent answers, so a
+restarted agent rebuilds exactly the holds and bookings it had promised.
+Kept apart from the reservation store: an agent records transactions of an
+orchestrator, not reservations of users.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path as FilePath
+from typing import Any
+
+from braid.core.negotiation.holds import Hold, HoldState, SegmentAsk, VlanPick
+from braid.core.network import Allocation
+from braid.core.paths import Path
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS agent_holds (
+    transaction_id TEXT PRIMARY KEY,
+    token TEXT NOT NULL,
+    state TEXT NOT NULL,
+    start INTEGER NOT NULL,
+    "end" INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    symmetric INTEGER NOT NULL,
+    body TEXT NOT NULL
+)
+"""
+
+
+class AgentStore:
+    def __init__(self, path: FilePath | str) -> None:
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(_SCHEMA)
+
+    def save(self, *holds: Hold) -> None:
+        """Write the holds in one transaction."""
+        rows = [_row(h) for h in holds]
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(
+                "INSERT OR REPLACE INTO agent_holds VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows
+            )
+
+    def load(self) -> Iterator[Hold]:
+        for row in self._db.execute("SELECT * FROM agent_holds ORDER BY rowid"):
+            yield _hold(row)
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _row(hold: Hold) -> tuple[Any, ...]:
+    body = {
+        "segments": [[s.entry, s.exit, s.bandwidth, s.path_index] for s in hold.segments],
+        "allocations": [
+            [[list(a.path.nodes), list(a.path.links), a.bandwidth] for a in allocations]
+            for allocations in hold.allocations
+        ],
+        "vlans": [[v.link, v.vlan, v.path_index] for v in hold.vlans],
+    }
+    return (
+        hold.transaction,
+        hold.token,
+        hold.state.value,
+        hold.start,
+        hold.end,
+        hold.expires_at,
+        int(hold.symmetric),
+        json.dumps(body, separators=(",", ":")),
+    )
+
+
+def _hold(row: tuple[Any, ...]) -> Hold:
+    transaction, token, state, start, end, expires_at, symmetric, text = row
+    body = json.loads(text)
+    return Hold(
+        transaction=transaction,
+        token=token,
+        state=HoldState(state),
+        start=start,
+        end=end,
+        expires_at=expires_at,
+        symmetric=bool(symmetric),
+        segments=tuple(SegmentAsk(*s) for s in body["segments"]),
+        allocations=tuple(
+            tuple(Allocation(Path(tuple(n), tuple(links)), bw) for n, links, bw in allocations)
+            for allocations in body["allocations"]
+        ),
+        vlans=tuple(VlanPick(*v) for v in body["vlans"]),
+    )

@@ -1,0 +1,198 @@
+"""An orchestrator and its domain agents as real processes on loopback.
+
+For `braid demo`, the fault tests and the negotiation benchmark: each agent
+and the orchestrator is its own Python process speaking real gRPC, with its
+own SQLite file in `workdir`. Agent addresses in the topology file are
+rewritten to free loopback ports (kept across restarts of one process).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from braid.adapters.domain_files import load_multidomain
+from braid.adapters.rpc.channels import open_channel
+from braid.adapters.rpc.v1 import negotiation_pb2 as pb
+from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+
+READY_TIMEOUT = 20.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Process:
+    name: str
+    popen: subprocess.Popen[str]
+    banner: str = ""
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+
+@dataclass
+class LocalCluster:
+    """Start with `start()`; always `stop()` (or use it as a context manager)."""
+
+    topology: Path
+    workdir: Path
+    orchestrator_args: list[str] = field(default_factory=list)
+    agent_args: list[str] = field(default_factory=list)
+    ports: dict[str, int] = field(default_factory=dict)
+    processes: dict[str, Process] = field(default_factory=dict)
+    _channels: dict[str, Any] = field(default_factory=dict)
+
+    def __enter__(self) -> LocalCluster:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def domains(self) -> list[str]:
+        return [d for d in self.ports if d != "orchestrator"]
+
+    def start(self) -> LocalCluster:
+        self.start_files_only()
+        try:
+            # Agents start side by side (each spends most of its start importing).
+            launched = [self._launch(d, self._agent_args(d), None) for d in self.domains]
+            for process in launched:
+                self._ready(process)
+            self.start_orchestrator()
+        except Exception:
+            self.stop()
+            raise
+        return self
+
+    def start_files_only(self) -> None:
+        """Write the topology with free ports, start nothing (start processes one by one)."""
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        data = yaml.safe_load(self.topology.read_text(encoding="utf-8"))
+        for entry in data["domains"]:
+            self.ports[entry["id"]] = free_port()
+            entry["agent"] = f"127.0.0.1:{self.ports[entry['id']]}"
+        self.ports["orchestrator"] = free_port()
+        self.file = self.workdir / "topology.yaml"
+        self.file.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+        load_multidomain(self.file)  # fail here, not in a child, on a bad file
+
+    def _launch(self, name: str, args: list[str], extra_env: dict[str, str] | None) -> Process:
+        command = [sys.executable, "-m", "braid.cli.agent_cmd", *args]
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **(extra_env or {}))
+        # stderr to a file: a pipe nobody reads would stall a chatty process.
+        with (self.workdir / f"{name}.log").open("a", encoding="utf-8") as log:
+            popen = subprocess.Popen(
+                command, stdout=subprocess.PIPE, stderr=log, text=True, env=env
+            )
+        process = Process(name, popen)
+        self.processes[name] = process
+        return process
+
+    def _ready(self, process: Process) -> Process:
+        """Wait for the process's banner line; a process that dies first is an error."""
+        assert process.popen.stdout is not None
+        line = process.popen.stdout.readline()
+        if "listening" not in line:
+            self.processes.pop(process.name, None)
+            process.popen.kill()
+            process.popen.communicate(timeout=READY_TIMEOUT)
+            log = (self.workdir / f"{process.name}.log").read_text(encoding="utf-8")
+            raise RuntimeError(f"{process.name} did not start: {line.strip()} {log[-2000:]}")
+        process.banner = line.strip()
+        return process
+
+    def _agent_args(self, domain: str) -> list[str]:
+        return [
+            "agent", "--topology", str(self.file), "--domain", domain,
+            "--store", str(self.workdir / f"{domain}.db"),
+            "--listen", f"127.0.0.1:{self.ports[domain]}", *self.agent_args,
+        ]  # fmt: skip
+
+    def start_agent(self, domain: str, env: dict[str, str] | None = None) -> Process:
+        return self._ready(self._launch(domain, self._agent_args(domain), env))
+
+    def start_orchestrator(self, env: dict[str, str] | None = None) -> Process:
+        args = [
+            "orchestrator", "--topology", str(self.file),
+            "--store", str(self.workdir / "orchestrator.db"),
+            "--listen", f"127.0.0.1:{self.ports['orchestrator']}", *self.orchestrator_args,
+        ]  # fmt: skip
+        return self._ready(self._launch("orchestrator", args, env))
+
+    def wait_exit(self, name: str, timeout: float = 10.0) -> int:
+        """Wait for a process that is meant to die by itself (an injected fault)."""
+        process = self.processes.pop(name)
+        process.popen.communicate(timeout=timeout)
+        self._drop_channel(name)
+        return int(process.popen.returncode)
+
+    def kill(self, name: str) -> None:
+        """Kill a process at once (SIGKILL): a crash, nothing flushed or said goodbye."""
+        process = self.processes.pop(name)
+        process.popen.kill()
+        process.popen.communicate(timeout=10)
+        self._drop_channel(name)
+
+    def terminate(self, name: str) -> None:
+        process = self.processes.pop(name)
+        process.popen.send_signal(signal.SIGTERM)
+        try:
+            process.popen.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.popen.kill()
+            process.popen.communicate(timeout=10)
+        self._drop_channel(name)
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            if process.alive():
+                process.popen.send_signal(signal.SIGTERM)
+        for name in list(self.processes):
+            self.terminate(name)
+        for channel in self._channels.values():
+            channel.close()
+        self._channels.clear()
+
+    # -- clients -----------------------------------------------------------------
+
+    def channel(self, name: str) -> Any:
+        if name not in self._channels:
+            self._channels[name] = open_channel(f"127.0.0.1:{self.ports[name]}")
+        return self._channels[name]
+
+    def _drop_channel(self, name: str) -> None:
+        channel = self._channels.pop(name, None)
+        if channel is not None:
+            channel.close()
+
+    def orchestrator(self) -> Any:
+        return pb_grpc.OrchestratorStub(self.channel("orchestrator"))
+
+    def agent(self, domain: str) -> Any:
+        return pb_grpc.DomainAgentStub(self.channel(domain))
+
+    def reserve(self, request: pb.Reservation, timeout: float = 30.0) -> pb.ReservationResp:
+        reply: pb.ReservationResp = self.orchestrator().Reserve(request, timeout=timeout)
+        return reply
+
+    def reports(self, timeout: float = 5.0) -> dict[str, pb.StatusReport]:
+        """Every running agent's Status (all transactions, peak link loads)."""
+        return {
+            d: self.agent(d).Status(pb.StatusQuery(), timeout=timeout)
+            for d in self.domains
+            if d in self.processes
+        }

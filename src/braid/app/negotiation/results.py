@@ -1,0 +1,118 @@
+"""What a negotiation takes and returns: the request, the trace, the outcome."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from braid.core.negotiation.routes import Leg
+from braid.core.negotiation.strategies import STRATEGIES, Strategy
+from braid.core.units import to_mbps
+
+DEFAULT_STRATEGY: Strategy = "partial-offers"
+
+
+@dataclass(frozen=True, slots=True)
+class NegotiationRequest:
+    """A multi-domain reservation: `bandwidth` bit/s from src to dst throughout [start, end)."""
+
+    id: str
+    src_domain: str
+    src_point: str
+    dst_domain: str
+    dst_point: str
+    bandwidth: int
+    start: int
+    end: int
+    strategy: Strategy | None = None
+    max_paths: int = 0
+    symmetric: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
+    phase: str
+    domain: str
+    text: str
+
+    def line(self) -> str:
+        who = f"{self.domain}: " if self.domain else ""
+        return f"[{self.phase}] {who}{self.text}"
+
+
+@dataclass(frozen=True, slots=True)
+class PathOutcome:
+    legs: tuple[Leg, ...]
+    bandwidth: int
+    vlans: tuple[tuple[str, int], ...] = ()
+
+    def domains(self) -> tuple[str, ...]:
+        return tuple(leg.domain for leg in self.legs)
+
+
+@dataclass(frozen=True)
+class NegotiationResult:
+    id: str
+    success: bool
+    reason: str = ""
+    transaction: str = ""
+    strategy: str = ""
+    paths: tuple[PathOutcome, ...] = ()
+    trace: tuple[TraceEvent, ...] = field(default_factory=tuple)
+
+    @property
+    def granted(self) -> int:
+        return sum(p.bandwidth for p in self.paths)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (bandwidth in Mbit/s, as every braid output)."""
+        return {
+            "id": self.id,
+            "status": "committed" if self.success else "failed",
+            "reason": self.reason,
+            "transaction": self.transaction,
+            "strategy": self.strategy,
+            "bandwidth": to_mbps(self.granted),
+            "bandwidth_bps": self.granted,
+            "paths": [
+                {
+                    "domains": list(p.domains()),
+                    "legs": [[leg.domain, leg.entry, leg.exit] for leg in p.legs],
+                    "bandwidth": to_mbps(p.bandwidth),
+                    "bandwidth_bps": p.bandwidth,
+                    "vlans": [[link, vlan] for link, vlan in p.vlans],
+                }
+                for p in self.paths
+            ],
+            "trace": [[e.phase, e.domain, e.text] for e in self.trace],
+        }
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> NegotiationResult:
+        return NegotiationResult(
+            id=data["id"],
+            success=data["status"] == "committed",
+            reason=data["reason"],
+            transaction=data["transaction"],
+            strategy=data["strategy"],
+            paths=tuple(
+                PathOutcome(
+                    tuple(Leg(*leg) for leg in p["legs"]),
+                    int(p["bandwidth_bps"]),
+                    tuple((link, int(vlan)) for link, vlan in p["vlans"]),
+                )
+                for p in data["paths"]
+            ),
+            trace=tuple(TraceEvent(*e) for e in data["trace"]),
+        )
+
+
+def check_strategy(value: str | None) -> Strategy | None:
+    if value is None or value == "":
+        return None
+    for strategy in STRATEGIES:
+        if value == strategy:
+            return strategy
+    from braid.core.errors import InputError
+
+    raise InputError("strategy", f"unknown strategy {value!r}; one of {', '.join(STRATEGIES)}")

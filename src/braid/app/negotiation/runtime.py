@@ -1,0 +1,115 @@
+"""Wire the orchestrator to real agents and its decision log (what `braid serve` calls).
+
+    runtime = start_negotiation(Path("net.yaml"), Path("decisions.db"))
+    result = runtime.orchestrator.reserve(NegotiationRequest(...))
+    runtime.close()
+
+Starting finishes every transaction left in doubt by a previous run (the
+decision is re-sent) and keeps a background finisher for agents that are
+down for a while.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from braid.adapters.domain_files import load_multidomain
+from braid.adapters.rpc.agent_client import GrpcAgentPool
+from braid.adapters.rpc.channels import TlsFiles, start_server
+from braid.app.negotiation.decision_log import DecisionLog
+from braid.app.negotiation.delivery import Finisher
+from braid.app.negotiation.negotiator import Orchestrator, OrchestratorConfig
+from braid.app.negotiation.results import NegotiationResult, TraceEvent
+from braid.core.negotiation.transaction import Decision, Transaction
+
+# Fault injection for the fault tests: "exit-after-decide" kills the process
+# right after a decision became durable, before any participant heard it.
+FAULT_VARIABLE = "BRAID_FAULT_ORCHESTRATOR"
+
+
+@dataclass
+class NegotiationRuntime:
+    orchestrator: Orchestrator
+    recovered: int
+    _pool: GrpcAgentPool
+    _decisions: DecisionLog
+    _finisher: Finisher
+    server: Any = None
+    port: int = 0
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.stop(1.0).wait()
+        self._finisher.stop()
+        self._pool.close()
+        self._decisions.close()
+
+
+def start_negotiation(
+    topology: Path,
+    decisions: Path,
+    *,
+    config: OrchestratorConfig | None = None,
+    timeout: float = 2.0,
+    tls: TlsFiles | None = None,
+    synchronous: str = "FULL",
+    finish_period: float = 1.0,
+    parallel: bool = True,
+) -> NegotiationRuntime:
+    domains = load_multidomain(topology)
+    addresses = {d: spec.agent for d, spec in domains.view.domains.items() if spec.agent}
+    pool = GrpcAgentPool(addresses, timeout=timeout, tls=tls, parallel=parallel)
+    log = DecisionLog(decisions, synchronous=synchronous)
+    orchestrator = Orchestrator(domains.view, pool, log, config)
+    if os.environ.get(FAULT_VARIABLE) == "exit-after-decide":
+        orchestrator.after_decide = _exit_now
+    recovered = orchestrator.delivery.recover()
+    for tx in recovered:
+        _record_recovered(log, tx)
+    if recovered:
+        orchestrator.delivery.finish()
+    finisher = Finisher(orchestrator.delivery, finish_period)
+    finisher.start()
+    return NegotiationRuntime(orchestrator, len(recovered), pool, log, finisher)
+
+
+def _exit_now(tx: Transaction) -> None:
+    os._exit(70)
+
+
+def _record_recovered(log: DecisionLog, tx: Transaction) -> None:
+    """A reservation whose answer was lost in the crash gets one from the log."""
+    if tx.label or log.result(tx.reservation) is not None:
+        return
+    committed = tx.decision is Decision.COMMIT
+    result = NegotiationResult(
+        tx.reservation,
+        committed,
+        "" if committed else f"aborted: {tx.reason}",
+        tx.id,
+        trace=(
+            TraceEvent(
+                "recover",
+                "",
+                f"{tx.decision.value if tx.decision else 'abort'}: finished after a restart",
+            ),
+        ),
+    )
+    log.save_result(tx.reservation, result.to_dict())
+
+
+def serve_orchestrator(
+    runtime: NegotiationRuntime, listen: str, *, tls: TlsFiles | None = None
+) -> NegotiationRuntime:
+    """Also expose the orchestrator over gRPC (the Orchestrator service)."""
+    from braid.adapters.rpc.orchestrator_servicer import OrchestratorServicer
+    from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+
+    servicer = OrchestratorServicer(runtime.orchestrator)
+    runtime.server, runtime.port = start_server(
+        [(pb_grpc.add_OrchestratorServicer_to_server, servicer)], listen, tls=tls, workers=8
+    )
+    return runtime

@@ -1,0 +1,159 @@
+"""`braid agent` (one domain's agent) and `braid orchestrator` (the negotiating orchestrator).
+
+Both serve gRPC until SIGTERM or Ctrl-C. Run as a module too
+(`python -m braid.cli.agent_cmd agent ...`), which `braid demo` and the tests use.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from braid.cli.common import fail
+from braid.core.errors import BraidError
+
+if TYPE_CHECKING:
+    from braid.adapters.rpc.channels import TlsFiles
+
+TopologyOpt = Annotated[
+    Path, typer.Option("--topology", "-t", help="Multi-domain topology file (with `domains`).")
+]
+ListenOpt = Annotated[
+    str | None,
+    typer.Option("--listen", help="host:port to serve on (default: the address in the file)."),
+]
+CertOpt = Annotated[Path | None, typer.Option("--tls-cert", help="PEM certificate (enables TLS).")]
+KeyOpt = Annotated[Path | None, typer.Option("--tls-key", help="PEM private key of --tls-cert.")]
+CaOpt = Annotated[
+    Path | None,
+    typer.Option("--tls-ca", help="PEM CA: servers require client certificates signed by it."),
+]
+
+
+def _tls(cert: Path | None, key: Path | None, ca: Path | None) -> TlsFiles | None:
+    from braid.adapters.rpc.channels import TlsFiles
+
+    if cert is None and key is None and ca is None:
+        return None
+    for flag, path in (("--tls-cert", cert), ("--tls-key", key), ("--tls-ca", ca)):
+        if path is not None and not path.is_file():
+            fail(f"{flag}: no such file {path}")
+    return TlsFiles(cert, key, ca)
+
+
+def _wait_for_signal() -> None:
+    stop = threading.Event()
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+    stop.wait()
+
+
+def agent(
+    topology: TopologyOpt,
+    domain: Annotated[str, typer.Option("--domain", "-d", help="The domain this agent serves.")],
+    store: Annotated[Path, typer.Option("--store", help="SQLite file for holds and bookings.")],
+    listen: ListenOpt = None,
+    max_hold: Annotated[int, typer.Option("--max-hold", help="Longest hold, seconds.")] = 300,
+    tls_cert: CertOpt = None,
+    tls_key: KeyOpt = None,
+    tls_ca: CaOpt = None,
+) -> None:
+    """Serve one domain's offers, holds and bookings over gRPC (the D-O interface)."""
+    from braid.app.agent_server import start_agent
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
+    try:
+        handle = start_agent(
+            topology,
+            domain,
+            store,
+            listen=listen,
+            tls=_tls(tls_cert, tls_key, tls_ca),
+            max_hold_seconds=max_hold,
+        )
+    except (BraidError, OSError, ValueError) as exc:
+        fail(str(exc))
+    held = sum(1 for h in handle.service.status() if h.state.value == "held")
+    typer.echo(
+        f"braid agent {domain} listening on port {handle.port} "
+        f"({'visible' if handle.service.visible else 'blind'}, {held} holds restored)"
+    )
+    _wait_for_signal()
+    handle.stop()
+    typer.echo(f"braid agent {domain} stopped")
+
+
+def orchestrator(
+    topology: TopologyOpt,
+    store: Annotated[Path, typer.Option("--store", help="SQLite file for the decision log.")],
+    listen: Annotated[str, typer.Option("--listen", help="host:port to serve on.")] = (
+        "127.0.0.1:7100"
+    ),
+    strategy: Annotated[
+        str, typer.Option("--strategy", help="equal-split, partial-offers or full-offers.")
+    ] = "partial-offers",
+    max_paths: Annotated[int, typer.Option("--max-paths", help="Candidate domain paths.")] = 2,
+    timeout: Annotated[float, typer.Option("--timeout", help="Per call to an agent, s.")] = 2.0,
+    hold: Annotated[int, typer.Option("--hold", help="Hold lifetime asked at Prep, s.")] = 60,
+    sync: Annotated[
+        str,
+        typer.Option("--sync", help="Decision log: FULL (fsync each decision) or NORMAL."),
+    ] = "FULL",
+    parallel: Annotated[
+        bool,
+        typer.Option(
+            "--parallel/--sequential",
+            help="Call a round's agents together (default) or one after another (less CPU).",
+        ),
+    ] = True,
+    tls_cert: CertOpt = None,
+    tls_key: KeyOpt = None,
+    tls_ca: CaOpt = None,
+) -> None:
+    """Negotiate multi-domain reservations with the agents (Orchestrator gRPC service)."""
+    from braid.app.negotiation.negotiator import OrchestratorConfig
+    from braid.app.negotiation.results import check_strategy
+    from braid.app.negotiation.runtime import serve_orchestrator, start_negotiation
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
+    tls = _tls(tls_cert, tls_key, tls_ca)
+    try:
+        chosen = check_strategy(strategy) or "partial-offers"
+        config = OrchestratorConfig(chosen, max_paths, hold)
+        runtime = start_negotiation(
+            topology,
+            store,
+            config=config,
+            timeout=timeout,
+            tls=tls,
+            synchronous=sync.upper(),
+            parallel=parallel,
+        )
+        serve_orchestrator(runtime, listen, tls=tls)
+    except (BraidError, OSError, ValueError) as exc:
+        fail(str(exc))
+    typer.echo(
+        f"braid orchestrator listening on port {runtime.port} "
+        f"({runtime.recovered} in-doubt transactions finished)"
+    )
+    _wait_for_signal()
+    runtime.close()
+    typer.echo("braid orchestrator stopped")
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True)
+app.command("agent")(agent)
+app.command("orchestrator")(orchestrator)
+
+if __name__ == "__main__":
+    app()

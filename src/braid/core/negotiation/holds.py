@@ -1,0 +1,277 @@
+"""One domain's holds and bookings for negotiated transactions (pure; time is an argument).
+
+A hold is capacity set aside by ReservationPrep until `expires_at`; Commit
+turns it into a booking, Abort or expiry frees it. Every segment of a
+transaction is booked in the domain's `Network` at Prep (so later offers and
+holds see it), under the booking id ``<transaction>#<segment>``. Commit and
+Abort are idempotent: a repeat reports the state and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
+
+from braid.core.domains import VlanRange
+from braid.core.errors import InputError
+from braid.core.multipath import SplitPlan, max_flow_value, split_fixed
+from braid.core.network import Allocation, Booking, Network
+from braid.core.timeline import OverbookingError
+
+
+class HoldState(Enum):
+    HELD = "held"
+    COMMITTED = "committed"
+    ABORTED = "aborted"
+    EXPIRED = "expired"
+
+
+FINAL = frozenset({HoldState.COMMITTED, HoldState.ABORTED, HoldState.EXPIRED})
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentAsk:
+    entry: str
+    exit: str
+    bandwidth: int
+    path_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class VlanPick:
+    link: str
+    vlan: int
+    path_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """A transaction at this domain; `allocations` per segment (empty for a tombstone)."""
+
+    transaction: str
+    token: str
+    state: HoldState
+    start: int
+    end: int
+    expires_at: int
+    symmetric: bool
+    segments: tuple[SegmentAsk, ...]
+    allocations: tuple[tuple[Allocation, ...], ...]
+    vlans: tuple[VlanPick, ...] = ()
+
+
+class PrepRefused(Exception):  # noqa: N818 - a vote, not a failure of the agent
+    """The domain votes no; the message says why."""
+
+
+class UnknownTransactionError(InputError):
+    def __init__(self, transaction: str) -> None:
+        super().__init__("transaction_id", f"unknown transaction {transaction!r}")
+
+
+class StateConflictError(InputError):
+    pass
+
+
+class BadTokenError(InputError):
+    def __init__(self, transaction: str) -> None:
+        super().__init__("token", f"does not belong to transaction {transaction!r}")
+
+
+class HoldBook:
+    """Holds and bookings of one domain over its own `Network`."""
+
+    def __init__(self, network: Network, vlan_links: Mapping[str, VlanRange]) -> None:
+        self.network = network
+        self.vlan_links = dict(vlan_links)
+        self.holds: dict[str, Hold] = {}
+
+    # -- queries -----------------------------------------------------------
+
+    def offer(self, entry: str, exit: str, start: int, end: int, symmetric: bool) -> int:
+        """The most this domain can carry from `entry` to `exit` throughout [start, end)."""
+        if entry == exit:
+            return _largest_capacity(self.network)
+        view = self.network.window(start, end, symmetric=symmetric)
+        return max_flow_value(self.network.topology, entry, exit, view.usable, symmetric=symmetric)
+
+    # -- Prep, Commit, Abort, expiry -----------------------------------------
+
+    def prepare(
+        self,
+        transaction: str,
+        token: str,
+        segments: Sequence[SegmentAsk],
+        start: int,
+        end: int,
+        expires_at: int,
+        symmetric: bool,
+    ) -> Hold:
+        """Hold every segment or none; raises PrepRefused with the reason for a no vote."""
+        known = self.holds.get(transaction)
+        if known is not None:
+            if known.token != token:
+                raise BadTokenError(transaction)
+            if known.state is HoldState.HELD and known.segments == tuple(segments):
+                return known  # a repeated Prep: the same vote again
+            raise StateConflictError(
+                "transaction_id", f"transaction {transaction!r} is {known.state.value}"
+            )
+        booked: list[tuple[Allocation, ...]] = []
+        try:
+            for index, segment in enumerate(segments):
+                booked.append(
+                    self._hold_segment(transaction, index, segment, start, end, symmetric)
+                )
+            hold = Hold(
+                transaction,
+                token,
+                HoldState.HELD,
+                start,
+                end,
+                expires_at,
+                symmetric,
+                tuple(segments),
+                tuple(booked),
+            )
+            hold = replace(hold, vlans=self._pick_vlans(hold))
+        except PrepRefused:
+            for index, allocations in enumerate(booked):
+                if allocations:
+                    self.network.release(f"{transaction}#{index}")
+            raise
+        self.holds[transaction] = hold
+        return hold
+
+    def _hold_segment(
+        self,
+        transaction: str,
+        index: int,
+        segment: SegmentAsk,
+        start: int,
+        end: int,
+        symmetric: bool,
+    ) -> tuple[Allocation, ...]:
+        if segment.entry == segment.exit:
+            return ()
+        plan = split_fixed(
+            self.network,
+            segment.entry,
+            segment.exit,
+            segment.bandwidth,
+            start,
+            end,
+            max_paths=4,
+            symmetric=symmetric,
+        )
+        if not isinstance(plan, SplitPlan):
+            raise PrepRefused(plan.reason)
+        booking = plan.booking(f"{transaction}#{index}", start, end, symmetric=symmetric)
+        try:
+            self.network.commit(booking)
+        except OverbookingError as exc:  # pragma: no cover - split_fixed checked the room
+            raise PrepRefused(str(exc)) from exc
+        return booking.allocations
+
+    def commit(self, transaction: str, token: str) -> tuple[Hold, bool]:
+        """(the hold, whether this call changed it); Commit after expiry or Abort conflicts."""
+        hold = self._known(transaction, token)
+        if hold.state is HoldState.COMMITTED:
+            return hold, False
+        if hold.state is not HoldState.HELD:
+            raise StateConflictError(
+                "transaction_id",
+                f"cannot commit: transaction {transaction!r} is {hold.state.value}",
+            )
+        hold = replace(hold, state=HoldState.COMMITTED)
+        self.holds[transaction] = hold
+        return hold, True
+
+    def abort(self, transaction: str, token: str, *, tombstone: bool = True) -> tuple[Hold, bool]:
+        """Free a hold. An Abort for an unknown transaction leaves a tombstone so that
+        a Prep overtaken by its Abort is refused when it arrives."""
+        hold = self.holds.get(transaction)
+        if hold is None:
+            if not tombstone:
+                raise UnknownTransactionError(transaction)
+            hold = Hold(transaction, token, HoldState.ABORTED, 0, 0, 0, True, (), ())
+            self.holds[transaction] = hold
+            return hold, True
+        if hold.token != token:
+            raise BadTokenError(transaction)
+        if hold.state in (HoldState.ABORTED, HoldState.EXPIRED):
+            return hold, False
+        if hold.state is HoldState.COMMITTED:
+            raise StateConflictError(
+                "transaction_id", f"cannot abort: transaction {transaction!r} is committed"
+            )
+        return self._free(hold, HoldState.ABORTED), True
+
+    def expire(self, now: int) -> list[Hold]:
+        """Free every hold whose time ran out by `now`."""
+        due = [h for h in self.holds.values() if h.state is HoldState.HELD and h.expires_at <= now]
+        return [self._free(h, HoldState.EXPIRED) for h in due]
+
+    def _free(self, hold: Hold, state: HoldState) -> Hold:
+        for index, allocations in enumerate(hold.allocations):
+            if allocations:
+                self.network.release(f"{hold.transaction}#{index}")
+        freed = replace(hold, state=state)
+        self.holds[hold.transaction] = freed
+        return freed
+
+    def _known(self, transaction: str, token: str) -> Hold:
+        hold = self.holds.get(transaction)
+        if hold is None or (hold.state is HoldState.ABORTED and not hold.segments):
+            raise UnknownTransactionError(transaction)
+        if hold.token != token:
+            raise BadTokenError(transaction)
+        return hold
+
+    # -- restart -------------------------------------------------------------
+
+    def restore(self, holds: Iterable[Hold]) -> None:
+        """Put persisted holds back: HELD and COMMITTED ones occupy capacity again."""
+        for hold in holds:
+            if hold.state in (HoldState.HELD, HoldState.COMMITTED):
+                for index, allocations in enumerate(hold.allocations):
+                    if allocations:
+                        self.network.commit(
+                            Booking(
+                                f"{hold.transaction}#{index}",
+                                hold.start,
+                                hold.end,
+                                allocations,
+                                hold.symmetric,
+                            )
+                        )
+            self.holds[hold.transaction] = hold
+
+    # -- VLANs on owned inter-domain links -------------------------------------
+
+    def _pick_vlans(self, hold: Hold) -> tuple[VlanPick, ...]:
+        picks: list[VlanPick] = []
+        for segment, allocations in zip(hold.segments, hold.allocations, strict=True):
+            for link in sorted({link for a in allocations for link in a.path.links}):
+                if link in self.vlan_links:
+                    vlan = self._free_vlan(link, hold, picks)
+                    picks.append(VlanPick(link, vlan, segment.path_index))
+        return tuple(dict.fromkeys(picks))
+
+    def _free_vlan(self, link: str, hold: Hold, taken_now: Sequence[VlanPick]) -> int:
+        used = {p.vlan for p in taken_now if p.link == link}
+        for other in self.holds.values():
+            if other.state in (HoldState.HELD, HoldState.COMMITTED) and (
+                other.start < hold.end and hold.start < other.end
+            ):
+                used.update(p.vlan for p in other.vlans if p.link == link)
+        span = self.vlan_links[link]
+        for vlan in range(span.low, span.high + 1):
+            if vlan not in used:
+                return vlan
+        raise PrepRefused(f"no free VLAN on link {link} in {span.low}-{span.high}")
+
+
+def _largest_capacity(network: Network) -> int:
+    return max((link.capacity for link in network.topology.links.values()), default=0)

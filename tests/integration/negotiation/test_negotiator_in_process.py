@@ -1,0 +1,196 @@
+"""The negotiator against in-process agents (a fake pool, real agent services and stores).
+
+Fast enough for Hypothesis: any sequence of reservations, strategies and
+agent outages leaves every domain's ledger consistent with the outcomes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from braid.adapters.domain_files import load_multidomain
+from braid.app.agent import AgentError, AgentService
+from braid.app.agent_store import AgentStore
+from braid.app.negotiation.decision_log import DecisionLog
+from braid.app.negotiation.negotiator import Orchestrator
+from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
+from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
+from braid.core.negotiation.holds import HoldState, SegmentAsk
+from braid.core.negotiation.strategies import STRATEGIES, Strategy
+from braid.core.negotiation.transaction import Phase
+from tests.integration.negotiation.conftest import SMALL
+
+T = TypeVar("T")
+G = 10**9
+
+
+class Done:
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        if isinstance(self.value, CallFailedError):
+            raise self.value
+        return self.value
+
+
+class FakePool:
+    """Calls AgentService objects directly; a domain in `down` is unreachable."""
+
+    def __init__(self, services: dict[str, AgentService]) -> None:
+        self.services = services
+        self.down: set[str] = set()
+
+    def _run(self, domain: str, call: Callable[[AgentService], T]) -> Done:
+        if domain in self.down:
+            return Done(CallFailedError(domain, "UNAVAILABLE", "", "down"))
+        try:
+            return Done(call(self.services[domain]))
+        except AgentError as exc:
+            return Done(CallFailedError(domain, "FAILED", f"ERROR_CODE_{exc.code}", exc.message))
+
+    def offers(
+        self, domain: str, tx: str, token: str, window: Window, spans: Any, symmetric: bool
+    ) -> Done:
+        return self._run(domain, lambda s: s.offers(tx, token, window, spans, symmetric))
+
+    def prepare(
+        self,
+        domain: str,
+        tx: str,
+        token: str,
+        window: Window,
+        segments: Sequence[SegmentAsk],
+        hold_seconds: int,
+        symmetric: bool,
+    ) -> Done:
+        def prep(s: AgentService) -> PrepReply:
+            vote = s.prepare(tx, token, window, segments, hold_seconds, symmetric)
+            return PrepReply(vote.yes, vote.reason)
+
+        return self._run(domain, prep)
+
+    def commit(self, domain: str, tx: str, token: str) -> Done:
+        return self._run(domain, lambda s: s.commit(tx, token)[0].state.value)
+
+    def abort(self, domain: str, tx: str, token: str) -> Done:
+        return self._run(domain, lambda s: s.abort(tx, token)[0].state.value)
+
+
+@pytest.fixture
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], Any]]:
+    made: list[Any] = []
+
+    def make() -> tuple[Orchestrator, FakePool]:
+        folder = tmp_path_factory.mktemp("w")
+        source = folder / "small.yaml"
+        source.write_text(yaml.safe_dump(SMALL))
+        domains = load_multidomain(source)
+        services = {
+            d: AgentService(domains, d, AgentStore(folder / f"{d}.db"))
+            for d in domains.view.domains
+        }
+        pool = FakePool(services)
+        log = DecisionLog(Path(folder / "o.db"), synchronous="NORMAL")
+        made.append(log)
+        return Orchestrator(domains.view, pool, log), pool
+
+    yield make
+    for log in made:
+        log.close()
+
+
+def request(rid: str, gbps: int, strategy: Strategy, paths: int, slot: int) -> NegotiationRequest:
+    start = int(time.time()) + 60 + slot * 600
+    return NegotiationRequest(
+        rid, "site-a", "a-host", "site-b", "b-host", gbps * G, start, start + 1200,
+        strategy, paths,
+    )  # fmt: skip
+
+
+def assert_consistent(o: Orchestrator, pool: FakePool, results: list[NegotiationResult]) -> None:
+    committed = {
+        r.transaction: {leg.domain for p in r.paths for leg in p.legs} for r in results if r.success
+    }
+    for domain, service in pool.services.items():
+        for hold in service.status():
+            assert hold.state is not HoldState.HELD or domain in pool.down, (domain, hold)
+            if hold.state is HoldState.COMMITTED:
+                assert domain in committed.get(hold.transaction, set()), (domain, hold)
+        for peak in service.peaks():
+            assert peak.peak <= peak.capacity
+    for tx, domains in committed.items():
+        for domain in domains - pool.down:
+            (hold,) = pool.services[domain].status(tx)
+            assert hold.state is HoldState.COMMITTED
+
+
+reservations = st.lists(
+    st.tuples(
+        st.integers(1, 14),
+        st.sampled_from(STRATEGIES),
+        st.integers(1, 2),
+        st.integers(0, 3),
+        st.sampled_from([None, "w1", "w2", "site-b"]),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(reservations)
+def test_any_run_leaves_the_ledgers_consistent(world: Callable[[], Any], script: list[Any]) -> None:
+    orchestrator, pool = world()
+    results = []
+    for i, (gbps, strategy, paths, slot, outage) in enumerate(script):
+        pool.down = {outage} if outage else set()
+        results.append(orchestrator.reserve(request(f"r{i}", gbps, strategy, paths, slot)))
+        assert_consistent(orchestrator, pool, results)
+    pool.down = set()
+    orchestrator.delivery.finish()  # what the finisher does once everyone is back
+    assert orchestrator.delivery.open_transactions() == []
+    assert_consistent(orchestrator, pool, results)
+    for r in results:
+        if r.success:
+            assert r.granted == next(
+                int(g * G) for i, (g, *_) in enumerate(script) if f"r{i}" == r.id
+            )
+
+
+def test_the_decision_is_durable_before_any_commit(world: Callable[[], Any]) -> None:
+    orchestrator, pool = world()
+    seen: list[Phase] = []
+
+    def spy(tx: Any) -> None:
+        stored = orchestrator.decisions.transaction(tx.key)
+        assert stored is not None and stored.decision is tx.decision
+        held = [h for s in pool.services.values() for h in s.status() if h.transaction == tx.id]
+        assert held and all(h.state is HoldState.HELD for h in held)
+        seen.append(stored.phase)
+
+    orchestrator.after_decide = spy
+    assert orchestrator.reserve(request("r", 3, "partial-offers", 1, 0)).success
+    assert seen == [Phase.DECIDED]
+
+
+def test_an_unknown_end_point_fails_with_the_site_s_reason(world: Callable[[], Any]) -> None:
+    orchestrator, pool = world()
+    bad = request("r", 3, "partial-offers", 2, 0)
+    result = orchestrator.reserve(
+        NegotiationRequest(bad.id, "site-a", "nowhere", "site-b", "b-host", bad.bandwidth,
+                           bad.start, bad.end, bad.strategy, bad.max_paths)
+    )  # fmt: skip
+    assert not result.success
+    assert "site-a refused" in result.reason and "'nowhere'" in result.reason
+    assert all(not s.status() for s in pool.services.values())  # nothing held, nothing recorded

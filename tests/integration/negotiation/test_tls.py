@@ -1,0 +1,111 @@
+"""An agent with mutual TLS: the orchestrator's client with a certificate gets in, others do not."""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+import yaml
+
+pytest.importorskip("cryptography")
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from braid.adapters.rpc.agent_client import GrpcAgentPool
+from braid.adapters.rpc.channels import TlsFiles
+from braid.adapters.rpc.v1 import negotiation_pb2 as pb
+from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+from braid.app.negotiation.local_cluster import LocalCluster
+from braid.app.negotiation.ports import CallFailedError
+from tests.integration.negotiation.conftest import SMALL
+
+pytestmark = pytest.mark.slow
+
+
+def _issue(
+    folder: Path, name: str, issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey] | None
+) -> tuple[x509.Name, ec.EllipticCurvePrivateKey]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    issuer_name, issuer_key = issuer or (subject, key)
+    now = datetime.datetime.now(datetime.UTC)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=issuer is None, path_length=None), critical=True)
+    )
+    if issuer is not None:
+        builder = builder.add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+    cert = builder.sign(issuer_key, hashes.SHA256())
+    (folder / f"{name}.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / f"{name}.key").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return subject, key
+
+
+@pytest.fixture
+def tls_agent(tmp_path: Path) -> Iterator[tuple[LocalCluster, Path]]:
+    ca = _issue(tmp_path, "ca", None)
+    _issue(tmp_path, "agent", ca)
+    _issue(tmp_path, "orchestrator", ca)
+    source = tmp_path / "small.yaml"
+    source.write_text(yaml.safe_dump(SMALL))
+    cluster = LocalCluster(source, tmp_path / "run")
+    cluster.start_files_only()
+    cluster.agent_args = [
+        "--tls-cert", str(tmp_path / "agent.pem"), "--tls-key", str(tmp_path / "agent.key"),
+        "--tls-ca", str(tmp_path / "ca.pem"),
+    ]  # fmt: skip
+    try:
+        cluster.start_agent("w1")
+        yield cluster, tmp_path
+    finally:
+        cluster.stop()
+
+
+def _offer(pool: GrpcAgentPool) -> list[int]:
+    now = int(time.time())
+    return pool.offers(
+        "w1", "tx", "t" * 20, (now + 60, now + 600), [("w1-x", "w1-y")], True
+    ).result()
+
+
+def test_mutual_tls_lets_in_only_certified_clients(tls_agent: tuple[LocalCluster, Path]) -> None:
+    cluster, folder = tls_agent
+    address = f"127.0.0.1:{cluster.ports['w1']}"
+    certified = TlsFiles(
+        folder / "orchestrator.pem", folder / "orchestrator.key", folder / "ca.pem"
+    )
+    pool = GrpcAgentPool({"w1": address}, tls=certified)
+    try:
+        assert _offer(pool) == [10 * 10**9]
+    finally:
+        pool.close()
+    anonymous = GrpcAgentPool({"w1": address}, tls=TlsFiles(None, None, folder / "ca.pem"))
+    try:
+        with pytest.raises(CallFailedError):
+            _offer(anonymous)
+    finally:
+        anonymous.close()
+    with grpc.insecure_channel(address) as plain, pytest.raises(grpc.RpcError):
+        pb_grpc.DomainAgentStub(plain).Describe(pb.DescribeQuery(), timeout=2)

@@ -1,0 +1,160 @@
+"""One domain's holds: Prep, Commit, Abort, expiry, restart, VLANs."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from braid.core.domains import VlanRange
+from braid.core.negotiation.holds import (
+    BadTokenError,
+    HoldBook,
+    HoldState,
+    PrepRefused,
+    SegmentAsk,
+    StateConflictError,
+    UnknownTransactionError,
+)
+from braid.core.network import Network
+from braid.core.topology import topology_from_dict
+
+G = 10**9
+TOKEN = "t" * 20
+
+
+def book() -> HoldBook:
+    topology = topology_from_dict(
+        {
+            "nodes": [{"id": n} for n in ("in", "x", "out")],
+            "links": [
+                {"id": "l1", "a": "in", "b": "x", "capacity": "10G"},
+                {"id": "l2", "a": "x", "b": "out", "capacity": "10G"},
+            ],
+        }
+    )
+    return HoldBook(Network(topology), {"l1": VlanRange(100, 101)})
+
+
+def seg(gbps: int, path: int = 0) -> SegmentAsk:
+    return SegmentAsk("in", "out", gbps * G, path)
+
+
+def prep(b: HoldBook, tx: str, gbps: int, expires: int = 100) -> None:
+    b.prepare(tx, TOKEN, [seg(gbps)], 0, 50, expires, True)
+
+
+def test_a_hold_takes_capacity_that_offers_then_lack() -> None:
+    b = book()
+    assert b.offer("in", "out", 0, 50, True) == 10 * G
+    prep(b, "t1", 6)
+    assert b.offer("in", "out", 0, 50, True) == 4 * G
+    with pytest.raises(PrepRefused):
+        prep(b, "t2", 5)
+    assert "t2" not in b.holds and b.offer("in", "out", 0, 50, True) == 4 * G
+
+
+def test_commit_and_abort_are_idempotent() -> None:
+    b = book()
+    prep(b, "t1", 6)
+    assert b.commit("t1", TOKEN)[1] is True
+    assert b.commit("t1", TOKEN) == (b.holds["t1"], False)
+    with pytest.raises(StateConflictError):
+        b.abort("t1", TOKEN)
+    prep(b, "t2", 2)
+    assert b.abort("t2", TOKEN)[1] is True
+    assert b.abort("t2", TOKEN)[1] is False
+    assert b.offer("in", "out", 0, 50, True) == 4 * G
+
+
+def test_a_wrong_token_or_unknown_transaction_changes_nothing() -> None:
+    b = book()
+    prep(b, "t1", 6)
+    with pytest.raises(BadTokenError):
+        b.commit("t1", "x" * 20)
+    with pytest.raises(BadTokenError):
+        b.abort("t1", "x" * 20)
+    with pytest.raises(UnknownTransactionError):
+        b.commit("nope", TOKEN)
+    assert b.holds["t1"].state is HoldState.HELD
+
+
+def test_an_abort_that_overtakes_its_prep_refuses_the_prep() -> None:
+    b = book()
+    b.abort("t1", TOKEN)
+    with pytest.raises(StateConflictError):
+        prep(b, "t1", 1)
+    assert b.offer("in", "out", 0, 50, True) == 10 * G
+
+
+def test_expiry_frees_and_commit_after_expiry_conflicts() -> None:
+    b = book()
+    prep(b, "t1", 6, expires=10)
+    assert b.expire(9) == []
+    assert [h.transaction for h in b.expire(10)] == ["t1"]
+    assert b.offer("in", "out", 0, 50, True) == 10 * G
+    with pytest.raises(StateConflictError):
+        b.commit("t1", TOKEN)
+
+
+def test_vlans_are_picked_per_path_and_run_out() -> None:
+    b = book()
+    b.prepare("t1", TOKEN, [seg(1, 0)], 0, 50, 100, True)
+    b.prepare("t2", TOKEN, [seg(1, 0)], 0, 50, 100, True)
+    assert [v.vlan for v in b.holds["t1"].vlans + b.holds["t2"].vlans] == [100, 101]
+    with pytest.raises(PrepRefused, match="no free VLAN"):
+        prep(b, "t3", 1)
+    assert b.offer("in", "out", 0, 50, True) == 8 * G
+    b.prepare("t4", TOKEN, [seg(1, 0)], 50, 60, 100, True)  # another time: VLANs free again
+
+
+def test_restore_rebuilds_the_same_bookings() -> None:
+    b = book()
+    prep(b, "t1", 3)
+    prep(b, "t2", 4)
+    b.commit("t1", TOKEN)
+    b.abort("t2", TOKEN)
+    prep(b, "t3", 2)
+    again = book()
+    again.restore(b.holds.values())
+    assert again.offer("in", "out", 0, 50, True) == b.offer("in", "out", 0, 50, True) == 5 * G
+    assert {t: h.state for t, h in again.holds.items()} == {t: h.state for t, h in b.holds.items()}
+
+
+events = st.lists(
+    st.tuples(
+        st.sampled_from(["prep", "commit", "abort", "expire"]),
+        st.integers(0, 5),
+        st.integers(1, 6),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(events)
+def test_capacity_always_equals_what_live_holds_take(script: list[tuple[str, int, int]]) -> None:
+    b = book()
+    now = 0
+    for action, n, gbps in script:
+        tx = f"t{n}"
+        try:
+            if action == "prep":
+                prep(b, tx, gbps, expires=now + 5)
+            elif action == "commit":
+                b.commit(tx, TOKEN)
+            elif action == "abort":
+                b.abort(tx, TOKEN)
+            else:
+                now += gbps
+                b.expire(now)
+        except (PrepRefused, StateConflictError, UnknownTransactionError):
+            pass
+        live = sum(
+            s.bandwidth
+            for h in b.holds.values()
+            if h.state in (HoldState.HELD, HoldState.COMMITTED)
+            for s in h.segments
+        )
+        assert live <= 10 * G
+        assert b.offer("in", "out", 0, 50, True) == 10 * G - live
