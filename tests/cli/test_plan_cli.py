@@ -1,4 +1,4 @@
-"""`braid plan`, `braid demo` and `braid topology` through the real command."""
+"""`braid plan`, `braid example` and `braid topology` through the real command."""
 
 import json
 import subprocess
@@ -79,13 +79,13 @@ def test_missing_files_fail_cleanly(args: list[str]) -> None:
     assert result.returncode == 2 and "error:" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_demo_runs_and_shows_every_outcome() -> None:
-    result = braid("demo", "--json")
+def test_example_runs_and_shows_every_outcome() -> None:
+    result = braid("example", "--json")
     assert result.returncode == 0, result.stderr
     decisions = [json.loads(line) for line in result.stdout.splitlines()]
     by_id = {d["id"]: d for d in decisions if d["status"] != "released"}
     assert len(by_id["climate-2b"]["paths"]) == 2
     assert by_id["xray-1"]["split"] == "packet"
     assert by_id["tenant-b"]["bandwidth"] == 30000
-    table = braid("demo")
+    table = braid("example")
     assert table.returncode == 0 and "decisions" in table.stdout

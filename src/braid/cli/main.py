@@ -22,6 +22,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command("plan")(plan_cmd.plan)
+app.command("example")(plan_cmd.demo)
 app.command("demo")(demo_cmd.demo)
 app.add_typer(topology_cmd.app, name="topology")
 app.command("serve")(serve_cmd.serve)
