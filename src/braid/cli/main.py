@@ -7,6 +7,7 @@ import typer
 from braid.cli import (
     agent_cmd,
     client_cmd,
+    controller_cmd,
     demo_cmd,
     plan_cmd,
     serve_cmd,
@@ -31,6 +32,8 @@ app.add_typer(sim_cmd.app, name="sim")
 # the multi-domain pieces: one agent per domain, the negotiating orchestrator
 app.command("agent")(agent_cmd.agent)
 app.command("orchestrator")(agent_cmd.orchestrator)
+# southbound: keeps switch connections and applies rule sets
+app.command("controller")(controller_cmd.controller)
 # REST clients of `braid serve`
 app.command("reserve")(client_cmd.reserve)
 app.command("list")(client_cmd.list_reservations)

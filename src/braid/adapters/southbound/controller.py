@@ -1,0 +1,107 @@
+"""The controller driver: a client of the `braid controller` process (seed 003's "ODL method").
+
+The controller holds the desired state and the switch connections; this
+driver only sends it rule sets over the local HTTP API (`http_api`). A rule
+set for a switch that is not connected is kept by the controller and
+installed when the switch connects; `apply`/`remove` then raise
+`SwitchNotConnectedError` so the caller knows it is not in effect yet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from braid.adapters.southbound.codec import rule_set_from_json, rule_set_to_json
+from braid.adapters.southbound.driver import ReconcileReport, SouthboundError
+from braid.core.errors import InputError
+from braid.core.rules.model import RuleSet
+
+__all__ = ["ControllerDriver", "SwitchNotConnectedError"]
+
+
+class SwitchNotConnectedError(SouthboundError):
+    """The controller accepted the change but the switch is not connected yet."""
+
+
+class ControllerDriver:
+    """Talks to `braid controller` at `address`: "HOST:PORT", "http://HOST:PORT" or "unix:PATH"."""
+
+    def __init__(self, address: str, timeout: float = 30.0) -> None:
+        if address.startswith("unix:"):
+            transport = httpx.HTTPTransport(uds=address[len("unix:") :])
+            self._client = httpx.Client(
+                transport=transport, base_url="http://braid-controller", timeout=timeout
+            )
+        else:
+            base = address if "://" in address else f"http://{address}"
+            self._client = httpx.Client(base_url=base, timeout=timeout)
+        self.address = address
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> ControllerDriver:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def apply(self, rule_set: RuleSet) -> None:
+        self._change("/v1/apply", rule_set)
+
+    def remove(self, rule_set: RuleSet) -> None:
+        self._change("/v1/remove", rule_set)
+
+    def dump(self) -> dict[str, RuleSet]:
+        body = self._call("GET", "/v1/dump")
+        sets = [rule_set_from_json(r, f"rule_sets[{i}]") for i, r in enumerate(body["rule_sets"])]
+        return {r.switch: r for r in sets}
+
+    def reconcile(self) -> dict[str, ReconcileReport]:
+        body = self._call("POST", "/v1/reconcile")
+        reports = {}
+        for item in body["reports"]:
+            reports[item["switch"]] = ReconcileReport(
+                item["switch"],
+                rule_set_from_json(item["added"]),
+                rule_set_from_json(item["deleted"]),
+            )
+        return reports
+
+    def switches(self) -> dict[int, str]:
+        """Connected switches: datapath id -> name."""
+        return {s["dpid"]: s["switch"] for s in self._call("GET", "/v1/switches")["switches"]}
+
+    def _change(self, path: str, rule_set: RuleSet) -> None:
+        response = self._send("POST", path, rule_set_to_json(rule_set))
+        if response.status_code == httpx.codes.ACCEPTED:
+            raise SwitchNotConnectedError(
+                rule_set.switch,
+                "not connected; the controller installs it when the switch connects",
+            )
+        self._check(response, rule_set.switch)
+
+    def _call(self, method: str, path: str) -> Any:
+        response = self._send(method, path, None)
+        self._check(response, "")
+        return response.json()
+
+    def _send(self, method: str, path: str, body: Any) -> httpx.Response:
+        try:
+            return self._client.request(method, path, json=body)
+        except httpx.HTTPError as exc:
+            raise SouthboundError("", f"controller at {self.address} unreachable: {exc}") from exc
+
+    @staticmethod
+    def _check(response: httpx.Response, switch: str) -> None:
+        if response.is_success:
+            return
+        try:
+            message = str(response.json().get("error"))
+        except ValueError:
+            message = response.text
+        if response.status_code == httpx.codes.BAD_REQUEST:
+            raise InputError("rule_set", message)
+        raise SouthboundError(switch, f"controller answered {response.status_code}: {message}")

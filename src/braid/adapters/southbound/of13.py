@@ -1,0 +1,222 @@
+"""braid's rule model to and from os-ken's OpenFlow 1.3 message objects.
+
+Used only inside the `braid controller` process. os-ken is untyped, so the
+parser objects are `Any` here; the model side is fully typed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+from typing import Any, Final
+
+from braid.core.rules.model import (
+    UNTAGGED,
+    Action,
+    Bucket,
+    FlowRule,
+    Group,
+    GroupAction,
+    GroupKind,
+    Match,
+    Output,
+    PopVlan,
+    PushVlan,
+    SetVlan,
+)
+
+__all__ = [
+    "flow_delete",
+    "flow_from_stats",
+    "flow_mod",
+    "group_from_desc",
+    "group_mod",
+    "match_to_of",
+]
+
+VLAN_PRESENT: Final = 0x1000
+_PLAIN: Final = ("in_port", "eth_type", "eth_src", "eth_dst", "ip_proto")
+_ADDRESSES: Final = ("ipv4_src", "ipv4_dst", "arp_spa", "arp_tpa")
+_GROUP_TYPES: Final = {
+    GroupKind.ALL: 0,
+    GroupKind.SELECT: 1,
+    GroupKind.INDIRECT: 2,
+    GroupKind.FAST_FAILOVER: 3,
+}
+_PORT_FIELDS: Final = {6: ("tcp_src", "tcp_dst"), 17: ("udp_src", "udp_dst")}
+
+
+def _address_to_of(text: str) -> str | tuple[str, str]:
+    net = ipaddress.IPv4Network(text)
+    return (
+        str(net.network_address)
+        if net.prefixlen == 32
+        else (str(net.network_address), str(net.netmask))
+    )
+
+
+def _address_from_of(value: Any) -> str:
+    if isinstance(value, tuple):
+        return str(ipaddress.IPv4Network(f"{value[0]}/{value[1]}"))
+    return str(value)
+
+
+def match_to_of(parser: Any, match: Match) -> Any:
+    fields: dict[str, Any] = {}
+    for name in _PLAIN:
+        if getattr(match, name) is not None:
+            fields[name] = getattr(match, name)
+    if match.vlan_vid is not None:
+        fields["vlan_vid"] = 0 if match.vlan_vid == UNTAGGED else match.vlan_vid | VLAN_PRESENT
+    for name in _ADDRESSES:
+        value = getattr(match, name)
+        if value is not None:
+            fields[name] = _address_to_of(value)
+    if match.ip_proto in _PORT_FIELDS:
+        src, dst = _PORT_FIELDS[match.ip_proto]
+        if match.tp_src is not None:
+            fields[src] = match.tp_src
+        if match.tp_dst is not None:
+            fields[dst] = match.tp_dst
+    return parser.OFPMatch(**fields)
+
+
+def match_from_of(of_match: Any) -> Match:
+    items = dict(of_match.items())
+    fields: dict[str, Any] = {name: items[name] for name in _PLAIN if name in items}
+    if "vlan_vid" in items:
+        vid = items["vlan_vid"]
+        if isinstance(vid, tuple):
+            raise ValueError(f"braid does not model masked VLAN matches: {vid}")
+        fields["vlan_vid"] = UNTAGGED if vid == 0 else vid & ~VLAN_PRESENT
+    for name in _ADDRESSES:
+        if name in items:
+            fields[name] = _address_from_of(items[name])
+    for src, dst in _PORT_FIELDS.values():
+        if src in items:
+            fields["tp_src"] = items[src]
+        if dst in items:
+            fields["tp_dst"] = items[dst]
+    unknown = set(items) - set(_PLAIN) - set(_ADDRESSES) - {"vlan_vid"}
+    unknown -= {f for pair in _PORT_FIELDS.values() for f in pair}
+    if unknown:
+        raise ValueError(f"braid does not model match field {sorted(unknown)[0]!r}")
+    return Match(**fields)
+
+
+def actions_to_of(parser: Any, actions: Iterable[Action]) -> list[Any]:
+    result: list[Any] = []
+    for action in actions:
+        if isinstance(action, Output):
+            result.append(parser.OFPActionOutput(action.port))
+        elif isinstance(action, PushVlan):
+            result.append(parser.OFPActionPushVlan(0x8100))
+            result.append(parser.OFPActionSetField(vlan_vid=action.vid | VLAN_PRESENT))
+        elif isinstance(action, SetVlan):
+            result.append(parser.OFPActionSetField(vlan_vid=action.vid | VLAN_PRESENT))
+        elif isinstance(action, PopVlan):
+            result.append(parser.OFPActionPopVlan())
+        else:
+            result.append(parser.OFPActionGroup(action.group_id))
+    return result
+
+
+def actions_from_of(of_actions: Iterable[Any]) -> tuple[Action, ...]:
+    result: list[Action] = []
+    pushed = False
+    for action in of_actions:
+        name = type(action).__name__
+        if name == "OFPActionPushVlan":
+            pushed = True
+        elif name == "OFPActionSetField" and action.key == "vlan_vid":
+            vid = action.value & ~VLAN_PRESENT
+            result.append(PushVlan(vid) if pushed else SetVlan(vid))
+            pushed = False
+        elif name == "OFPActionPopVlan":
+            result.append(PopVlan())
+        elif name == "OFPActionOutput":
+            result.append(Output(action.port))
+        elif name == "OFPActionGroup":
+            result.append(GroupAction(action.group_id))
+        else:
+            raise ValueError(f"braid does not model action {name}")
+    if pushed:
+        raise ValueError("push_vlan without a VLAN id")
+    return tuple(result)
+
+
+def flow_mod(datapath: Any, flow: FlowRule) -> Any:
+    """An OFPFC_ADD for `flow` (replaces an entry with the same key)."""
+    ofp, parser = datapath.ofproto, datapath.ofproto_parser
+    actions = actions_to_of(parser, flow.actions)
+    instructions = (
+        [parser.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, actions)] if actions else []
+    )
+    return parser.OFPFlowMod(
+        datapath,
+        cookie=flow.cookie,
+        table_id=flow.table_id,
+        command=ofp.OFPFC_ADD,
+        priority=flow.priority,
+        match=match_to_of(parser, flow.match),
+        instructions=instructions,
+    )
+
+
+def flow_delete(datapath: Any, flow: FlowRule) -> Any:
+    """An OFPFC_DELETE_STRICT for exactly `flow`'s key."""
+    ofp, parser = datapath.ofproto, datapath.ofproto_parser
+    return parser.OFPFlowMod(
+        datapath,
+        table_id=flow.table_id,
+        command=ofp.OFPFC_DELETE_STRICT,
+        priority=flow.priority,
+        out_port=ofp.OFPP_ANY,
+        out_group=ofp.OFPG_ANY,
+        match=match_to_of(parser, flow.match),
+    )
+
+
+def flow_from_stats(stats: Any) -> FlowRule:
+    actions: list[Any] = []
+    for instruction in stats.instructions:
+        actions.extend(getattr(instruction, "actions", None) or [])
+    return FlowRule(
+        priority=stats.priority,
+        match=match_from_of(stats.match),
+        actions=actions_from_of(actions),
+        cookie=stats.cookie,
+        table_id=stats.table_id,
+    )
+
+
+def group_mod(datapath: Any, group: Group | None, command: str, group_id: int = 0) -> Any:
+    """OFPGC_ADD / OFPGC_MODIFY of `group`, or OFPGC_DELETE of `group_id` (group None)."""
+    ofp, parser = datapath.ofproto, datapath.ofproto_parser
+    if group is None:
+        return parser.OFPGroupMod(datapath, ofp.OFPGC_DELETE, 0, group_id, [])
+    buckets = [
+        parser.OFPBucket(
+            weight=b.weight if group.kind is GroupKind.SELECT else 0,
+            watch_port=ofp.OFPP_ANY if b.watch_port is None else b.watch_port,
+            watch_group=ofp.OFPG_ANY,
+            actions=actions_to_of(parser, b.actions),
+        )
+        for b in group.buckets
+    ]
+    code = ofp.OFPGC_ADD if command == "add" else ofp.OFPGC_MODIFY
+    return parser.OFPGroupMod(datapath, code, _GROUP_TYPES[group.kind], group.group_id, buckets)
+
+
+def group_from_desc(desc: Any, any_port: int) -> Group:
+    kinds = {v: k for k, v in _GROUP_TYPES.items()}
+    kind = kinds[desc.type]
+    buckets = tuple(
+        Bucket(
+            actions_from_of(b.actions),
+            b.weight if kind is GroupKind.SELECT else 1,
+            None if b.watch_port == any_port else b.watch_port,
+        )
+        for b in desc.buckets
+    )
+    return Group(desc.group_id, kind, buckets)

@@ -1,0 +1,88 @@
+"""Entry point of the `braid controller` process: os-ken plus the local HTTP API.
+
+Run as `python -m braid.adapters.southbound.osken_main --api 127.0.0.1:7300
+--openflow 127.0.0.1:6653`. It is a process of its own because os-ken owns
+its event loop (and, with the eventlet hub, monkey-patches the standard
+library); braid talks to it only over the HTTP API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main"]
+
+APP_MODULE = "braid.adapters.southbound.osken_app"
+
+
+def _api_address(text: str) -> str:
+    if not text.startswith("unix:"):
+        _host_port(text)
+    return text
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    return host or "127.0.0.1", int(port)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="braid controller")
+    parser.add_argument(
+        "--api", type=_api_address, default="127.0.0.1:7300", help="HOST:PORT or unix:PATH"
+    )
+    parser.add_argument(
+        "--openflow",
+        type=_host_port,
+        default=("127.0.0.1", 6653),
+        help="HOST:PORT where switches connect",
+    )
+    parser.add_argument("--state", type=Path, default=None, help="file keeping the desired state")
+    parser.add_argument("--log-level", default="WARNING")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
+    # Imported here: os-ken reads its configuration and picks its hub at import time.
+    from os_ken import cfg
+    from os_ken.base import app_manager
+    from os_ken.controller import controller  # noqa: F401  (registers the OpenFlow options)
+    from os_ken.lib import hub
+
+    from braid.adapters.southbound.http_api import make_server
+
+    of_host, of_port = args.openflow
+    cfg.CONF(
+        args=["--ofp-listen-host", of_host, "--ofp-tcp-listen-port", str(of_port)],
+        project="os_ken",
+    )
+    manager = app_manager.AppManager.get_instance()
+    manager.load_apps([APP_MODULE])
+    from braid.adapters.southbound.osken_app import BraidControllerApp
+
+    BraidControllerApp.state_file = args.state
+    services = manager.instantiate_apps(**manager.create_contexts())
+    app = next(a for a in manager.applications.values() if a.__module__ == APP_MODULE)
+    server = make_server(app, args.api)
+    threading.Thread(target=server.serve_forever, name="braid-api", daemon=True).start()
+    print(
+        f"braid controller: OpenFlow on {of_host}:{of_port}, API on {args.api}",
+        flush=True,
+    )
+    try:
+        hub.joinall(services)
+    finally:
+        server.shutdown()
+        manager.close()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

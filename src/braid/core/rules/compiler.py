@@ -1,0 +1,223 @@
+"""Compile a reservation's allocation into abstract OpenFlow 1.3 rule sets.
+
+TALON's rule creator (seed 004, Algorithm 2) and the SDX of seed 000, per
+direction of the connection:
+
+- ingress switch: an *entry* rule matching the two hosts' IPv4 traffic hands
+  it to a select group whose buckets are the paths, weighted by their shares;
+  a bucket pushes the path's VLAN and sends it out of the path's first port.
+  With a standby path each bucket goes through a fast-failover group instead:
+  primary first, watched by port liveness, standby second. ARP between the
+  two hosts follows the first path;
+- core switches: match (in_port, VLAN) and forward to the next hop;
+- egress switch: match (in_port, VLAN), pop the VLAN, deliver to the host.
+
+The reverse direction mirrors it over the same paths and VLANs (in_port keeps
+the two directions apart), so a flow split by the symmetric hash uses one
+path both ways. Group and VLAN numbers come from a `LabelPool`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import reduce
+from math import gcd
+from typing import Final
+
+from braid.core.errors import InputError
+from braid.core.paths import Path, path_problems
+from braid.core.rules.labels import LabelPool, reservation_cookie
+from braid.core.rules.model import (
+    ETH_TYPE_ARP,
+    ETH_TYPE_IPV4,
+    Action,
+    Bucket,
+    FlowRule,
+    Group,
+    GroupAction,
+    GroupKind,
+    HostPort,
+    Match,
+    Output,
+    PopVlan,
+    PortMap,
+    PushVlan,
+    RulePlan,
+    RuleRequest,
+    RuleSet,
+)
+from braid.core.topology import Topology
+
+__all__ = ["ENTRY_PRIORITY", "LABEL_PRIORITY", "bucket_weights", "compile_reservation"]
+
+ENTRY_PRIORITY: Final = 3000
+LABEL_PRIORITY: Final = 2000
+MAX_WEIGHT: Final = 0xFFFF
+
+
+@dataclass(frozen=True, slots=True)
+class _Leg:
+    """One path in one direction with its label."""
+
+    vlan: int
+    nodes: tuple[str, ...]
+    links: tuple[str, ...]
+
+
+class _Tables:
+    """Flows and groups gathered per switch while compiling."""
+
+    def __init__(self) -> None:
+        self.flows: defaultdict[str, list[FlowRule]] = defaultdict(list)
+        self.groups: defaultdict[str, list[Group]] = defaultdict(list)
+
+    def rule_sets(self, ports: PortMap) -> tuple[RuleSet, ...]:
+        switches = sorted(set(self.flows) | set(self.groups))
+        return tuple(
+            RuleSet.of(s, ports.switch(s).dpid, self.flows[s], self.groups[s]) for s in switches
+        )
+
+
+def bucket_weights(bandwidths: Sequence[int]) -> tuple[int, ...]:
+    """Select-bucket weights in the shares' proportions, within OpenFlow's 16 bits."""
+    divisor = reduce(gcd, bandwidths)
+    weights = [b // divisor for b in bandwidths]
+    top = max(weights)
+    if top <= MAX_WEIGHT:
+        return tuple(weights)
+    return tuple(max(1, round(w * MAX_WEIGHT / top)) for w in weights)
+
+
+def compile_reservation(
+    request: RuleRequest, topology: Topology, ports: PortMap, pool: LabelPool | None = None
+) -> RulePlan:
+    """The rules that carry `request`'s traffic both ways, split into entry and forwarding."""
+    src, dst = ports.host(request.src_host), ports.host(request.dst_host)
+    _check(request, topology, src, dst)
+    paths = [a.path for a in request.allocations]
+    if request.standby is not None:
+        paths.append(request.standby)
+    per_direction = 1 + (len(request.allocations) if request.standby is not None else 0)
+    vlans, group_ids = (pool or LabelPool()).take(len(paths), 2 * per_direction)
+    work = _Compilation(request, ports, reservation_cookie(request.reservation_id))
+    for index, (here, there) in enumerate(((src, dst), (dst, src))):
+        legs = [
+            _leg(path, vlan, reverse=index == 1) for path, vlan in zip(paths, vlans, strict=True)
+        ]
+        for leg in legs:
+            work.label_flows(leg, there)
+        groups = group_ids[index * per_direction : (index + 1) * per_direction]
+        work.ingress(legs, groups, here, there)
+    return RulePlan(
+        reservation_id=request.reservation_id,
+        cookie=work.cookie,
+        vlans=vlans[: len(request.allocations)],
+        standby_vlan=vlans[-1] if request.standby is not None else None,
+        group_ids=group_ids,
+        entry=work.entry.rule_sets(ports),
+        forwarding=work.forwarding.rule_sets(ports),
+    )
+
+
+def _check(request: RuleRequest, topology: Topology, src: HostPort, dst: HostPort) -> None:
+    if not request.allocations:
+        raise InputError("allocations", "a reservation needs at least one path")
+    if src.switch == dst.switch:
+        raise InputError(
+            "dst_host",
+            f"{src.host} and {dst.host} both hang off {src.switch}; no path to program",
+        )
+    for i, allocation in enumerate(request.allocations):
+        if allocation.bandwidth <= 0:
+            raise InputError(f"allocations[{i}].bandwidth", "must be positive")
+        _check_path(topology, allocation.path, src, dst, f"allocations[{i}].path")
+    if request.standby is not None:
+        _check_path(topology, request.standby, src, dst, "standby")
+
+
+def _check_path(topology: Topology, path: Path, src: HostPort, dst: HostPort, where: str) -> None:
+    problems = path_problems(topology, path, src.switch, dst.switch)
+    if problems:
+        raise InputError(where, problems[0])
+
+
+def _leg(path: Path, vlan: int, *, reverse: bool) -> _Leg:
+    if reverse:
+        return _Leg(vlan, path.nodes[::-1], path.links[::-1])
+    return _Leg(vlan, path.nodes, path.links)
+
+
+@dataclass
+class _Compilation:
+    """One reservation being compiled: its inputs and the tables gathered so far."""
+
+    request: RuleRequest
+    ports: PortMap
+    cookie: int
+    entry: _Tables = field(default_factory=_Tables)
+    forwarding: _Tables = field(default_factory=_Tables)
+
+    def label_flows(self, leg: _Leg, there: HostPort) -> None:
+        """Core rules along the leg, then the egress rule that delivers to `there`."""
+        last = len(leg.nodes) - 1
+        for j in range(1, last + 1):
+            node = leg.nodes[j]
+            match = Match(in_port=self.ports.link_port(node, leg.links[j - 1]), vlan_vid=leg.vlan)
+            actions: tuple[Action, ...]
+            if j < last:
+                actions = (Output(self.ports.link_port(node, leg.links[j])),)
+            else:
+                actions = (PopVlan(), Output(there.port))
+            self.forwarding.flows[node].append(
+                FlowRule(LABEL_PRIORITY, match, actions, self.cookie)
+            )
+
+    def first_hop(self, leg: _Leg) -> tuple[int, tuple[Action, ...]]:
+        port = self.ports.link_port(leg.nodes[0], leg.links[0])
+        return port, (PushVlan(leg.vlan), Output(port))
+
+    def ingress(
+        self, legs: Sequence[_Leg], group_ids: Sequence[int], here: HostPort, there: HostPort
+    ) -> None:
+        """The ingress groups at `here`'s switch and the entry rules pointing at them."""
+        bucket_actions = self._path_actions(legs, group_ids, here.switch)
+        weights = bucket_weights([a.bandwidth for a in self.request.allocations])
+        select = Group(
+            group_ids[0],
+            GroupKind.SELECT,
+            tuple(Bucket(a, weight=w) for a, w in zip(bucket_actions, weights, strict=True)),
+            self.request.selection,
+        )
+        self.forwarding.groups[here.switch].append(select)
+        ip = Match(
+            in_port=here.port, eth_type=ETH_TYPE_IPV4, ipv4_src=here.ipv4, ipv4_dst=there.ipv4
+        )
+        rules = [FlowRule(ENTRY_PRIORITY, ip, (GroupAction(select.group_id),), self.cookie)]
+        if self.request.arp:
+            arp = Match(
+                in_port=here.port, eth_type=ETH_TYPE_ARP, arp_spa=here.ipv4, arp_tpa=there.ipv4
+            )
+            rules.append(FlowRule(ENTRY_PRIORITY, arp, bucket_actions[0], self.cookie))
+        self.entry.flows[here.switch].extend(rules)
+
+    def _path_actions(
+        self, legs: Sequence[_Leg], group_ids: Sequence[int], switch: str
+    ) -> list[tuple[Action, ...]]:
+        """What sends traffic onto each path: the first hop, or its fast-failover group."""
+        n_paths = len(self.request.allocations)
+        actions = [self.first_hop(leg)[1] for leg in legs[:n_paths]]
+        if self.request.standby is None:
+            return actions
+        standby_port, standby_actions = self.first_hop(legs[-1])
+        for i, leg in enumerate(legs[:n_paths]):
+            port, _ = self.first_hop(leg)
+            buckets = (
+                Bucket(actions[i], watch_port=port),
+                Bucket(standby_actions, watch_port=standby_port),
+            )
+            group = Group(group_ids[1 + i], GroupKind.FAST_FAILOVER, buckets)
+            self.forwarding.groups[switch].append(group)
+            actions[i] = (GroupAction(group.group_id),)
+        return actions
