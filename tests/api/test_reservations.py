@@ -167,3 +167,43 @@ def test_availability_answers_without_booking(api: Api) -> None:
     answer = response.json()
     assert (answer["start"], answer["end"], answer["bandwidth"]) == (iso(3600), iso(7200), 30000)
     assert api.snapshot() == before
+
+
+def test_listing_comes_in_pages_that_a_client_follows_to_the_end(api: Api) -> None:
+    made = [
+        reserve(api, bandwidth="1G", start=iso(3600 + n), end=iso(7200))["id"] for n in range(7)
+    ]
+    seen: list[str] = []
+    params: dict[str, str] = {"limit": "3"}
+    pages = 0
+    while True:
+        response = api.client.get("/v1/reservations", params=params, headers=api.auth("alice"))
+        assert response.status_code == 200, response.text
+        page = response.json()
+        assert len(page["reservations"]) <= 3
+        seen += [r["id"] for r in page["reservations"]]
+        pages += 1
+        if page["next"] is None:
+            break
+        params["after"] = page["next"]
+    assert seen == made  # by start time, none missed, none twice
+    assert pages == 3
+    whole = api.client.get("/v1/reservations", headers=api.auth("alice")).json()
+    assert [r["id"] for r in whole["reservations"]] == made and whole["next"] is None
+
+
+def test_a_bad_page_size_or_cursor_is_refused_naming_it(api: Api) -> None:
+    bad = [({"limit": "0"}, "limit"), ({"limit": "1001"}, "limit"), ({"limit": "x"}, "limit")]
+    bad.append(({"after": "not-a-cursor"}, "after"))
+    for params, field in bad:
+        response = api.client.get("/v1/reservations", params=params, headers=api.auth("alice"))
+        assert response.status_code == 422, response.text
+        assert response.json()["error"]["field"] == field
+
+
+def test_paging_is_in_the_openapi_document(api: Api) -> None:
+    document = api.client.get("/openapi.json").json()
+    names = {p["name"] for p in document["paths"]["/v1/reservations"]["get"]["parameters"]}
+    assert {"limit", "after"} <= names
+    listing = document["components"]["schemas"]["ReservationList"]["properties"]
+    assert "next" in listing

@@ -210,3 +210,26 @@ def test_sigterm_stops_the_server_cleanly(server: Server) -> None:
     assert server.process.stdout is not None
     output = server.process.stdout.read()
     assert f"braid listening on {server.url}" in output and "braid stopped" in output
+
+
+def test_the_client_follows_pages_and_stops_at_its_limit() -> None:
+    """`braid list` (BraidClient.find) over a real service, 2 rows per page on the wire."""
+    from braid.cli import client as client_module
+    from braid.cli.client import BraidClient
+    from tests.api.harness import body, build
+
+    api = build()
+    made = []
+    for n in range(5):
+        sent = body(bandwidth="1G", start=f"2030-01-01T01:00:0{n}Z")
+        answer = api.client.post("/v1/reservations", json=sent, headers=api.auth("alice"))
+        made.append(answer.json()["id"])
+    transport = api.client._transport  # the in-process ASGI transport of the test client
+    with BraidClient("http://testserver", api.tokens["alice"], transport=transport) as client:
+        original, client_module.PAGE = client_module.PAGE, 2  # type: ignore[misc]
+        try:
+            assert [r["id"] for r in client.find()] == made
+            assert [r["id"] for r in client.find(limit=3)] == made[:3]
+            assert [r["id"] for r in client.find(limit=1, state="reserved")] == made[:1]
+        finally:
+            client_module.PAGE = original  # type: ignore[misc]

@@ -169,11 +169,9 @@ def stop(replicas: list[Replica]) -> None:
 def two_replicas(database: str, tmp_path: Path) -> Iterator[tuple[list[Replica], str, str]]:
     """Two servers on `database`, a user token and an operator token.
 
-    The first server stores the topology before the second starts, so the
-    second finds it: two first starts at once can store it twice (each sees
-    an empty store), and the replica that read the older version then has
-    its writes refused until it notices. The tokens are made (their
-    commands migrate the same database) while the first server starts.
+    The servers start one after the other (simultaneous first starts have
+    their own test). The tokens are made (their commands migrate the same
+    database) while the first server starts.
     """
     topology = tmp_path / "contended.yaml"
     topology.write_text(yaml.safe_dump(TOPOLOGY))
@@ -356,6 +354,39 @@ def postgres_database() -> Iterator[str]:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     finally:
         admin.dispose()
+
+
+def check_simultaneous_first_starts(database: str, tmp_path: Path) -> None:
+    """Both servers start on an empty store at once: one topology version, both on it."""
+    topology = tmp_path / "contended.yaml"
+    topology.write_text(yaml.safe_dump(TOPOLOGY))
+    replicas = [launch(database, topology, tmp_path / f"first-{n}.log") for n in range(2)]
+    try:
+        for replica in replicas:
+            wait_ready(replica)
+        versions = [httpx.get(r.url + "/healthz", timeout=5).json() for r in replicas]
+    finally:
+        stop(replicas)
+    assert [v["topology_version"] for v in versions] == [1, 1]
+    repo = open_repository(database)
+    try:
+        stored = repo.topology()
+        assert stored is not None and stored.version == 1
+        assert [e.action for e in repo.audit()].count("topology") == 1
+    finally:
+        repo.close()
+
+
+@pytest.mark.slow
+def test_two_first_starts_at_once_on_postgresql_store_one_topology(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    check_simultaneous_first_starts(postgres_database, tmp_path)
+
+
+@pytest.mark.slow
+def test_two_first_starts_at_once_on_sqlite_store_one_topology(tmp_path: Path) -> None:
+    check_simultaneous_first_starts(f"sqlite:///{tmp_path / 'first.db'}", tmp_path)
 
 
 @pytest.mark.slow

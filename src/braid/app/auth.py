@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
+import time
+from collections.abc import Callable
 from typing import Final
 
 from braid.app.errors import AuthError
@@ -12,6 +15,9 @@ from braid.app.records import User
 
 ROLES: Final = ("user", "operator")
 TOKEN_PREFIX: Final = "brd_"
+# How long a verified token is trusted without asking the store again.
+TOKEN_CACHE_SECONDS: Final = 5.0
+_CACHE_LIMIT: Final = 10_000
 
 
 def hash_token(token: str) -> str:
@@ -35,8 +41,48 @@ def create_token(repo: Repository, name: str, role: str, now: int) -> str:
     return token
 
 
-def authenticate(repo: Repository, authorization: str | None) -> User:
+class TokenCache:
+    """Tokens verified in the last `seconds`, so most requests skip the store.
+
+    Only known tokens are kept: an unknown one is asked about every time.
+    A role changed in the store applies within `seconds`.
+    """
+
+    def __init__(
+        self,
+        seconds: float = TOKEN_CACHE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.seconds = seconds
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._known: dict[str, tuple[User, float]] = {}
+
+    def get(self, authorization: str | None) -> User | None:
+        """The cached user behind a header, or None (then call `authenticate`)."""
+        if not authorization:
+            return None
+        with self._lock:
+            found = self._known.get(authorization)
+        if found is None or found[1] <= self.clock():
+            return None
+        return found[0]
+
+    def put(self, authorization: str, user: User) -> None:
+        with self._lock:
+            if len(self._known) >= _CACHE_LIMIT:
+                self._known.clear()  # crude, but bounded; the store still answers
+            self._known[authorization] = (user, self.clock() + self.seconds)
+
+
+def authenticate(
+    repo: Repository, authorization: str | None, cache: TokenCache | None = None
+) -> User:
     """The user behind an `Authorization: Bearer …` header."""
+    if cache is not None:
+        cached = cache.get(authorization)
+        if cached is not None:
+            return cached
     if not authorization:
         raise AuthError("missing bearer token: send 'Authorization: Bearer <token>'")
     scheme, _, token = authorization.partition(" ")
@@ -45,4 +91,6 @@ def authenticate(repo: Repository, authorization: str | None) -> User:
     user = repo.user_for(hash_token(token.strip()))
     if user is None:
         raise AuthError("unknown or revoked token; ask an operator for one (braid token create)")
+    if cache is not None:
+        cache.put(authorization, user)
     return user

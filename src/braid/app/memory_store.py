@@ -27,7 +27,13 @@ from braid.app.ports import (
     WriteStep,
 )
 from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
-from braid.core.lifecycle import BOOKED, State, transition_problem
+from braid.core.lifecycle import (
+    BOOKED,
+    State,
+    counts_against_capacity,
+    state_at,
+    transition_problem,
+)
 
 
 def _as_json(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -60,7 +66,7 @@ class MemoryRepository:
         actor: str,
         action: str,
         expected_version: int | None = None,
-        counting: Callable[[Reservation], bool],
+        counting: Callable[[Reservation], bool] | None = None,
     ) -> Reservation:
         """See `SqlRepository.write`: the same checks, in the same order."""
         with self._lock:
@@ -68,13 +74,20 @@ class MemoryRepository:
             return self._write(step, now=now, actor=actor, counting=counting)
 
     def _write(
-        self, step: WriteStep, *, now: int, actor: str, counting: Callable[[Reservation], bool]
+        self,
+        step: WriteStep,
+        *,
+        now: int,
+        actor: str,
+        counting: Callable[[Reservation], bool] | None,
     ) -> Reservation:
         change = step.change
         new = change.reservation
         old = self._reservations.get(new.id)
         self._check(new, old, step.expected_version)
         self._check_topology(change.topology_version)
+        if counting is None:
+            counting = _counting_at(now)
         problems = step.validate(self._other_loads(change, counting))
         if problems:
             raise ConflictError(problems)
@@ -143,6 +156,26 @@ class MemoryRepository:
     def _log(self, entry: AuditEntry) -> None:
         self._audit.append(replace(entry, detail=_as_json(entry.detail)))
 
+    def write_new(
+        self, items: Sequence[tuple[WriteStep, str]], *, now: int
+    ) -> list[Reservation | ConflictError]:
+        """See `Repository.write_new`: each step in turn, all under the lock."""
+        with self._lock:
+            version = len(self._topologies)
+            stale = [s for s, _ in items if s.change.topology_version not in (None, version)]
+            if stale:
+                self._check_topology(stale[0].change.topology_version)
+            return [self._write_new(step, actor, now) for step, actor in items]
+
+    def _write_new(self, step: WriteStep, actor: str, now: int) -> Reservation | ConflictError:
+        reservation = step.change.reservation
+        if reservation.id in self._reservations or step.expected_version not in (None, 0):
+            return ConflictError([f"reservation {reservation.id} exists already"])
+        try:
+            return self._write(step, now=now, actor=actor, counting=None)
+        except ConflictError as refused:
+            return refused
+
     def set_state(
         self, reservation_id: str, state: State, *, now: int, actor: str, detail: Mapping[str, Any]
     ) -> Reservation:
@@ -171,7 +204,7 @@ class MemoryRepository:
         *,
         now: int,
         actor: str,
-        counting: Callable[[Reservation], bool],
+        counting: Callable[[Reservation], bool] | None = None,
     ) -> list[Reservation | TopologyVersion]:
         """See `Repository.apply`: all steps under the lock, undone together on failure."""
         with self._lock:
@@ -183,7 +216,7 @@ class MemoryRepository:
                 raise
 
     def _step(
-        self, step: Step, now: int, actor: str, counting: Callable[[Reservation], bool]
+        self, step: Step, now: int, actor: str, counting: Callable[[Reservation], bool] | None
     ) -> Reservation | TopologyVersion:
         if isinstance(step, WriteStep):
             return self._write(step, now=now, actor=actor, counting=counting)
@@ -227,6 +260,15 @@ class MemoryRepository:
             found = [r for r in self._reservations.values() if r.state in BOOKED]
         return sorted(found, key=lambda r: (r.start, r.id))
 
+    def due(self, now: int) -> list[Reservation]:
+        """See `Repository.due`; by start then id."""
+        booked = self.booked()
+        return [
+            r
+            for r in booked
+            if state_at(r.state, r.start, r.end, now, r.hold_expires_at) != r.state
+        ]
+
     def changes_since(self, cursor: int) -> tuple[list[Reservation], int]:
         with self._lock:
             stamped = sorted((s, i) for i, s in self._stamps.items() if s > cursor)
@@ -258,8 +300,21 @@ class MemoryRepository:
         with self._lock:
             return self._topologies[-1] if self._topologies else None
 
+    def topology_version(self) -> int:
+        with self._lock:
+            return len(self._topologies)
+
     def put_topology(self, data: Mapping[str, Any], *, now: int, actor: str) -> TopologyVersion:
         with self._lock:
+            return self._put_topology(data, now=now, actor=actor)
+
+    def put_first_topology(
+        self, data: Mapping[str, Any], *, now: int, actor: str
+    ) -> TopologyVersion:
+        """See `Repository.put_first_topology`."""
+        with self._lock:
+            if self._topologies:
+                return self._topologies[-1]
             return self._put_topology(data, now=now, actor=actor)
 
     def _put_topology(self, data: Mapping[str, Any], *, now: int, actor: str) -> TopologyVersion:
@@ -285,11 +340,17 @@ class MemoryRepository:
             return None if name is None else self._users[name]
 
 
+def _counting_at(now: int) -> Callable[[Reservation], bool]:
+    return lambda r: counts_against_capacity(r.state, r.end, now, r.hold_expires_at)
+
+
 def _matches(reservation: Reservation, filters: Filters) -> bool:
     if filters.owner is not None and reservation.owner != filters.owner:
         return False
     if filters.states is not None and reservation.state not in filters.states:
         return False
     if filters.start is not None and reservation.end <= filters.start:
+        return False
+    if filters.after is not None and (reservation.start, reservation.id) <= filters.after:
         return False
     return filters.end is None or reservation.start < filters.end

@@ -24,6 +24,8 @@ from braid.core.timeline import OverbookingError
 from braid.core.topology import Topology, topology_from_dict
 
 log = logging.getLogger(__name__)
+# Forgetting a learnt write only makes catch-up apply it again, harmlessly.
+_LEARNED_LIMIT = 10_000
 
 
 def as_booking(reservation: Reservation) -> Booking:
@@ -45,8 +47,12 @@ class Mirror:
         self.planner = Planner(topology)
         self.cursor = 0
         self._topology_checked = 0.0
+        self._caught_up_at = float("-inf")  # when the last catch-up began (monotonic)
         # Bookings the store holds that the mirror could not take yet.
         self.waiting: dict[str, Reservation] = {}
+        # This replica's own writes the mirror took at once (id -> version):
+        # catch-up skips them when it reads them back unchanged.
+        self._learned: dict[str, int] = {}
 
     @property
     def network(self) -> Network:
@@ -63,17 +69,50 @@ class Mirror:
             self.planner = Planner(self.topology)
             self.cursor = cursor
             self.waiting = {}
+            self._learned = {}
             self._apply(self.repo.booked(), now, rebuilding=True)
 
-    def catch_up(self, now: int) -> None:
+    def catch_up(self, now: int, *, fresh_since: float | None = None) -> None:
+        """Apply the store's changes past the cursor.
+
+        With `fresh_since` (a `time.monotonic()` value), a catch-up that began
+        at or after it is recent enough and the store is not read again.
+        """
         with self.lock:
+            if fresh_since is not None and self._caught_up_at >= fresh_since:
+                return
+            self._caught_up_at = time.monotonic()
             if self._topology_moved():
                 self.rebuild(now)
                 return
             changed, cursor = self.repo.changes_since(self.cursor)
             self.cursor = max(self.cursor, cursor)
+            changed = [c for c in changed if self._learned.pop(c.id, None) != c.version]
             retry = [r for r in self.waiting.values() if r.id not in {c.id for c in changed}]
             self._apply([*retry, *changed], now)
+
+    def learn(self, stored: Reservation, now: int) -> None:
+        """Take a change this replica has just written, without reading the store.
+
+        If the mirror cannot take it (it lags the store), nothing is lost:
+        the change is past the cursor, so the next `catch_up` reads it.
+        """
+        with self.lock:
+            network = self.planner.network
+            held = network.bookings.get(stored.id)
+            if held is not None:
+                network.release(stored.id)
+            if not counts_against_capacity(stored.state, stored.end, now, stored.hold_expires_at):
+                return
+            try:
+                network.commit(as_booking(stored))
+            except (OverbookingError, KeyError):
+                if held is not None:
+                    network.commit(held)
+                return
+            if len(self._learned) >= _LEARNED_LIMIT:
+                self._learned.clear()  # entries a catch-up read first linger; forget them
+            self._learned[stored.id] = stored.version
 
     def _apply(
         self, reservations: Iterable[Reservation], now: int, *, rebuilding: bool = False
@@ -112,8 +151,7 @@ class Mirror:
         if moment - self._topology_checked < 1.0:
             return False
         self._topology_checked = moment
-        stored = self.repo.topology()
-        return stored is not None and stored.version != self.topology_version
+        return self.repo.topology_version() not in (0, self.topology_version)
 
     def replan(
         self, old: Reservation, start: int, end: int, bandwidth: int

@@ -241,7 +241,7 @@ def tick(service: ReservationService) -> int:
     """Record the transitions the clock has made (held->expired, reserved->active->finished)."""
     now = service.clock()
     moved = 0
-    for r in service.repo.booked():
+    for r in service.repo.due(now):
         state = state_at(r.state, r.start, r.end, now, r.hold_expires_at)
         if state == r.state:
             continue

@@ -41,6 +41,8 @@ class Filters:
     start: int | None = None  # overlapping [start, end)
     end: int | None = None
     limit: int = 1000
+    # Keyset paging: only reservations after this (start, id) in (start, id) order.
+    after: tuple[int, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,18 +87,35 @@ class Repository(Protocol):
         actor: str,
         action: str,
         expected_version: int | None = None,
-        counting: Callable[[Reservation], bool],
+        counting: Callable[[Reservation], bool] | None = None,
     ) -> Reservation:
         """Insert or replace `change.reservation` (same id) atomically.
 
         Inside one transaction: lock the links in `change.loads` (so no other
         writer can add load to them until commit), read the loads of every
         other reservation on those links overlapping the window for which
-        `counting(reservation)` is true, call `validate`; when it reports
+        `counting(reservation)` is true (without `counting`: that still
+        counts against capacity at `now` by the lifecycle's rule, which the
+        store may evaluate itself, cheaper), call `validate`; when it reports
         problems raise ConflictError and write nothing. When `expected_version` is
         given and the stored version differs, raise ConflictError. Otherwise store
         the reservation (version + 1 when replacing), its loads, an audit
-        entry, and advance the change cursor.
+        entry, and advance the change cursor. Returns the reservation as a
+        later `get` would give it.
+        """
+        ...
+
+    def write_new(
+        self, items: Sequence[tuple[WriteStep, str]], *, now: int
+    ) -> list[Reservation | ConflictError]:
+        """New reservations, each (step, actor) written or refused on its own, in one transaction.
+
+        Each is checked like `write` (without `counting`: the lifecycle's
+        rule at `now`), in order, seeing the loads of those before it that
+        were accepted; one whose id exists already, or that expects a
+        version other than 0, is refused. The result has, in order, the
+        stored reservation or the ConflictError that refused it. An
+        exception (e.g. the topology moved on) means nothing was written.
         """
         ...
 
@@ -116,7 +135,7 @@ class Repository(Protocol):
         *,
         now: int,
         actor: str,
-        counting: Callable[[Reservation], bool],
+        counting: Callable[[Reservation], bool] | None = None,
     ) -> list[Reservation | TopologyVersion]:
         """Every step in one transaction, in order, each seeing the ones before.
 
@@ -138,6 +157,14 @@ class Repository(Protocol):
         """Every reservation whose stored state is held, reserved or active."""
         ...
 
+    def due(self, now: int) -> list[Reservation]:
+        """Booked reservations the clock has moved on by `now`, stored state unchanged.
+
+        Holds past their expiry, reserved ones past their start, reserved or
+        active ones past their end: what a lifecycle tick must record.
+        """
+        ...
+
     def changes_since(self, cursor: int) -> tuple[list[Reservation], int]:
         """Reservations written after `cursor` (by any replica), and the new cursor.
 
@@ -153,7 +180,22 @@ class Repository(Protocol):
     # -- topology ----------------------------------------------------------
     def topology(self) -> TopologyVersion | None: ...
 
+    def topology_version(self) -> int:
+        """The current topology's version (0 when there is none), without reading it."""
+        ...
+
     def put_topology(self, data: Mapping[str, Any], *, now: int, actor: str) -> TopologyVersion: ...
+
+    def put_first_topology(
+        self, data: Mapping[str, Any], *, now: int, actor: str
+    ) -> TopologyVersion:
+        """Store `data` as version 1 if there is no topology yet, else store nothing.
+
+        Check and store are one transaction, so of several replicas starting
+        at once on an empty store exactly one stores it. Returns the current
+        topology either way.
+        """
+        ...
 
     # -- users and tokens ------------------------------------------------------
     def add_token(self, token_hash: str, user: User, *, now: int) -> None: ...

@@ -14,9 +14,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 
+from braid.app.auth import TokenCache
 from braid.app.errors import ForbiddenError, NotFoundError, RejectedError
+from braid.app.group_commit import GroupCommit
 from braid.app.metrics import Metrics
 from braid.app.mirror import Mirror, as_booking
+from braid.app.paging import decode_cursor, encode_cursor, page_limit, stored_states_for
 from braid.app.ports import Change, ConflictError, Filters, Repository, WriteStep
 from braid.app.records import Reservation, User
 from braid.app.requests_rest import readable_reason, to_request, with_instants
@@ -50,6 +53,8 @@ class ReservationService:
         self.clock = clock
         self.hold_seconds = hold_seconds
         self.metrics = metrics or Metrics()
+        self.tokens = TokenCache()
+        self.group = GroupCommit(repo)
         self.mirror: Mirror | None = None
 
     # -- start-up --------------------------------------------------------------
@@ -63,7 +68,9 @@ class ReservationService:
                     "topology", "the store has no topology; start with --topology FILE"
                 )
             topology_from_dict(initial_topology)  # validate before storing
-            stored = self.repo.put_topology(initial_topology, now=self.clock(), actor="braid")
+            # Another replica starting at the same moment may store one first:
+            # then this stores nothing and uses that one.
+            stored = self.repo.put_first_topology(initial_topology, now=self.clock(), actor="braid")
         self.mirror = Mirror(self.repo, topology_from_dict(stored.data))
         self.mirror.rebuild(self.clock())
 
@@ -83,9 +90,12 @@ class ReservationService:
         hold = _flag(body, "hold")
         started = time.perf_counter()
         for _ in range(ATTEMPTS):
+            asked = time.monotonic()
             now = self.clock()
             with self.live.lock:
-                self.live.catch_up(now)
+                # Any catch-up begun after this attempt began will do: under
+                # load, one store read serves every admission waiting here.
+                self.live.catch_up(now, fresh_since=asked)
                 request = to_request(body, _new_id(), self.topology, now, booking=True)
                 decision, booking = self.live.planner.decide(request)
             if booking is None:
@@ -94,9 +104,10 @@ class ReservationService:
                 raise RejectedError(reason, self._offers(body, decision))
             record = self._record(user, request, booking, decision, hold, now)
             try:
-                stored = self.write_record(record, user, "created", now)
+                stored = self.group.write(self.write_step(record, "created"), user.name, now)
             except ConflictError:
                 continue  # another replica got there first: catch up and plan again
+            self.live.learn(stored, now)
             self.metrics.admitted(time.perf_counter() - started)
             return reservation_view(stored, now)
         raise RejectedError("too many concurrent bookings on these links; try again")
@@ -104,22 +115,34 @@ class ReservationService:
     def get(self, user: User, reservation_id: str) -> dict[str, Any]:
         return reservation_view(self._visible(user, reservation_id), self.clock())
 
-    def find(self, user: User, query: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def find(self, user: User, query: Mapping[str, Any]) -> dict[str, Any]:
+        """One page of the reservations the caller may see, by start then id.
+
+        `{"reservations": [...], "next": cursor or None}`: pass `after=cursor`
+        for the next page. A page scans `limit` stored rows; since `active`
+        and `finished` follow from the clock, some may not match a state
+        filter, so a page can hold fewer (even none) while `next` is set.
+        """
         owner = query.get("owner")
         if user.role != "operator":
             if owner not in (None, user.name):
-                return []
+                return {"reservations": [], "next": None}
             owner = user.name
+        wanted = _states(query.get("state"))
         filters = Filters(
             owner=owner,
-            states=_states(query.get("state")),
+            states=stored_states_for(wanted),
             start=parse_instant(query["start"], "start") if query.get("start") else None,
             end=parse_instant(query["end"], "end") if query.get("end") else None,
+            limit=page_limit(query.get("limit")),
+            after=decode_cursor(query["after"]) if query.get("after") else None,
         )
         now = self.clock()
-        wanted = filters.states
-        views = [reservation_view(r, now) for r in self.repo.find(replace(filters, states=None))]
-        return [v for v in views if wanted is None or State(v["state"]) in wanted]
+        rows = self.repo.find(filters)
+        views = [reservation_view(r, now) for r in rows]
+        chosen = [v for v in views if wanted is None or State(v["state"]) in wanted]
+        more = len(rows) == filters.limit
+        return {"reservations": chosen, "next": encode_cursor(rows[-1]) if more else None}
 
     def audit(self, user: User, reservation_id: str) -> list[dict[str, Any]]:
         self._visible(user, reservation_id)
@@ -224,6 +247,8 @@ class ReservationService:
         self, record: Reservation, user: User, action: str, now: int, expected: int | None = None
     ) -> Reservation:
         step = self.write_step(record, action, expected)
+        # Without `counting`, the store applies the lifecycle's rule at `now`
+        # itself (in SQL), the same rule `counting_at` spells out.
         stored = self.repo.write(
             step.change,
             validate=step.validate,
@@ -231,9 +256,10 @@ class ReservationService:
             actor=user.name,
             action=action,
             expected_version=expected,
-            counting=counting_at(now),
         )
-        self.live.catch_up(now)
+        # The mirror learns the booking at once; other replicas' changes are
+        # read before the next decision, so there is no second catch-up here.
+        self.live.learn(stored, now)
         return stored
 
     def _visible(self, user: User, reservation_id: str) -> Reservation:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
@@ -22,10 +23,17 @@ class Settings:
     hold_seconds: int = 600
     max_body_bytes: int = 256 * 1024
     tick_seconds: float = 5.0
+    # SQLite only: "full" syncs the WAL at every commit; "normal" at
+    # checkpoints (faster; a power cut may lose the last commits, a crash not).
+    sqlite_synchronous: str = "full"
 
 
 def load_settings(config: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
-    """Settings from an optional config file and the environment (which wins)."""
+    """Settings from an optional config file and the environment (which wins).
+
+    Raises InputError naming the setting (and where it came from) for a
+    value that is not allowed, e.g. `tick_seconds: 0`.
+    """
     settings = Settings()
     if config is not None:
         settings = _merge(settings, _read_config(config), str(config))
@@ -55,7 +63,46 @@ def _merge(settings: Settings, values: Mapping[str, Any], where: str) -> Setting
         if name not in known:
             raise InputError(name, f"unknown setting in {where}; known: {', '.join(known)}")
         changes[name] = _coerce(name, value, known[name].type, where)
+        problem = value_problem(name, changes[name])
+        if problem:
+            raise InputError(name, f"{problem}, not {value!r} (in {where})")
     return replace(settings, **changes)
+
+
+def value_problem(name: str, value: Any) -> str:
+    """Why `value` is not allowed for setting `name` (empty when it is)."""
+    if name == "sqlite_synchronous" and value not in SQLITE_SYNCHRONOUS:
+        return f"must be one of {', '.join(SQLITE_SYNCHRONOUS)}"
+    limits = _LIMITS.get(name)
+    if limits is None:
+        return ""
+    low, high, what = limits
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"must be {what}"
+    if value < low or value > high:
+        return f"must be {what}"
+    return ""
+
+
+def check_settings(settings: Settings, where: str = "the command line") -> None:
+    """Raise InputError naming the first setting whose value is not allowed."""
+    for f in fields(Settings):
+        value = getattr(settings, f.name)
+        problem = value_problem(f.name, value)
+        if problem:
+            raise InputError(f.name, f"{problem}, not {value!r} (in {where})")
+
+
+SQLITE_SYNCHRONOUS = ("full", "normal")
+
+# Inclusive bounds. The tick must be positive (0 would spin the ticker) and
+# short enough that expired holds are recorded while they still matter.
+_LIMITS: dict[str, tuple[float, float, str]] = {
+    "port": (0, 65535, "a port number from 0 to 65535"),
+    "hold_seconds": (1, 366 * 86400, "a whole number of seconds from 1 to a year"),
+    "max_body_bytes": (1, 1 << 30, "a number of bytes from 1 to 1 GiB"),
+    "tick_seconds": (0.01, 86400, "a number of seconds from 0.01 to 86400"),
+}
 
 
 def _coerce(name: str, value: Any, kind: object, where: str) -> Any:

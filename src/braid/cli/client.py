@@ -18,6 +18,8 @@ import httpx
 
 DEFAULT_URL: Final = "http://127.0.0.1:8080"
 TIMEOUT_SECONDS: Final = 30.0
+# Rows asked for per page when listing (the server's most).
+PAGE: Final = 1000
 
 Json = dict[str, Any]
 
@@ -82,10 +84,18 @@ class BraidClient:
     def reserve(self, body: Mapping[str, Any]) -> Json:
         return self._object("POST", "/v1/reservations", json=dict(body))
 
-    def find(self, **filters: str | None) -> list[Json]:
+    def find(self, *, limit: int | None = None, **filters: str | None) -> list[Json]:
+        """Every matching reservation, following the pages; at most `limit` if given."""
         params = {k: v for k, v in filters.items() if v is not None}
-        found: list[Json] = self._object("GET", "/v1/reservations", params=params)["reservations"]
-        return found
+        found: list[Json] = []
+        while limit is None or len(found) < limit:
+            params["limit"] = str(PAGE if limit is None else min(limit - len(found), PAGE))
+            page = self._object("GET", "/v1/reservations", params=params)
+            found += page["reservations"]
+            if not page.get("next"):
+                break
+            params["after"] = page["next"]
+        return found if limit is None else found[:limit]
 
     def get(self, reservation_id: str) -> Json:
         return self._object("GET", f"/v1/reservations/{_segment(reservation_id)}")

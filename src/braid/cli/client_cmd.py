@@ -97,13 +97,20 @@ def list_reservations(
     owner: Annotated[str | None, typer.Option(help="Operators: another user's.")] = None,
     start: Instant = None,
     end: Instant = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(min=1, help="At most this many (default: all, fetched page by page)."),
+    ] = None,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List reservations (yours; operators see everyone's)."""
+    """List reservations by start time (yours; operators see everyone's)."""
     found = _call(
-        url, token, as_json, lambda b: b.find(state=state, owner=owner, start=start, end=end)
+        url,
+        token,
+        as_json,
+        lambda b: b.find(limit=limit, state=state, owner=owner, start=start, end=end),
     )
     if as_json:
         typer.echo(json.dumps({"reservations": found}, indent=2))

@@ -59,7 +59,7 @@ def serve(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     settings = settings_from(config, database=database, topology=topology, host=host, port=port)
-    repo = open_store(settings.database_url)
+    repo = open_store(settings.database_url, sqlite_synchronous=settings.sqlite_synchronous)
     try:
         service = _started_service(repo, settings, default_capacity)
         stop = threading.Event()
@@ -72,7 +72,13 @@ def serve(
         _stop_on_sigterm()
         # uvicorn shuts down gracefully on a signal, then re-raises it to us.
         with contextlib.suppress(KeyboardInterrupt):
-            uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+            uvicorn.run(
+                app,
+                host=settings.host,
+                port=settings.port,
+                log_level="warning",
+                access_log=False,  # a log line per request costs CPU; /metrics counts them
+            )
         stop.set()
         ticker.join(timeout=5)
     finally:
@@ -82,7 +88,7 @@ def serve(
 
 def settings_from(config: Path | None, **overrides: Any) -> Settings:
     """Settings from file and environment, then the command line's options on top."""
-    from braid.app.settings import load_settings
+    from braid.app.settings import check_settings, load_settings
 
     try:
         settings = load_settings(config)
@@ -92,14 +98,19 @@ def settings_from(config: Path | None, **overrides: Any) -> Settings:
     given = {names.get(k, k): v for k, v in overrides.items() if v is not None}
     if "topology_file" in given:
         given["topology_file"] = str(given["topology_file"])
-    return replace(settings, **given)
+    settings = replace(settings, **given)
+    try:
+        check_settings(settings)
+    except InputError as exc:
+        fail(f"settings: {exc}")
+    return settings
 
 
-def open_store(url: str) -> Repository:
+def open_store(url: str, *, sqlite_synchronous: str = "full") -> Repository:
     from braid.adapters.store import open_repository
 
     try:
-        return open_repository(url)
+        return open_repository(url, sqlite_synchronous=sqlite_synchronous)
     except Exception as exc:  # the driver's own errors: bad URL, no server, no permission
         fail(f"cannot open the database {hide_password(url)}: {exc}")
 

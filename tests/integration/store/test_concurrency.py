@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import random
 import threading
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import get_context
 from typing import Any
 
 from braid.adapters.store import SqlRepository
-from braid.app.ports import Repository
+from braid.app.ports import ConflictError, Repository, WriteStep
 from braid.app.records import Reservation
 from braid.core.lifecycle import State
 from tests.integration.store.conftest import Backend
@@ -16,6 +17,8 @@ from tests.integration.store.workload import (
     GBIT,
     Outcome,
     book,
+    capacity_validator,
+    change,
     memory_overbooking,
     process_writer,
     reservation,
@@ -106,3 +109,37 @@ def _write_and_cancel(repo: Repository, n: int) -> list[str]:
             repo.set_state(res.id, State.CANCELLED, now=i, actor="w", detail={})
         ids.append(res.id)
     return ids
+
+
+def _batch_writer(repo: Any, name: str, seed: int) -> tuple[list[str], int]:
+    """Batches of 3 random 3-Gbit/s bookings through `write_new`; (written ids, refusals)."""
+    rng = random.Random(seed)
+    written: list[str] = []
+    refused = 0
+    for b in range(6):
+        steps = []
+        for i in range(3):
+            start = rng.randrange(0, 100)
+            res = reservation(f"{name}-{b}-{i}", start=start, end=start + 30, bandwidth=3 * GBIT)
+            ch = change(res)
+            steps.append((WriteStep(ch, capacity_validator(ch.loads), "created"), name))
+        try:
+            outcomes = repo.write_new(steps, now=b)
+        except ConflictError:
+            refused += len(steps)
+            continue
+        written += [o.id for o in outcomes if isinstance(o, Reservation)]
+        refused += sum(isinstance(o, ConflictError) for o in outcomes)
+    return written, refused
+
+
+def test_batches_from_many_threads_never_overbook(backend: Backend) -> None:
+    repo = backend.open()
+    with ThreadPoolExecutor(THREADS) as pool:
+        results = list(pool.map(lambda n: _batch_writer(repo, f"b{n}", n), range(THREADS)))
+    written = {rid for ids, _ in results for rid in ids}
+    assert len(written) + sum(r for _, r in results) == THREADS * 6 * 3
+    assert written and any(r for _, r in results)  # both happen
+    assert overbooking(repo) == []
+    assert {r.id for r in repo.booked()} == written
+    assert {r.id for r in repo.changes_since(0)[0]} == written

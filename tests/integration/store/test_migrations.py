@@ -62,13 +62,14 @@ def test_two_first_starts_at_once_both_succeed(sql_backend: Backend) -> None:
     assert sql_backend.url is not None
     with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
         started = list(pool.map(first_start, [sql_backend.url] * 2, [0.5] * 2))
-    assert started == ["0001", "0001"]
+    assert started == ["0002", "0002"]
 
 
 def test_migration_files_ship_inside_the_package() -> None:
     assert (MIGRATIONS / "env.py").is_file()
     assert (MIGRATIONS / "script.py.mako").is_file()
     assert (MIGRATIONS / "versions" / "0001_initial.py").is_file()
+    assert (MIGRATIONS / "versions" / "0002_load_counts_until.py").is_file()
 
 
 class _DriverError(Exception):

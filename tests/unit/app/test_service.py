@@ -101,7 +101,7 @@ def test_bad_input_names_the_field_and_writes_nothing(service: ReservationServic
             service.reserve(ALICE, sent)
         assert caught.value.field == field
     assert service.repo.find.__self__ is service.repo  # the fake is what we think
-    assert service.find(OPS, {}) == []
+    assert service.find(OPS, {})["reservations"] == []
 
 
 def test_users_see_only_their_own(service: ReservationService) -> None:
@@ -112,8 +112,8 @@ def test_users_see_only_their_own(service: ReservationService) -> None:
         service.cancel(BOB, mine["id"])
     with pytest.raises(NotFoundError):
         service.get(ALICE, "r-nope")
-    assert service.find(BOB, {}) == []
-    assert [r["id"] for r in service.find(OPS, {"owner": "alice"})] == [mine["id"]]
+    assert service.find(BOB, {})["reservations"] == []
+    assert [r["id"] for r in service.find(OPS, {"owner": "alice"})["reservations"]] == [mine["id"]]
 
 
 def test_cancel_frees_capacity_and_never_comes_back(
@@ -220,7 +220,7 @@ def test_availability_books_nothing(service: ReservationService) -> None:
         },
     )
     assert slots["slots"] == [[at(0), at(541)]]
-    assert service.find(OPS, {}) == []
+    assert service.find(OPS, {})["reservations"] == []
 
 
 def test_topology_change_reports_misfits(service: ReservationService) -> None:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from braid.app.auth import authenticate
 from braid.app.records import User
@@ -18,22 +19,31 @@ from braid.app.settings import Settings
 _bearer = HTTPBearer(auto_error=False, description="a token from `braid token create`")
 
 
-def get_service(request: Request) -> ReservationService:
+# The dependencies are `async`: FastAPI runs a plain `def` dependency in the
+# thread pool, a hop per dependency per request for what is a dict lookup.
+
+
+async def get_service(request: Request) -> ReservationService:
     service: ReservationService = request.app.state.service
     return service
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def current_user(
+async def current_user(
     request: Request,
     service: Annotated[ReservationService, Depends(get_service)],
     _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> User:
-    return authenticate(service.repo, request.headers.get("authorization"))
+    header = request.headers.get("authorization")
+    cached = service.tokens.get(header)
+    if cached is not None:
+        return cached
+    # Asking the store blocks: off the event loop.
+    return await run_in_threadpool(authenticate, service.repo, header, service.tokens)
 
 
 Service = Annotated[ReservationService, Depends(get_service)]

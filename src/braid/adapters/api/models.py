@@ -149,6 +149,9 @@ class ReservationOut(_Out):
 
 class ReservationList(_Out):
     reservations: list[ReservationOut]
+    next: str | None = Field(
+        None, description="cursor of the next page (send it as `after`); null on the last page"
+    )
 
 
 class AuditOut(_Out):
@@ -231,6 +234,8 @@ class ListQuery(_Query):
     owner: str | None = Field(None, description="operators only; users see their own")
     start: str | None = Field(None, description="overlapping [start, end); ISO 8601")
     end: str | None = Field(None, description="ISO 8601 with offset")
+    limit: str | None = Field(None, description="rows per page, 1 to 1000 (default 1000)")
+    after: str | None = Field(None, description="the `next` cursor of the previous page")
 
 
 class AvailabilityQuery(_Query):

@@ -38,8 +38,13 @@ def reserve(body: ReservationIn, user: Caller, service: Service) -> JSONResponse
 
 @router.get("", response_model=ReservationList, responses=errors(401, 422))
 def find(query: Annotated[ListQuery, Query()], user: Caller, service: Service) -> JSONResponse:
-    """Reservations the caller may see, by start time."""
-    return JSONResponse({"reservations": service.find(user, query.given())})
+    """Reservations the caller may see, by start then id, a page at a time.
+
+    A page holds at most `limit` rows; when `next` is not null, send it as
+    `after` to get the following page (it may hold fewer rows than `limit`,
+    even none, when a state filter leaves some out).
+    """
+    return JSONResponse(service.find(user, query.given()))
 
 
 @router.get("/{reservation_id}", response_model=ReservationOut, responses=_ONE)

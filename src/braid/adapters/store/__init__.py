@@ -25,8 +25,8 @@ __all__ = [
 ]
 
 
-def open_repository(url: str) -> SqlRepository:
+def open_repository(url: str, *, sqlite_synchronous: str = "full") -> SqlRepository:
     """A repository on `url`, with the schema migrated to the newest revision first."""
-    engine = create_engine_from_url(url)
+    engine = create_engine_from_url(url, sqlite_synchronous=sqlite_synchronous)
     upgrade(engine)
     return SqlRepository(engine)

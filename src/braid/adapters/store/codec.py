@@ -64,10 +64,29 @@ def path_values(reservation: Reservation) -> list[dict[str, Any]]:
     ]
 
 
-def load_values(reservation_id: str, loads: Iterable[LinkLoad]) -> list[dict[str, Any]]:
+# `counts_until` of a hold without an expiry: later than any instant braid handles.
+NEVER: Final = 2**62
+
+
+def counts_until(state: State, end: int, hold_expires_at: int | None) -> int:
+    """From when a reservation's loads stop counting (see `LinkLoadRow.counts_until`).
+
+    The same rule as `braid.core.lifecycle.counts_against_capacity`: counting
+    at `now` is `now < counts_until(...)`.
+    """
+    if state == State.HELD:
+        return NEVER if hold_expires_at is None else hold_expires_at
+    if state in (State.RESERVED, State.ACTIVE):
+        return end
+    return 0
+
+
+def load_values(reservation: Reservation, loads: Iterable[LinkLoad]) -> list[dict[str, Any]]:
+    until = counts_until(reservation.state, reservation.end, reservation.hold_expires_at)
     return [
         {
-            "reservation_id": reservation_id,
+            "reservation_id": reservation.id,
+            "counts_until": until,
             "link_id": load.link,
             "forward": load.forward,
             "start": load.start,

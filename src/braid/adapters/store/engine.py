@@ -26,11 +26,16 @@ def default_database_url() -> str:
     return os.environ.get("BRAID_DATABASE_URL") or "sqlite:///braid.db"
 
 
-def create_engine_from_url(url: str, **kwargs: Any) -> Engine:
-    """An engine for `url`; SQLite engines get WAL, a busy timeout and real BEGINs."""
+def create_engine_from_url(url: str, *, sqlite_synchronous: str = "full", **kwargs: Any) -> Engine:
+    """An engine for `url`; SQLite engines get WAL, a busy timeout and real BEGINs.
+
+    `sqlite_synchronous` is SQLite's `PRAGMA synchronous` ("full" or "normal").
+    """
+    if sqlite_synchronous not in ("full", "normal"):
+        raise ValueError(f"sqlite_synchronous must be full or normal, not {sqlite_synchronous!r}")
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
-        _control_sqlite_transactions(engine)
+        _control_sqlite_transactions(engine, sqlite_synchronous)
     return engine
 
 
@@ -39,7 +44,7 @@ def writer(engine: Engine) -> Engine:
     return engine.execution_options(**{WRITE_OPTION: True})
 
 
-def _control_sqlite_transactions(engine: Engine) -> None:
+def _control_sqlite_transactions(engine: Engine, synchronous: str) -> None:
     """Let SQLAlchemy, not the sqlite3 driver, emit BEGIN (the documented pysqlite recipe).
 
     The driver would begin lazily at the first INSERT, after our reads, so two
@@ -55,6 +60,7 @@ def _control_sqlite_transactions(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute(f"PRAGMA synchronous = {synchronous.upper()}")
         if engine.url.database not in (None, "", ":memory:"):
             cursor.execute("PRAGMA journal_mode = WAL")
         cursor.close()

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Final
 
-from sqlalchemy import ColumnElement, Connection, Row, and_, select
+from sqlalchemy import ColumnElement, Connection, Row, and_, bindparam, or_, select
 
 from braid.adapters.store.codec import (
     AUDIT,
@@ -22,7 +22,9 @@ from braid.adapters.store.codec import (
 )
 from braid.app.ports import Filters
 from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
+from braid.core.lifecycle import State
 from braid.core.network import Allocation
+from braid.core.paths import Path
 
 # Well under every backend's limit on bound parameters (SQLite's is 32766).
 _CHUNK: Final = 500
@@ -63,15 +65,38 @@ def _allocations(
 
 
 def changes(connection: Connection, cursor: int) -> tuple[list[Reservation], int]:
-    """Reservations stamped after `cursor`, in cursor order, and the last stamp among them."""
-    where = [RESERVATIONS.c.seq > cursor]
-    rows = connection.execute(select(RESERVATIONS).where(*where).order_by(RESERVATIONS.c.seq)).all()
+    """Reservations stamped after `cursor`, in cursor order, and the last stamp among them.
+
+    One statement (rows joined with their paths), so it reads one snapshot
+    even outside a transaction: replicas run it before every decision.
+    """
+    rows = connection.execute(_CHANGES, {"cursor": cursor}).all()
     if not rows:
         return [], cursor
-    ids = select(RESERVATIONS.c.id).where(*where)
-    allocations = _allocations(connection, [PATHS.c.reservation_id.in_(ids)])
-    found = [to_reservation(row, allocations.get(row.id, ())) for row in rows]
+    found: list[Reservation] = []
+    allocations: list[Allocation] = []
+    for n, row in enumerate(rows):
+        if row.path_bw is not None:
+            path = Path(tuple(row.path_nodes), tuple(row.path_links))
+            allocations.append(Allocation(path, row.path_bw))
+        if n + 1 == len(rows) or rows[n + 1].id != row.id:
+            found.append(to_reservation(row, allocations))
+            allocations = []
     return found, int(rows[-1].seq)
+
+
+_PATH_COLUMNS: Final = (
+    PATHS.c.nodes.label("path_nodes"),
+    PATHS.c.links.label("path_links"),
+    PATHS.c.bandwidth.label("path_bw"),
+)
+# Built once: replicas run it before every decision.
+_CHANGES: Final = (
+    select(RESERVATIONS, *_PATH_COLUMNS)
+    .select_from(RESERVATIONS.outerjoin(PATHS, PATHS.c.reservation_id == RESERVATIONS.c.id))
+    .where(RESERVATIONS.c.seq > bindparam("cursor"))
+    .order_by(RESERVATIONS.c.seq, RESERVATIONS.c.id, PATHS.c.index)
+)
 
 
 def link_loads(connection: Connection) -> list[tuple[str, LinkLoad]]:
@@ -98,7 +123,21 @@ def filtered(filters: Filters) -> list[ColumnElement[bool]]:
         where.append(RESERVATIONS.c.end > filters.start)
     if filters.end is not None:
         where.append(RESERVATIONS.c.start < filters.end)
+    if filters.after is not None:
+        start, after_id = filters.after
+        r = RESERVATIONS.c
+        where.append(or_(r.start > start, and_(r.start == start, r.id > after_id)))
     return where
+
+
+def due_at(now: int) -> ColumnElement[bool]:
+    """Booked rows whose state `braid.core.lifecycle.state_at` moves on at `now`."""
+    state, r = RESERVATIONS.c.state, RESERVATIONS.c
+    return or_(
+        and_(state == State.HELD.value, r.hold_expires_at.is_not(None), r.hold_expires_at <= now),
+        and_(state == State.RESERVED.value, r.start <= now),
+        and_(state.in_([State.RESERVED.value, State.ACTIVE.value]), r.end <= now),
+    )
 
 
 def audit(connection: Connection, reservation_id: str | None, limit: int) -> list[AuditEntry]:

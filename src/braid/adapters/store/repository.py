@@ -25,8 +25,16 @@ from typing import Any
 from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from braid.adapters.store import reads, writes
-from braid.adapters.store.codec import LINKS, RESERVATIONS, STATE, TOKENS, TOPOLOGY, USERS
+from braid.adapters.store import batch, reads, writes
+from braid.adapters.store.codec import (
+    LINKS,
+    RESERVATIONS,
+    STATE,
+    TOKENS,
+    TOPOLOGY,
+    USERS,
+    counts_until,
+)
 from braid.adapters.store.engine import writer
 from braid.app.ports import (
     Change,
@@ -54,6 +62,13 @@ class SqlRepository:
             if engine.dialect.name == "postgresql"
             else engine
         )
+        # Single-statement reads need no transaction: on PostgreSQL that
+        # saves the BEGIN and COMMIT round trips.
+        self._single = (
+            engine.execution_options(isolation_level="AUTOCOMMIT")
+            if engine.dialect.name == "postgresql"
+            else engine
+        )
 
     def close(self) -> None:
         """Close pooled connections (the repository is unusable afterwards)."""
@@ -69,7 +84,7 @@ class SqlRepository:
         actor: str,
         action: str,
         expected_version: int | None = None,
-        counting: Callable[[Reservation], bool],
+        counting: Callable[[Reservation], bool] | None = None,
     ) -> Reservation:
         """See `Repository.write`; `expected_version=0` means "must not exist yet".
 
@@ -79,7 +94,8 @@ class SqlRepository:
         `counting` is called once per other reservation whose stored state is
         held, reserved or active and that loads a locked link in the window,
         with a record built from the reservation row alone: its allocations,
-        request and plan are empty.
+        request and plan are empty. Without it the lifecycle's rule at `now`
+        decides inside the query (no record is built per row: the fast path).
         """
         step = WriteStep(change, validate, action, expected_version)
         with collisions_as_conflicts(), self._writer.begin() as connection:
@@ -91,18 +107,17 @@ class SqlRepository:
         step: WriteStep,
         now: int,
         actor: str,
-        counting: Callable[[Reservation], bool],
+        counting: Callable[[Reservation], bool] | None,
     ) -> Reservation:
         change = step.change
         reservation = change.reservation
         writes.lock_links(connection, (load.link for load in change.loads))
         old = writes.current(connection, reservation.id)
         writes.check_version(old, step.expected_version, reservation.id)
-        writes.check_token(connection, reservation)
-        problems = step.validate(writes.other_loads(connection, change, counting))
+        problems = step.validate(writes.other_loads(connection, change, counting, now))
         if problems:
             raise ConflictError(problems)  # leaving the transaction rolls back
-        version = writes.store(connection, change, old, now)
+        stored = writes.store(connection, change, old, now)
         entry = AuditEntry(
             at=now,
             actor=actor,
@@ -110,11 +125,18 @@ class SqlRepository:
             action=step.action,
             from_state=None if old is None else str(old.state),
             to_state=reservation.state.value,
-            detail={"version": version},
+            detail={"version": stored.version},
         )
         writes.log(connection, entry)
         writes.advance_cursor(connection, reservation.id, change.topology_version)
-        return self._reread(connection, reservation.id)
+        return stored
+
+    def write_new(
+        self, items: Sequence[tuple[WriteStep, str]], *, now: int
+    ) -> list[Reservation | ConflictError]:
+        """See `Repository.write_new`: one transaction, link locks taken once for all."""
+        with collisions_as_conflicts(), self._writer.begin() as connection:
+            return batch.write_new(connection, items, now)
 
     def set_state(
         self, reservation_id: str, state: State, *, now: int, actor: str, detail: Mapping[str, Any]
@@ -146,6 +168,8 @@ class SqlRepository:
             .where(RESERVATIONS.c.id == reservation_id)
             .values(state=state.value, updated_at=now, version=RESERVATIONS.c.version + 1)
         )
+        until = counts_until(state, int(old.end), old.hold_expires_at)
+        writes.set_counts_until(connection, reservation_id, until)
         entry = AuditEntry(now, actor, reservation_id, "state", old.state, state.value, step.detail)
         writes.log(connection, entry)
         writes.advance_cursor(connection, reservation_id)
@@ -157,7 +181,7 @@ class SqlRepository:
         *,
         now: int,
         actor: str,
-        counting: Callable[[Reservation], bool],
+        counting: Callable[[Reservation], bool] | None = None,
     ) -> list[Reservation | TopologyVersion]:
         """See `Repository.apply`: one transaction; every link any step loads is locked first.
 
@@ -177,7 +201,7 @@ class SqlRepository:
         step: Step,
         now: int,
         actor: str,
-        counting: Callable[[Reservation], bool],
+        counting: Callable[[Reservation], bool] | None,
     ) -> Reservation | TopologyVersion:
         if isinstance(step, WriteStep):
             return self._write(connection, step, now, actor, counting)
@@ -207,13 +231,18 @@ class SqlRepository:
         with self._reader.connect() as connection:
             return reads.reservations(connection, [RESERVATIONS.c.state.in_(states)])
 
+    def due(self, now: int) -> list[Reservation]:
+        """See `Repository.due`; ordered by start then id; reads only those rows."""
+        with self._reader.connect() as connection:
+            return reads.reservations(connection, [reads.due_at(now)])
+
     def changes_since(self, cursor: int) -> tuple[list[Reservation], int]:
         """See `Repository.changes_since`; ordered by cursor value.
 
         The new cursor is the largest value returned (not the counter), since
         the counter may already count a write that is not yet visible.
         """
-        with self._reader.connect() as connection:
+        with self._single.connect() as connection:
             return reads.changes(connection, cursor)
 
     def cursor(self) -> int:
@@ -236,6 +265,12 @@ class SqlRepository:
         with self._reader.connect() as connection:
             return reads.latest_topology(connection)
 
+    def topology_version(self) -> int:
+        """The newest committed topology version (0 before the first), one scalar read."""
+        query = select(STATE.c.topology_version).where(STATE.c.id == 1)
+        with self._single.connect() as connection:
+            return int(connection.execute(query).scalar_one())
+
     def put_topology(self, data: Mapping[str, Any], *, now: int, actor: str) -> TopologyVersion:
         """Store `data` as the next version and give each of its links a lock row.
 
@@ -244,6 +279,21 @@ class SqlRepository:
         """
         with self._writer.begin() as connection:
             return self._put_topology(connection, data, now, actor)
+
+    def put_first_topology(
+        self, data: Mapping[str, Any], *, now: int, actor: str
+    ) -> TopologyVersion:
+        """See `Repository.put_first_topology`.
+
+        The `state` row's lock (PostgreSQL: FOR UPDATE; SQLite: the write lock
+        of BEGIN IMMEDIATE) makes a second starter wait, then find version 1.
+        """
+        with self._writer.begin() as connection:
+            if writes.locked_topology_version(connection) == 0:
+                return self._put_topology(connection, data, now, actor)
+            found = reads.latest_topology(connection)
+        assert found is not None, "the state row counts a topology that is not there"
+        return found
 
     def _put_topology(
         self, connection: Connection, data: Mapping[str, Any], now: int, actor: str
@@ -277,7 +327,7 @@ class SqlRepository:
             writes.log(connection, AuditEntry(now, user.name, None, "token", detail=detail))
 
     def user_for(self, token_hash: str) -> User | None:
-        with self._reader.connect() as connection:
+        with self._single.connect() as connection:
             return reads.user_for(connection, token_hash)
 
 

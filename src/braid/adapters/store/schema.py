@@ -2,7 +2,7 @@
 
 The models only describe the schema: the repository reads and writes them
 with explicit statements (so the locking SQL is visible), and Alembic's
-`0001_initial` migration creates exactly this metadata (a test compares them).
+migrations (`0001_initial` and later) create exactly this metadata (a test compares them).
 
 There is no separate "holds" table: a hold is a row of `reservations` in state
 `held` whose `hold_expires_at` says when it lapses if nobody confirms it.
@@ -111,6 +111,10 @@ class LinkLoadRow(Base):
     start: Mapped[int] = mapped_column(BigInteger)
     end: Mapped[int] = mapped_column(BigInteger)
     bandwidth: Mapped[int] = mapped_column(BigInteger)
+    # From this instant on the load no longer counts against capacity: the
+    # hold's expiry, the booking's end, or 0 once cancelled/failed/expired/
+    # finished. Kept with the load so a write's check reads only this table.
+    counts_until: Mapped[int] = mapped_column(BigInteger, server_default="0")
 
     __table_args__ = (Index(None, "link_id", "start", "end"),)
 

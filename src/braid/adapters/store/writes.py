@@ -8,10 +8,22 @@ locked at `BEGIN IMMEDIATE` and these row locks are not needed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
-from sqlalchemy import Connection, Row, Table, delete, insert, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Row,
+    Table,
+    bindparam,
+    delete,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
@@ -48,6 +60,31 @@ def insert_missing(connection: Connection, table: Table, rows: Sequence[dict[str
     connection.execute(dialect.insert(table).on_conflict_do_nothing(), list(rows))
 
 
+# Hot statements are built once: building one costs about as much CPU as
+# running it (SQLAlchemy caches the compiled form, not the construct).
+_LOCK_LINKS: Final = (
+    select(LINKS.c.id)
+    .where(LINKS.c.id.in_(bindparam("links", expanding=True)))
+    .order_by(LINKS.c.id)
+    .with_for_update()
+)
+_COUNTING_LOADS: Final = select(
+    LOADS.c.id, LOADS.c.link_id, LOADS.c.forward, LOADS.c.start, LOADS.c.end, LOADS.c.bandwidth
+).where(
+    LOADS.c.link_id.in_(bindparam("links", expanding=True)),
+    LOADS.c.start < bindparam("finish"),
+    LOADS.c.end > bindparam("begin"),
+    LOADS.c.reservation_id != bindparam("mine"),
+    LOADS.c.counts_until > bindparam("now"),
+)
+_BUMP: Final = (
+    update(STATE)
+    .where(STATE.c.id == 1)
+    .values(seq=STATE.c.seq + 1)
+    .returning(STATE.c.seq, STATE.c.topology_version)
+)
+
+
 def lock_links(connection: Connection, link_ids: Iterable[str]) -> None:
     """Hold every link's row lock until commit, creating rows for unknown link ids.
 
@@ -57,9 +94,10 @@ def lock_links(connection: Connection, link_ids: Iterable[str]) -> None:
     ordered = sorted(set(link_ids))
     if not ordered or not is_postgres(connection):
         return
+    if len(connection.execute(_LOCK_LINKS, {"links": ordered}).all()) == len(ordered):
+        return  # the usual case: every link has its row since its topology was stored
     insert_missing(connection, LINKS, [{"id": link} for link in ordered])
-    query = select(LINKS.c.id).where(LINKS.c.id.in_(ordered)).order_by(LINKS.c.id).with_for_update()
-    connection.execute(query).all()
+    connection.execute(_LOCK_LINKS, {"links": ordered}).all()
 
 
 def current(connection: Connection, reservation_id: str) -> Row[Any] | None:
@@ -81,37 +119,26 @@ def check_version(old: Row[Any] | None, expected: int | None, reservation_id: st
         )
 
 
-def check_token(connection: Connection, reservation: Reservation) -> None:
-    query = select(RESERVATIONS.c.id).where(
-        RESERVATIONS.c.token == reservation.token, RESERVATIONS.c.id != reservation.id
-    )
-    other = connection.execute(query).scalar()
-    if other is not None:
-        raise ConflictError([f"token of reservation {reservation.id} is used by {other}"])
-
-
 def other_loads(
-    connection: Connection, change: Change, counting: Callable[[Reservation], bool]
+    connection: Connection,
+    change: Change,
+    counting: Callable[[Reservation], bool] | None,
+    now: int,
 ) -> list[LinkLoad]:
     """Loads of other counting reservations on the change's links, overlapping its window.
 
     Only stored states that can hold bandwidth (held, reserved, active) are
-    read; `counting` then decides for each of those, e.g. by the clock.
+    read; `counting` then decides for each of those, e.g. by the clock. Without
+    `counting`, the lifecycle's own rule at `now` decides, inside the query.
     """
     if not change.loads:
         return []
-    begin = min(load.start for load in change.loads)
-    finish = max(load.end for load in change.loads)
+    if counting is None:
+        return _loads_counting_at(connection, change, now)
     query = (
         select(*SCALARS, *_load_columns())
         .select_from(LOADS.join(RESERVATIONS, LOADS.c.reservation_id == RESERVATIONS.c.id))
-        .where(
-            LOADS.c.link_id.in_(sorted({load.link for load in change.loads})),
-            LOADS.c.start < finish,
-            LOADS.c.end > begin,
-            LOADS.c.reservation_id != change.reservation.id,
-            RESERVATIONS.c.state.in_(_BOOKED_VALUES),
-        )
+        .where(*_overlapping(change), RESERVATIONS.c.state.in_(_BOOKED_VALUES))
     )
     verdicts: dict[str, bool] = {}
     loads: list[LinkLoad] = []
@@ -127,6 +154,48 @@ def other_loads(
     return loads
 
 
+def _loads_counting_at(connection: Connection, change: Change, now: int) -> list[LinkLoad]:
+    """`other_loads` by the lifecycle's rule at `now`, from the loads table alone.
+
+    Each load carries `counts_until` (kept in step with its reservation's
+    state), so no reservation row is joined and no record is built per row.
+    """
+    return list(counting_loads(connection, change.loads, change.reservation.id, now).values())
+
+
+def counting_loads(
+    connection: Connection, mine: Sequence[LinkLoad], reservation_id: str, now: int
+) -> dict[int, LinkLoad]:
+    """Loads of others counting at `now` on `mine`'s links in its window, by row id."""
+    values = {
+        "links": sorted({load.link for load in mine}),
+        "begin": min(load.start for load in mine),
+        "finish": max(load.end for load in mine),
+        "mine": reservation_id,
+        "now": now,
+    }
+    return {row[0]: LinkLoad(*row[1:]) for row in connection.execute(_COUNTING_LOADS, values)}
+
+
+def set_counts_until(connection: Connection, reservation_id: str, until: int) -> None:
+    """After a state change: from when the reservation's loads stop counting."""
+    connection.execute(
+        update(LOADS).where(LOADS.c.reservation_id == reservation_id).values(counts_until=until)
+    )
+
+
+def _overlapping(change: Change) -> list[ColumnElement[bool]]:
+    """Loads of other reservations on the change's links that overlap its window."""
+    begin = min(load.start for load in change.loads)
+    finish = max(load.end for load in change.loads)
+    return [
+        LOADS.c.link_id.in_(sorted({load.link for load in change.loads})),
+        LOADS.c.start < finish,
+        LOADS.c.end > begin,
+        LOADS.c.reservation_id != change.reservation.id,
+    ]
+
+
 def _load_columns() -> tuple[Any, ...]:
     return (
         LOADS.c.link_id.label("load_link"),
@@ -137,8 +206,12 @@ def _load_columns() -> tuple[Any, ...]:
     )
 
 
-def store(connection: Connection, change: Change, old: Row[Any] | None, now: int) -> int:
-    """Write the reservation, its paths and loads (replacing old rows); returns its version."""
+def store(connection: Connection, change: Change, old: Row[Any] | None, now: int) -> Reservation:
+    """Write the reservation, its paths and loads (replacing old rows); returns it as stored.
+
+    The token's unique constraint refuses a token another reservation has
+    (ConflictError), so no query looks for one first.
+    """
     reservation = change.reservation
     if old is None:
         version = 1
@@ -157,15 +230,28 @@ def store(connection: Connection, change: Change, old: Row[Any] | None, now: int
                 update(RESERVATIONS).where(RESERVATIONS.c.id == reservation.id).values(**values)
             )
     except IntegrityError as error:
-        # Another writer took the same id or token between our check and insert.
-        raise ConflictError([f"reservation {reservation.id}: {error.orig}"]) from error
+        # The same id written meanwhile by another writer, or a token in use.
+        raise ConflictError([f"reservation {reservation.id}: token or id in use"]) from error
     paths = path_values(reservation)
     if paths:
         connection.execute(insert(PATHS), paths)
-    loads = load_values(reservation.id, change.loads)
+    loads = load_values(reservation, change.loads)
     if loads:
         connection.execute(insert(LOADS), loads)
-    return version
+    return replace(
+        reservation,
+        request=as_stored(values["request"]),
+        plan=as_stored(values["plan"]),
+        version=version,
+        created_at=created_at,
+        updated_at=now,
+    )
+
+
+def as_stored(data: Mapping[str, Any]) -> dict[str, Any]:
+    """`data` as a JSON column gives it back (tuples become lists, keys strings)."""
+    loaded: dict[str, Any] = json.loads(json.dumps(dict(data)))
+    return loaded
 
 
 def log(connection: Connection, entry: AuditEntry) -> None:
@@ -180,21 +266,33 @@ def advance_cursor(
     Under that same lock, refuse the change if it was validated against a
     topology version other than the current one.
     """
-    bump = (
-        update(STATE)
-        .where(STATE.c.id == 1)
-        .values(seq=STATE.c.seq + 1)
-        .returning(STATE.c.seq, STATE.c.topology_version)
-    )
-    seq, current = connection.execute(bump).one()
-    if topology_version is not None and current != topology_version:
-        raise ConflictError(
-            [f"the topology is at version {current}, not {topology_version}: plan again"]
-        )
+    versions = set() if topology_version is None else {topology_version}
+    seq = bump_cursor(connection, versions)
     connection.execute(
         update(RESERVATIONS).where(RESERVATIONS.c.id == reservation_id).values(seq=seq)
     )
+    return seq
+
+
+def bump_cursor(connection: Connection, topology_versions: set[int]) -> int:
+    """The next cursor value, taken under the `state` row lock held until commit.
+
+    Raises ConflictError (the transaction must roll back) if any of
+    `topology_versions` is not the current topology version.
+    """
+    seq, current = connection.execute(_BUMP).one()
+    stale = sorted(v for v in topology_versions if v != current)
+    if stale:
+        raise ConflictError([f"the topology is at version {current}, not {stale[0]}: plan again"])
     return int(seq)
+
+
+def locked_topology_version(connection: Connection) -> int:
+    """The current topology version, with the `state` row locked until commit."""
+    query = select(STATE.c.topology_version).where(STATE.c.id == 1)
+    if is_postgres(connection):
+        query = query.with_for_update()
+    return int(connection.execute(query).scalar_one())
 
 
 def next_topology_version(connection: Connection) -> int:
