@@ -4,13 +4,16 @@ The orchestrator and four domain agents (two sites, two visible WANs) run as
 separate processes on loopback. Every reservation takes two domain paths, so
 all four agents take part in each of the three rounds (offers, Prep, Commit).
 
-    .venv/bin/python bench/negotiation_bench.py            # ~1 min
+    .venv/bin/python bench/negotiation_bench.py            # ~1.5 min
     .venv/bin/python bench/negotiation_bench.py --quick
 
-Printed: the median end-to-end negotiation (one client) beside the baseline
-measured in the same run (three bare gRPC round trips to an agent, the
-protocol's floor in transport alone), and the throughput with concurrent
-clients; then the ledger check (nothing leaked, nothing overbooked).
+Printed: the load average (the machine may be shared), the median and 99th
+percentile end-to-end negotiation (one client) beside the baseline measured
+in the same run (three bare gRPC round trips to an agent, the protocol's
+floor in transport alone), the throughput with concurrent clients beside
+the same run without batching (`--no-batch`: one gRPC call per message),
+CPU per reservation of each process; then the ledger check (nothing leaked,
+nothing overbooked).
 Floors (issue 5): median <= 10 ms, >= 200 reservations/s.
 """
 
@@ -91,14 +94,16 @@ def bare_round_trips_ms(cluster: LocalCluster, count: int) -> float:
 
 def latency_ms(
     cluster: LocalCluster, count: int, base: int
-) -> tuple[float, list[pb.ReservationResp]]:
+) -> tuple[float, float, list[pb.ReservationResp]]:
+    """Median and 99th percentile of one client's reservations, one after another."""
     samples, replies = [], []
     for i in range(count):
         began = time.perf_counter()
         reply = cluster.reserve(reservation(f"seq-{i}", i, base))
         samples.append((time.perf_counter() - began) * 1000)
         replies.append(reply)
-    return statistics.median(samples), replies
+    p99 = statistics.quantiles(samples, n=100)[98]
+    return statistics.median(samples), p99, replies
 
 
 def throughput(
@@ -137,7 +142,20 @@ def cpu_seconds(cluster: LocalCluster) -> dict[str, float]:
     return out
 
 
-def main() -> int:
+def unbatched_rate(folder: Path, source: Path, extra: list[str], clients: int, count: int) -> float:
+    """The same throughput run against an orchestrator that sends one call per message."""
+    with LocalCluster(source, folder / "unbatched", orchestrator_args=[*extra, "--no-batch"]) as c:
+        base = int(time.time())
+        warm = c.reserve(reservation("warm-up", 10**6, base))
+        rate, replies = throughput(c, clients, count, base)
+        replies.append(warm)
+        check = check_ledgers(c.reports(), committed_of(replies))
+    if not check.ok or any(not r.success for r in replies):
+        raise SystemExit(f"the unbatched comparison went wrong: {check.summary()}")
+    return rate
+
+
+def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer reservations")
     parser.add_argument("--clients", type=int, default=8)
@@ -152,41 +170,71 @@ def main() -> int:
         action="store_true",
         help="the orchestrator calls a round's agents one after another",
     )
-    args = parser.parse_args()
+    parser.add_argument(
+        "--orchestrator-args",
+        default="",
+        help="extra options for the orchestrator, e.g. '--no-batch' or '--batch-linger-ms 4'",
+    )
+    parser.add_argument(
+        "--no-compare",
+        action="store_true",
+        help="skip the throughput run without batching (the same-run comparison)",
+    )
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = parse()
     sequential, per_client = (50, 25) if args.quick else (300, 100)
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="braid-nbench-") as folder:
         source = Path(folder) / "net.yaml"
         source.write_text(yaml.safe_dump(NETWORK))
         extra = ["--max-paths", "2", "--sync", args.sync]
         extra += ["--sequential"] if args.sequential else []
+        extra += args.orchestrator_args.split()
         with LocalCluster(source, Path(folder) / "run", orchestrator_args=extra) as cluster:
             base = int(time.time())
             warm = cluster.reserve(reservation("warm-up", 10**6, base))
             bare = bare_round_trips_ms(cluster, 200)
             start_seq = cpu_seconds(cluster)
-            median, seq_replies = latency_ms(cluster, sequential, base)
+            median, p99, seq_replies = latency_ms(cluster, sequential, base)
             before = cpu_seconds(cluster)
             rate, par_replies = throughput(cluster, args.clients, per_client, base)
             after = cpu_seconds(cluster)
             replies = [warm, *seq_replies, *par_replies]
             failed = sum(1 for r in replies if not r.success)
             check = check_ledgers(cluster.reports(), committed_of(replies))
+        unbatched = None
+        if not args.no_compare and "--no-batch" not in extra:
+            unbatched = unbatched_rate(Path(folder), source, extra, args.clients, per_client // 2)
+    load_after = os.getloadavg()
     fan_out = "sequential" if args.sequential else "parallel"
     print(
         f"negotiation, orchestrator + 4 agents on loopback "
-        f"(decision log sync={args.sync}, {fan_out} calls)"
+        f"(decision log sync={args.sync}, {fan_out} calls"
+        f"{', ' + args.orchestrator_args if args.orchestrator_args else ''})"
+    )
+    print(
+        f"  load average (1 min) {load_before[0]:.2f} before, {load_after[0]:.2f} after "
+        f"({os.cpu_count()} CPUs, shared)"
     )
     print(f"  baseline: 3 bare gRPC round trips     {bare:8.2f} ms (median)")
     verdict = "meets" if median <= FLOOR_MEDIAN_MS else "MISSES"
     print(
         f"  end-to-end negotiation, 1 client      {median:8.2f} ms (median of {sequential}; "
-        f"{median / bare:.1f}x baseline; floor {FLOOR_MEDIAN_MS:g} ms: {verdict})"
+        f"p99 {p99:.2f} ms; {median / bare:.1f}x baseline; floor {FLOOR_MEDIAN_MS:g} ms: {verdict})"
     )
     verdict = "meets" if rate >= FLOOR_PER_SECOND else "MISSES"
     print(
         f"  throughput, {args.clients} clients               {rate:8.1f} reservations/s "
         f"({len(par_replies)} reservations; floor {FLOOR_PER_SECOND:g}/s: {verdict})"
     )
+    if unbatched is not None:
+        print(
+            f"  same, one call per message (--no-batch) {unbatched:6.1f} reservations/s "
+            f"(batching: {rate / unbatched:.2f}x)"
+        )
     if start_seq and before and after:
         for label, (a, b, n) in {
             "1 client": (start_seq, before, sequential),

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from braid.adapters.domain_files import MultiDomainFile
 from braid.app.agent_store import AgentStore
@@ -49,6 +49,53 @@ class Vote:
     yes: bool
     hold: Hold | None
     reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class OffersCall:
+    transaction: str
+    token: str
+    window: tuple[int, int]
+    spans: tuple[tuple[str, str], ...]
+    symmetric: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PrepCall:
+    transaction: str
+    token: str
+    window: tuple[int, int]
+    segments: tuple[SegmentAsk, ...]
+    hold_seconds: int
+    symmetric: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CommitCall:
+    transaction: str
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class AbortCall:
+    transaction: str
+    token: str
+
+
+AgentCall = OffersCall | PrepCall | CommitCall | AbortCall
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One message's answer: offers (list[int]), a Vote, (Hold, changed), or its rejection."""
+
+    answer: object
+    error: AgentError | None
+
+    def value(self) -> object:
+        if self.error is not None:
+            raise self.error
+        return self.answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,14 +151,8 @@ class AgentService:
         spans: Sequence[tuple[str, str]],
         symmetric: bool,
     ) -> list[int]:
-        if not self.visible:
-            raise AgentError("BLIND_DOMAIN", "", f"domain {self.domain} gives no offers (blind)")
-        self._check_ids(transaction, token)
-        start, end = self._check_window(window)
-        self._check_spans(spans)
-        with self._lock:
-            self._sweep_due()
-            return [self.book.offer(a, b, start, end, symmetric) for a, b in spans]
+        call = OffersCall(transaction, token, window, tuple(spans), symmetric)
+        return cast(list[int], self.exchange([call])[0].value())
 
     def prepare(
         self,
@@ -122,8 +163,75 @@ class AgentService:
         hold_seconds: int,
         symmetric: bool,
     ) -> Vote:
-        self._check_ids(transaction, token)
-        start, end = self._check_window(window)
+        call = PrepCall(transaction, token, window, tuple(segments), hold_seconds, symmetric)
+        return cast(Vote, self.exchange([call])[0].value())
+
+    def commit(self, transaction: str, token: str) -> tuple[Hold, bool]:
+        return cast(tuple[Hold, bool], self.exchange([CommitCall(transaction, token)])[0].value())
+
+    def abort(self, transaction: str, token: str) -> tuple[Hold, bool]:
+        return cast(tuple[Hold, bool], self.exchange([AbortCall(transaction, token)])[0].value())
+
+    def exchange(self, calls: Sequence[AgentCall]) -> list[Outcome]:
+        """Handle several messages in order under one lock; one store write for them all.
+
+        Each message is handled as if it came alone; a rejected one is its own
+        outcome. Every change is in the store before this returns.
+        """
+        outcomes: list[Outcome] = []
+        changes: dict[str, tuple[Hold, bool]] = {}
+        with self._lock:
+            now = self._sweep_due()
+            try:
+                for call in calls:
+                    try:
+                        value, change = self._apply(now, call)
+                    except InputError as exc:
+                        outcomes.append(Outcome(None, _as_agent_error(exc)))
+                        continue
+                    outcomes.append(Outcome(value, None))
+                    if change is not None:
+                        hold, whole = change
+                        changes[hold.transaction] = (hold, whole or _whole(changes, hold))
+            finally:  # what changed in memory is written, even if a later message broke
+                if changes:
+                    self.store.write(
+                        [h for h, whole in changes.values() if whole],
+                        [h for h, whole in changes.values() if not whole],
+                    )
+        return outcomes
+
+    def _apply(self, now: int, call: AgentCall) -> tuple[object, tuple[Hold, bool] | None]:
+        """One message's answer and the hold it changed (with: whether its row is new)."""
+        if isinstance(call, OffersCall):
+            return self._offers(call), None
+        if isinstance(call, PrepCall):
+            return self._prepare(now, call)
+        self._check_ids(call.transaction, call.token)
+        if isinstance(call, CommitCall):
+            hold, changed = self._guard(lambda: self.book.commit(call.transaction, call.token))
+        else:
+            hold, changed = self._guard(lambda: self.book.abort(call.transaction, call.token))
+        # An Abort before any Prep leaves a new row (a tombstone); else only the state changes.
+        return (hold, changed), ((hold, not hold.segments) if changed else None)
+
+    def _offers(self, call: OffersCall) -> list[int]:
+        if not self.visible:
+            raise AgentError("BLIND_DOMAIN", "", f"domain {self.domain} gives no offers (blind)")
+        self._check_ids(call.transaction, call.token)
+        start, end = self._check_window(call.window)
+        self._check_spans(call.spans)
+        # A span on several paths (a site's LAN, say) is one question: answered once.
+        values = {
+            span: self.book.offer(*span, start, end, call.symmetric)
+            for span in dict.fromkeys(call.spans)
+        }
+        return [values[span] for span in call.spans]
+
+    def _prepare(self, now: int, call: PrepCall) -> tuple[Vote, tuple[Hold, bool] | None]:
+        self._check_ids(call.transaction, call.token)
+        start, end = self._check_window(call.window)
+        segments = call.segments
         self._check_spans([(s.entry, s.exit) for s in segments])
         if not segments:
             raise AgentError("MALFORMED", "segments", "a Prep needs at least one segment")
@@ -134,38 +242,25 @@ class AgentService:
                     f"segments[{i}].bandwidth_bps",
                     f"must be between 1 and {self.ceiling} bit/s here, got {s.bandwidth}",
                 )
-        lifetime = min(hold_seconds or self.max_hold, self.max_hold)
-        with self._lock:
-            now = self._sweep_due()
-            try:
-                hold = self._guard(
-                    lambda: self.book.prepare(
-                        transaction, token, segments, start, end, now + lifetime, symmetric
-                    )
+        lifetime = min(call.hold_seconds or self.max_hold, self.max_hold)
+        known = self.book.holds.get(call.transaction)
+        try:
+            hold = self._guard(
+                lambda: self.book.prepare(
+                    call.transaction,
+                    call.token,
+                    segments,
+                    start,
+                    end,
+                    now + lifetime,
+                    call.symmetric,
                 )
-            except PrepRefused as exc:
-                return Vote(False, None, str(exc))
-            self.store.save(hold)
-            self._next_expiry = min(self._next_expiry, hold.expires_at)
-            return Vote(True, hold)
-
-    def commit(self, transaction: str, token: str) -> tuple[Hold, bool]:
-        self._check_ids(transaction, token)
-        with self._lock:
-            self._sweep_due()
-            hold, changed = self._guard(lambda: self.book.commit(transaction, token))
-            if changed:
-                self.store.save(hold)
-            return hold, changed
-
-    def abort(self, transaction: str, token: str) -> tuple[Hold, bool]:
-        self._check_ids(transaction, token)
-        with self._lock:
-            self._sweep_due()
-            hold, changed = self._guard(lambda: self.book.abort(transaction, token))
-            if changed:
-                self.store.save(hold)
-            return hold, changed
+            )
+        except PrepRefused as exc:
+            return Vote(False, None, str(exc)), None
+        self._next_expiry = min(self._next_expiry, hold.expires_at)
+        # A repeated Prep returns the hold it already has: nothing to write.
+        return Vote(True, hold), (None if hold is known else (hold, True))
 
     def status(self, transaction: str = "") -> list[Hold]:
         with self._lock:
@@ -204,7 +299,7 @@ class AgentService:
     def _sweep(self, now: int) -> list[Hold]:
         expired = self.book.expire(now)
         if expired:
-            self.store.save(*expired)
+            self.store.write([], expired)
         self._next_expiry = self._earliest_expiry()
         return expired
 
@@ -253,3 +348,15 @@ class AgentService:
                         f"spans[{i}].{name}",
                         f"domain {self.domain} has no point {point!r}",
                     )
+
+
+def _as_agent_error(exc: InputError) -> AgentError:
+    if isinstance(exc, AgentError):
+        return exc
+    return AgentError("MALFORMED", exc.field, exc.message)
+
+
+def _whole(changes: dict[str, tuple[Hold, bool]], hold: Hold) -> bool:
+    """A hold made earlier in the same batch still needs its whole row written."""
+    earlier = changes.get(hold.transaction)
+    return earlier is not None and earlier[1]

@@ -2,7 +2,10 @@
 
 `BRAID_FAULT_AGENT` in an agent's environment:
   exit-on-commit      the process dies (exit 70) on the first Commit, before applying it
-  slow-prep=SECONDS   every Prepare waits SECONDS before it is handled
+                      (a batch with a Commit in it dies before applying any of its messages)
+  slow-prep=SECONDS   every Prepare (every batch with a Prep in it) waits SECONDS first
+  exit-before-write   the process dies (exit 70) after handling a message or batch in
+                      memory, just before writing its changes to the store
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ class FaultyAgentServicer(AgentServicer):
         super().__init__(service)
         self.exit_on_commit = fault == "exit-on-commit"
         self.prep_delay = float(fault.split("=", 1)[1]) if fault.startswith("slow-prep=") else 0.0
-        if not self.exit_on_commit and not fault.startswith("slow-prep="):
+        if fault == "exit-before-write":
+            service.store.write = _exit_now
+        elif not self.exit_on_commit and not fault.startswith("slow-prep="):
             raise ValueError(f"{FAULT_VARIABLE}: unknown fault {fault!r}")
 
     def Prepare(self, request: pb.ReservationPrep, context: Any) -> pb.PrepVote:  # noqa: N802
@@ -34,6 +39,18 @@ class FaultyAgentServicer(AgentServicer):
         if self.exit_on_commit:
             os._exit(EXIT_CODE)
         return super().CommitHold(request, context)
+
+    def Exchange(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:  # noqa: N802
+        kinds = {item.WhichOneof("message") for item in request.items}
+        if "prep" in kinds:
+            time.sleep(self.prep_delay)
+        if self.exit_on_commit and "commit" in kinds:
+            os._exit(EXIT_CODE)
+        return super().Exchange(request, context)
+
+
+def _exit_now(*args: Any) -> None:
+    os._exit(EXIT_CODE)
 
 
 def servicer_for(service: Any) -> AgentServicer:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path as FilePath
 from typing import Any
 
@@ -40,13 +40,27 @@ class AgentStore:
         self._db.execute(_SCHEMA)
 
     def save(self, *holds: Hold) -> None:
-        """Write the holds in one transaction."""
-        rows = [_row(h) for h in holds]
+        """Write the holds (whole rows) in one transaction."""
+        self.write(holds, ())
+
+    def write(self, whole: Sequence[Hold], states: Sequence[Hold]) -> None:
+        """One transaction: new holds as whole rows, and only the state of known ones.
+
+        A Commit, Abort or expiry changes nothing of a hold but its state, so
+        its row is not encoded again.
+        """
+        rows = [_row(h) for h in whole]
+        changed = [(h.state.value, h.transaction) for h in states]
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany(
-                "INSERT OR REPLACE INTO agent_holds VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows
-            )
+            if rows:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO agent_holds VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows
+                )
+            if changed:
+                self._db.executemany(
+                    "UPDATE agent_holds SET state = ? WHERE transaction_id = ?", changed
+                )
 
     def load(self) -> Iterator[Hold]:
         for row in self._db.execute("SELECT * FROM agent_holds ORDER BY rowid"):

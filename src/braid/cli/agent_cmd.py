@@ -116,6 +116,20 @@ def orchestrator(
             help="Call a round's agents together (default) or one after another (less CPU).",
         ),
     ] = True,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch/--no-batch",
+            help="Coalesce concurrent negotiations' messages to an agent into one call.",
+        ),
+    ] = True,
+    linger_ms: Annotated[
+        float,
+        typer.Option(
+            "--batch-linger-ms",
+            help="How long a batch may wait for other negotiations' messages (0: never).",
+        ),
+    ] = 4.0,
     tls_cert: CertOpt = None,
     tls_key: KeyOpt = None,
     tls_ca: CaOpt = None,
@@ -138,6 +152,8 @@ def orchestrator(
             tls=tls,
             synchronous=sync.upper(),
             parallel=parallel,
+            batch=batch,
+            linger=linger_ms / 1000,
         )
         serve_orchestrator(runtime, listen, tls=tls)
     except (BraidError, OSError, ValueError) as exc:

@@ -140,3 +140,23 @@ def _print_plan(results: list[pb.ReservationResp]) -> None:
             hops = " > ".join(s.domain for s in path.segments)
             vlans = ", ".join(f"{v.link}={v.vlan}" for v in path.vlans)
             typer.echo(f"    {path.bandwidth_bps / G:g} Gbit/s  {hops}  [VLANs {vlans}]")
+        for switch in reply.switches:
+            typer.echo(f"    rules {_switch_line(switch)}")
+
+
+def _switch_line(switch: pb.SwitchPlan) -> str:
+    """`switch (domain): p1/v100 -> {p2/v1000 w3, p3/v1100 w2}; ...` (port/VLAN, weights)."""
+
+    def way(port: int, vlan: int) -> str:
+        return f"p{port}/{f'v{vlan}' if vlan else 'untagged'}"
+
+    parts = []
+    for rule in switch.rules:
+        ways = [way(w.port, w.vlan) for w in rule.ways]
+        if len(ways) > 1:
+            weighted = zip(ways, rule.ways, strict=True)
+            target = "{" + ", ".join(f"{t} w{w.weight}" for t, w in weighted) + "}"
+        else:
+            target = ways[0]
+        parts.append(f"{way(rule.in_port, rule.vlan)} -> {target}")
+    return f"{switch.switch} ({switch.domain}): " + "; ".join(parts)

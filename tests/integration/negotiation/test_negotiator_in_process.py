@@ -74,7 +74,10 @@ class FakePool:
     ) -> Done:
         def prep(s: AgentService) -> PrepReply:
             vote = s.prepare(tx, token, window, segments, hold_seconds, symmetric)
-            return PrepReply(vote.yes, vote.reason)
+            vlans = () if vote.hold is None else vote.hold.vlans
+            return PrepReply(
+                vote.yes, vote.reason, vlans=tuple((v.link, v.vlan, v.path_index) for v in vlans)
+            )
 
         return self._run(domain, prep)
 
@@ -194,3 +197,17 @@ def test_an_unknown_end_point_fails_with_the_site_s_reason(world: Callable[[], A
     assert not result.success
     assert "site-a refused" in result.reason and "'nowhere'" in result.reason
     assert all(not s.status() for s in pool.services.values())  # nothing held, nothing recorded
+
+
+def test_a_committed_result_carries_its_rule_plan_and_survives_the_log(
+    world: Callable[[], Any],
+) -> None:
+    orchestrator, _ = world()
+    result = orchestrator.reserve(request("r", 3, "partial-offers", 1, 0))
+    assert result.success and result.switches
+    edges = {s.switch: s for s in result.switches}
+    assert set(edges) == {"a-edge", "b-edge"}  # no SDX on this network: the edges only
+    (vlan,) = {v for link, v in result.paths[0].vlans if link.startswith("a-")}
+    assert edges["a-edge"].rules[0].ways[0].vlan == vlan  # pushes the VLAN its link's owner chose
+    assert NegotiationResult.from_dict(result.to_dict()) == result
+    assert orchestrator.lookup("r") == result

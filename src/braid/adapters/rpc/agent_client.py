@@ -8,6 +8,7 @@ from typing import Any, Generic, TypeVar
 
 import grpc
 
+from braid.adapters.rpc.batching import Coalescer, ItemPending, failure
 from braid.adapters.rpc.channels import TlsFiles, open_channel
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
@@ -15,6 +16,13 @@ from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
 from braid.core.negotiation.holds import SegmentAsk
 
 T = TypeVar("T")
+# The batch item that carries each single call's request.
+_ITEM_OF = {
+    "RequestOffers": "offers",
+    "Prepare": "prep",
+    "CommitHold": "commit",
+    "AbortHold": "abort",
+}
 
 
 class GrpcPending(Generic[T]):
@@ -57,15 +65,6 @@ class _Failed(Generic[T]):
         raise self._error
 
 
-def failure(domain: str, exc: Any) -> CallFailedError:
-    """A CallFailedError from a gRPC error, with the braid-error code when the agent sent one."""
-    code = exc.code() if hasattr(exc, "code") else None
-    trailing = exc.trailing_metadata() if hasattr(exc, "trailing_metadata") else None
-    error = dict(trailing or ()).get("braid-error", "")
-    details = exc.details() if hasattr(exc, "details") else str(exc)
-    return CallFailedError(domain, code.name if code is not None else "UNKNOWN", error, details)
-
-
 class GrpcAgentPool:
     """One channel per domain agent; every call has a deadline.
 
@@ -76,6 +75,12 @@ class GrpcAgentPool:
     Without it each call is made in turn in the caller's thread: the least
     CPU per call, which wins on a machine with few cores, but a round may
     take up to one timeout per unresponsive agent.
+
+    `batch` (with `parallel`): messages go through one `Coalescer` per agent,
+    so concurrent negotiations share `Exchange` calls (`batch_depth` of them
+    in flight per agent at most, each waiting up to `linger` seconds for the
+    messages of other negotiations in progress); a lone negotiation's
+    message leaves at once.
     """
 
     def __init__(
@@ -86,12 +91,34 @@ class GrpcAgentPool:
         tls: TlsFiles | None = None,
         workers: int = 16,
         parallel: bool = True,
+        batch: bool = True,
+        batch_depth: int = 1,
+        linger: float = 0.004,
     ) -> None:
         self.timeout = timeout
         self.parallel = parallel
         self._channels = {d: open_channel(a, tls=tls) for d, a in addresses.items()}
         self._stubs = {d: pb_grpc.DomainAgentStub(c) for d, c in self._channels.items()}
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="braid-agent-call")
+        # How many negotiations are in progress (the orchestrator's count, wired in
+        # by the runtime): the messages a round may bring to one agent at most.
+        self.in_progress: Callable[[], int] = lambda: 0
+        self.coalescers = (
+            {
+                d: Coalescer(
+                    d,
+                    stub.Exchange,
+                    self._pool,
+                    timeout=timeout,
+                    depth=batch_depth,
+                    linger=linger,
+                    expected=lambda: self.in_progress(),
+                )
+                for d, stub in self._stubs.items()
+            }
+            if batch and parallel
+            else {}
+        )
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
@@ -102,6 +129,10 @@ class GrpcAgentPool:
         stub = self._stubs.get(domain)
         if stub is None:
             return _Failed[T](CallFailedError(domain, "UNAVAILABLE", "", "no agent address"))
+        coalescer = self.coalescers.get(domain)
+        if coalescer is not None:
+            message = pb.AgentMessage(**{_ITEM_OF[method]: request})
+            return ItemPending(domain, coalescer.submit(message), convert)
         if not self.parallel:
             return _Settled(
                 domain, lambda: getattr(stub, method)(request, timeout=self.timeout), convert

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar, cast
 
 import grpc
 
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
-from braid.app.agent import AgentError, AgentService
+from braid.app.agent import (
+    AbortCall,
+    AgentCall,
+    AgentError,
+    AgentService,
+    CommitCall,
+    OffersCall,
+    Outcome,
+    PrepCall,
+    Vote,
+)
 from braid.core.errors import InputError
 from braid.core.negotiation.holds import Hold, HoldState, SegmentAsk
 
@@ -25,6 +35,7 @@ STATUS_OF = {
     "BLIND_DOMAIN": grpc.StatusCode.FAILED_PRECONDITION,
     "CONFLICT": grpc.StatusCode.FAILED_PRECONDITION,
 }
+MAX_BATCH = 256
 KIND_OF = {"site": pb.DOMAIN_KIND_SITE, "wan": pb.DOMAIN_KIND_WAN, "sdx": pb.DOMAIN_KIND_SDX}
 STATE_OF = {
     HoldState.HELD: pb.HOLD_STATE_HELD,
@@ -42,6 +53,10 @@ def _answer(context: Any, call: Callable[[], _T]) -> _T:
         code, message = exc.code, str(exc)
     except InputError as exc:
         code, message = "MALFORMED", str(exc)
+    _reject(context, code, message)
+
+
+def _reject(context: Any, code: str, message: str) -> NoReturn:
     context.set_trailing_metadata((("braid-error", f"ERROR_CODE_{code}"),))
     context.abort(STATUS_OF[code], message)
     raise AssertionError("context.abort returns only by raising")  # pragma: no cover
@@ -58,17 +73,26 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
         )
 
     def RequestOffers(self, request: pb.ReqOffers, context: Any) -> pb.SendOffers:  # noqa: N802
-        spans = [(s.entry, s.exit) for s in request.spans]
-        values = _answer(
-            context,
-            lambda: self.service.offers(
-                request.transaction_id,
-                request.token,
-                (request.window.start, request.window.end),
-                spans,
-                not request.directional,
-            ),
-        )
+        call = offers_call(request)
+        values = _answer(context, lambda: self.service.exchange([call])[0].value())
+        return self.send_offers(request, cast(list[int], values))
+
+    def Prepare(self, request: pb.ReservationPrep, context: Any) -> pb.PrepVote:  # noqa: N802
+        call = prep_call(request)
+        vote = _answer(context, lambda: self.service.exchange([call])[0].value())
+        return self.prep_vote(request, cast(Vote, vote))
+
+    def CommitHold(self, request: pb.Commit, context: Any) -> pb.Ack:  # noqa: N802
+        call = CommitCall(request.transaction_id, request.token)
+        answer = _answer(context, lambda: self.service.exchange([call])[0].value())
+        return ack(*cast(tuple[Hold, bool], answer))
+
+    def AbortHold(self, request: pb.Abort, context: Any) -> pb.Ack:  # noqa: N802
+        call = AbortCall(request.transaction_id, request.token)
+        answer = _answer(context, lambda: self.service.exchange([call])[0].value())
+        return ack(*cast(tuple[Hold, bool], answer))
+
+    def send_offers(self, request: pb.ReqOffers, values: list[int]) -> pb.SendOffers:
         return pb.SendOffers(
             transaction_id=request.transaction_id,
             token=request.token,
@@ -79,22 +103,7 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
             ],
         )
 
-    def Prepare(self, request: pb.ReservationPrep, context: Any) -> pb.PrepVote:  # noqa: N802
-        segments = [
-            SegmentAsk(s.span.entry, s.span.exit, s.bandwidth_bps, s.path_index)
-            for s in request.segments
-        ]
-        vote = _answer(
-            context,
-            lambda: self.service.prepare(
-                request.transaction_id,
-                request.token,
-                (request.window.start, request.window.end),
-                segments,
-                request.hold_seconds,
-                not request.directional,
-            ),
-        )
+    def prep_vote(self, request: pb.ReservationPrep, vote: Vote) -> pb.PrepVote:
         reply = pb.PrepVote(
             transaction_id=request.transaction_id,
             domain=self.service.domain,
@@ -110,17 +119,31 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
             )
         return reply
 
-    def CommitHold(self, request: pb.Commit, context: Any) -> pb.Ack:  # noqa: N802
-        hold, changed = _answer(
-            context, lambda: self.service.commit(request.transaction_id, request.token)
-        )
-        return pb.Ack(transaction_id=hold.transaction, state=STATE_OF[hold.state], changed=changed)
-
-    def AbortHold(self, request: pb.Abort, context: Any) -> pb.Ack:  # noqa: N802
-        hold, changed = _answer(
-            context, lambda: self.service.abort(request.transaction_id, request.token)
-        )
-        return pb.Ack(transaction_id=hold.transaction, state=STATE_OF[hold.state], changed=changed)
+    def Exchange(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:  # noqa: N802
+        items = request.items
+        if not 0 < len(items) <= MAX_BATCH:
+            _reject(context, "MALFORMED", f"items: a batch holds 1-{MAX_BATCH} messages")
+        calls: list[AgentCall | AgentError] = [call_of(item) for item in items]
+        outcomes = iter(self.service.exchange([c for c in calls if not isinstance(c, AgentError)]))
+        reply = pb.AgentBatchReply()
+        for item, call in zip(items, calls, strict=True):
+            result = reply.results.add()
+            outcome = Outcome(None, call) if isinstance(call, AgentError) else next(outcomes)
+            if outcome.error is not None:
+                error = outcome.error
+                result.error.code = pb.ErrorCode.Value(f"ERROR_CODE_{error.code}")
+                result.error.status = STATUS_OF[error.code].name
+                result.error.message = str(error)
+            elif item.HasField("offers"):
+                result.offers.CopyFrom(
+                    self.send_offers(item.offers, cast(list[int], outcome.answer))
+                )
+            elif item.HasField("prep"):
+                result.vote.CopyFrom(self.prep_vote(item.prep, cast(Vote, outcome.answer)))
+            else:
+                hold, changed = cast(tuple[Hold, bool], outcome.answer)
+                result.ack.CopyFrom(ack(hold, changed))
+        return reply
 
     def Status(self, request: pb.StatusQuery, context: Any) -> pb.StatusReport:  # noqa: N802
         holds = _answer(context, lambda: self.service.status(request.transaction_id))
@@ -135,6 +158,39 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
             ],
             now=self.service.now(),
         )
+
+
+def offers_call(r: pb.ReqOffers) -> OffersCall:
+    spans = tuple((s.entry, s.exit) for s in r.spans)
+    return OffersCall(
+        r.transaction_id, r.token, (r.window.start, r.window.end), spans, not r.directional
+    )
+
+
+def prep_call(r: pb.ReservationPrep) -> PrepCall:
+    segments = tuple(
+        SegmentAsk(s.span.entry, s.span.exit, s.bandwidth_bps, s.path_index) for s in r.segments
+    )
+    window = (r.window.start, r.window.end)
+    return PrepCall(r.transaction_id, r.token, window, segments, r.hold_seconds, not r.directional)
+
+
+def call_of(item: pb.AgentMessage) -> AgentCall | AgentError:
+    """The batch item as a call, or why it cannot be one."""
+    kind = item.WhichOneof("message")
+    if kind == "offers":
+        return offers_call(item.offers)
+    if kind == "prep":
+        return prep_call(item.prep)
+    if kind == "commit":
+        return CommitCall(item.commit.transaction_id, item.commit.token)
+    if kind == "abort":
+        return AbortCall(item.abort.transaction_id, item.abort.token)
+    return AgentError("MALFORMED", "items", "an item carries no message")
+
+
+def ack(hold: Hold, changed: bool) -> pb.Ack:
+    return pb.Ack(transaction_id=hold.transaction, state=STATE_OF[hold.state], changed=changed)
 
 
 def transaction_status(hold: Hold) -> pb.TransactionStatus:

@@ -78,4 +78,22 @@ def result_to_proto(result: NegotiationResult) -> pb.ReservationResp:
             for path in result.paths
         ],
         trace=[pb.TraceEvent(phase=e.phase, domain=e.domain, text=e.text) for e in result.trace],
+        switches=[
+            pb.SwitchPlan(
+                domain=sw.domain,
+                switch=sw.switch,
+                dpid=sw.dpid,
+                rules=[
+                    pb.SwitchRule(
+                        in_port=r.in_port,
+                        vlan=r.vlan,
+                        ways=[
+                            pb.RuleWay(port=w.port, vlan=w.vlan, weight=w.weight) for w in r.ways
+                        ],
+                    )
+                    for r in sw.rules
+                ],
+            )
+            for sw in result.switches
+        ],
     )

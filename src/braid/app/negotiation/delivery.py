@@ -32,8 +32,15 @@ class Delivery:
         self._unfinished: dict[str, Transaction] = {}
         self._lock = threading.Lock()
 
-    def deliver(self, tx: Transaction, note: Callable[[TraceEvent], None]) -> None:
-        """Send the decision to every participant that has not acknowledged it."""
+    def deliver(
+        self, tx: Transaction, note: Callable[[TraceEvent], None], *, record: bool = True
+    ) -> None:
+        """Send the decision to every participant that has not acknowledged it.
+
+        The acknowledgements are recorded without a sync of their own (a lost
+        one only means a harmless re-send after a crash); `record=False` leaves
+        the write to the caller, which adds the reservation's result to it.
+        """
         assert tx.decision is not None, "decide (durably) before delivering"
         send = self.agents.commit if tx.decision is Decision.COMMIT else self.agents.abort
         verb = tx.decision.value
@@ -49,7 +56,8 @@ class Delivery:
                     note(TraceEvent(verb, domain, f"settled with error: {exc.message}"))
                 else:
                     note(TraceEvent(verb, domain, f"not reached ({exc.status}); will retry"))
-        self.decisions.save(tx)
+        if record:
+            self.decisions.save(tx, durable=False)
         with self._lock:
             if tx.phase is Phase.DONE:
                 self._unfinished.pop(tx.key, None)

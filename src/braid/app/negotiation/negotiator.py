@@ -31,10 +31,18 @@ from braid.core.domains import GlobalView
 from braid.core.errors import InputError
 from braid.core.negotiation.domain_paths import domain_paths
 from braid.core.negotiation.holds import SegmentAsk
+from braid.core.negotiation.result_rules import (
+    CommittedPath,
+    SwitchPlan,
+    committed_rule_plan,
+    summarise,
+)
 from braid.core.negotiation.routes import Leg, domain_pairs, route_legs
 from braid.core.negotiation.strategies import Ask, Offer, Refusal, Strategy, compose
 from braid.core.negotiation.transaction import Decision, Transaction, Vote
 from braid.core.units import format_bandwidth
+
+_ROUTES_KEPT = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +75,10 @@ class Orchestrator:
         self.kinds = {d: spec.kind for d, spec in view.domains.items()}
         self.pairs = domain_pairs(view)
         self._busy: set[str] = set()
+        self._routes: dict[
+            tuple[str, str, str, str, int],
+            tuple[list[tuple[str, ...]], tuple[tuple[Leg, ...], ...]],
+        ] = {}
         self._lock = threading.Lock()
 
     def reserve(self, request: NegotiationRequest) -> NegotiationResult:
@@ -80,12 +92,36 @@ class Orchestrator:
             known = self.decisions.result(request.id)
             if known is not None:
                 return NegotiationResult.from_dict(known)
-            result = _Run(self, request).execute()
-            self.decisions.save_result(request.id, result.to_dict())
+            run = _Run(self, request)
+            result = run.execute()
+            if run.decided is None:
+                self.decisions.save_result(request.id, result.to_dict())
+            else:  # the acknowledgements and the result in one write (the decision is synced)
+                self.decisions.save(run.decided, result=result.to_dict(), durable=False)
             return result
         finally:
             with self._lock:
                 self._busy.discard(request.id)
+
+    def routes(
+        self, src: str, src_point: str, dst: str, dst_point: str, k: int
+    ) -> tuple[list[tuple[str, ...]], tuple[tuple[Leg, ...], ...]]:
+        """The candidate domain paths and their legs; the view never changes, so they
+        are kept (a bounded number of end-point pairs) instead of found again."""
+        key = (src, src_point, dst, dst_point, k)
+        known = self._routes.get(key)
+        if known is None:
+            paths = domain_paths(self.kinds, self.pairs, src, dst, k)
+            legs = tuple(route_legs(self.view, p, src_point, dst_point) for p in paths)
+            known = (list(paths), legs)
+            if len(self._routes) >= _ROUTES_KEPT:
+                self._routes.clear()
+            self._routes[key] = known
+        return list(known[0]), known[1]
+
+    def in_progress(self) -> int:
+        """Negotiations under way right now."""
+        return len(self._busy)
 
     def lookup(self, reservation: str) -> NegotiationResult | None:
         known = self.decisions.result(reservation)
@@ -131,6 +167,7 @@ class _Run:
     asked: dict[str, tuple[SegmentAsk, ...]] = field(default_factory=dict)
     replies: dict[str, PrepReply | CallFailedError] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    decided: Transaction | None = None  # the reservation's own transaction, once decided
 
     @property
     def strategy(self) -> Strategy:
@@ -146,10 +183,10 @@ class _Run:
     def execute(self) -> NegotiationResult:
         r, o = self.request, self.orchestrator
         k = r.max_paths or o.config.max_paths
-        paths = domain_paths(o.kinds, o.pairs, r.src_domain, r.dst_domain, k)
+        paths, legs = o.routes(r.src_domain, r.src_point, r.dst_domain, r.dst_point, k)
         if not paths:
             return self.fail(f"no domain path joins {r.src_domain} and {r.dst_domain}")
-        self.legs = [route_legs(o.view, p, r.src_point, r.dst_point) for p in paths]
+        self.legs = list(legs)
         for i, path in enumerate(paths):
             self.note("path", "", f"candidate {i}: {' > '.join(path)}")
         offers = {} if self.strategy == "equal-split" else self.request_offers(paths)
@@ -297,7 +334,8 @@ class _Run:
         if o.after_decide is not None:
             o.after_decide(tx)
         self.note("decide", "", f"{decision.value.upper()} (written to the decision log)")
-        o.delivery.deliver(tx, self.trace.append)
+        self.decided = tx
+        o.delivery.deliver(tx, self.trace.append, record=False)
         if decision is Decision.ABORT:
             return self.fail(tx.reason)
         paths = tuple(
@@ -305,9 +343,23 @@ class _Run:
             for i, amount in enumerate(amounts)
             if amount > 0
         )
+        switches = self.rule_plan(paths)
         return NegotiationResult(
-            self.request.id, True, "", self.tx_id, self.strategy, paths, tuple(self.trace)
+            self.request.id, True, "", self.tx_id, self.strategy, paths, tuple(self.trace), switches
         )
+
+    def rule_plan(self, paths: Sequence[PathOutcome]) -> tuple[SwitchPlan, ...]:
+        """The SDX/edge rules of the committed split (seed 000 Fig. 5), for the result."""
+        view = self.orchestrator.view
+        committed = [CommittedPath(p.domains(), p.bandwidth, dict(p.vlans)) for p in paths]
+        try:
+            plan = committed_rule_plan(view, self.request.id, committed)
+        except InputError as exc:
+            self.note("rules", "", f"no rule plan: {exc}")
+            return ()
+        switches = summarise(plan, view)
+        self.note("rules", "", f"rule plan for {len(switches)} switches (edge-mode pools)")
+        return switches
 
     def problem(self, domain: str, exc: CallFailedError) -> None:
         text = f"{domain} not reached" if exc.unreachable else f"{domain} refused: {exc.message}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from braid.core.negotiation.result_rules import SwitchPlan, SwitchRule, Way
 from braid.core.negotiation.routes import Leg
 from braid.core.negotiation.strategies import STRATEGIES, Strategy
 from braid.core.units import to_mbps
@@ -59,6 +60,8 @@ class NegotiationResult:
     strategy: str = ""
     paths: tuple[PathOutcome, ...] = ()
     trace: tuple[TraceEvent, ...] = field(default_factory=tuple)
+    # The SDX/edge rule plan of a committed reservation, in short (empty otherwise).
+    switches: tuple[SwitchPlan, ...] = ()
 
     @property
     def granted(self) -> int:
@@ -85,6 +88,18 @@ class NegotiationResult:
                 for p in self.paths
             ],
             "trace": [[e.phase, e.domain, e.text] for e in self.trace],
+            "switches": [
+                {
+                    "domain": sw.domain,
+                    "switch": sw.switch,
+                    "dpid": sw.dpid,
+                    "rules": [
+                        [r.in_port, r.vlan, [[w.port, w.vlan, w.weight] for w in r.ways]]
+                        for r in sw.rules
+                    ],
+                }
+                for sw in self.switches
+            ],
         }
 
     @staticmethod
@@ -104,6 +119,18 @@ class NegotiationResult:
                 for p in data["paths"]
             ),
             trace=tuple(TraceEvent(*e) for e in data["trace"]),
+            switches=tuple(
+                SwitchPlan(
+                    sw["domain"],
+                    sw["switch"],
+                    int(sw["dpid"]),
+                    tuple(
+                        SwitchRule(port, vlan, tuple(Way(*w) for w in ways))
+                        for port, vlan, ways in sw["rules"]
+                    ),
+                )
+                for sw in data.get("switches", ())
+            ),
         )
 
 

@@ -58,12 +58,17 @@ def start_negotiation(
     synchronous: str = "FULL",
     finish_period: float = 1.0,
     parallel: bool = True,
+    batch: bool = True,
+    linger: float = 0.004,
 ) -> NegotiationRuntime:
     domains = load_multidomain(topology)
     addresses = {d: spec.agent for d, spec in domains.view.domains.items() if spec.agent}
-    pool = GrpcAgentPool(addresses, timeout=timeout, tls=tls, parallel=parallel)
+    pool = GrpcAgentPool(
+        addresses, timeout=timeout, tls=tls, parallel=parallel, batch=batch, linger=linger
+    )
     log = DecisionLog(decisions, synchronous=synchronous)
     orchestrator = Orchestrator(domains.view, pool, log, config)
+    pool.in_progress = orchestrator.in_progress
     if os.environ.get(FAULT_VARIABLE) == "exit-after-decide":
         orchestrator.after_decide = _exit_now
     recovered = orchestrator.delivery.recover()

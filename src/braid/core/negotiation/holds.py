@@ -17,6 +17,7 @@ from braid.core.domains import VlanRange
 from braid.core.errors import InputError
 from braid.core.multipath import SplitPlan, max_flow_value, split_fixed
 from braid.core.network import Allocation, Booking, Network
+from braid.core.search import shortest_feasible_path
 from braid.core.timeline import OverbookingError
 
 
@@ -86,6 +87,9 @@ class HoldBook:
         self.network = network
         self.vlan_links = dict(vlan_links)
         self.holds: dict[str, Hold] = {}
+        # link -> VLAN -> the windows (with transaction) of live holds using it,
+        # so a Prep finds a free VLAN without looking at every hold.
+        self._vlan_use: dict[str, dict[int, list[tuple[int, int, str]]]] = {}
 
     # -- queries -----------------------------------------------------------
 
@@ -142,6 +146,7 @@ class HoldBook:
                     self.network.release(f"{transaction}#{index}")
             raise
         self.holds[transaction] = hold
+        self._use_vlans(hold)
         return hold
 
     def _hold_segment(
@@ -155,19 +160,32 @@ class HoldBook:
     ) -> tuple[Allocation, ...]:
         if segment.entry == segment.exit:
             return ()
-        plan = split_fixed(
-            self.network,
-            segment.entry,
-            segment.exit,
-            segment.bandwidth,
-            start,
-            end,
-            max_paths=4,
-            symmetric=symmetric,
+        booking_id = f"{transaction}#{index}"
+        # Most segments fit on one path: the one `split_fixed` would pick first
+        # (the lowest-latency path with room), found without its max-flow work.
+        view = self.network.window(start, end, symmetric=symmetric)
+        topology = self.network.topology
+        single = shortest_feasible_path(
+            topology, segment.entry, segment.exit, view.usable, segment.bandwidth
         )
-        if not isinstance(plan, SplitPlan):
-            raise PrepRefused(plan.reason)
-        booking = plan.booking(f"{transaction}#{index}", start, end, symmetric=symmetric)
+        if single is not None:
+            booking = Booking(
+                booking_id, start, end, (Allocation(single, segment.bandwidth),), symmetric
+            )
+        else:
+            plan = split_fixed(
+                self.network,
+                segment.entry,
+                segment.exit,
+                segment.bandwidth,
+                start,
+                end,
+                max_paths=4,
+                symmetric=symmetric,
+            )
+            if not isinstance(plan, SplitPlan):
+                raise PrepRefused(plan.reason)
+            booking = plan.booking(booking_id, start, end, symmetric=symmetric)
         try:
             self.network.commit(booking)
         except OverbookingError as exc:  # pragma: no cover - split_fixed checked the room
@@ -217,6 +235,7 @@ class HoldBook:
         for index, allocations in enumerate(hold.allocations):
             if allocations:
                 self.network.release(f"{hold.transaction}#{index}")
+        self._free_vlans(hold)
         freed = replace(hold, state=state)
         self.holds[hold.transaction] = freed
         return freed
@@ -246,6 +265,7 @@ class HoldBook:
                                 hold.symmetric,
                             )
                         )
+                self._use_vlans(hold)
             self.holds[hold.transaction] = hold
 
     # -- VLANs on owned inter-domain links -------------------------------------
@@ -260,17 +280,26 @@ class HoldBook:
         return tuple(dict.fromkeys(picks))
 
     def _free_vlan(self, link: str, hold: Hold, taken_now: Sequence[VlanPick]) -> int:
-        used = {p.vlan for p in taken_now if p.link == link}
-        for other in self.holds.values():
-            if other.state in (HoldState.HELD, HoldState.COMMITTED) and (
-                other.start < hold.end and hold.start < other.end
-            ):
-                used.update(p.vlan for p in other.vlans if p.link == link)
+        mine = {p.vlan for p in taken_now if p.link == link}
+        use = self._vlan_use.get(link, {})
         span = self.vlan_links[link]
         for vlan in range(span.low, span.high + 1):
-            if vlan not in used:
+            if vlan in mine:
+                continue
+            if not any(s < hold.end and hold.start < e for s, e, _ in use.get(vlan, ())):
                 return vlan
         raise PrepRefused(f"no free VLAN on link {link} in {span.low}-{span.high}")
+
+    def _use_vlans(self, hold: Hold) -> None:
+        for pick in hold.vlans:
+            windows = self._vlan_use.setdefault(pick.link, {}).setdefault(pick.vlan, [])
+            windows.append((hold.start, hold.end, hold.transaction))
+
+    def _free_vlans(self, hold: Hold) -> None:
+        for pick in hold.vlans:
+            windows = self._vlan_use.get(pick.link, {}).get(pick.vlan)
+            if windows:
+                windows[:] = [w for w in windows if w[2] != hold.transaction]
 
 
 def _largest_capacity(network: Network) -> int:

@@ -124,6 +124,7 @@ def plan_sdx_rules(
     mode: Mode = "edge",
     vlans_in_use: Mapping[Hop, frozenset[int]] | None = None,
     pool: LabelPool | None = None,
+    chosen_vlans: Sequence[Sequence[int]] | None = None,
 ) -> SdxRulePlan:
     """The rules every SDX (and, in ``edge`` mode, both edges) need for this reservation.
 
@@ -131,13 +132,19 @@ def plan_sdx_rules(
     inter-domain link may use (keyed by the frozenset of its two domains);
     `vlans_in_use` those already taken there; `pool` the group ids already
     taken. Domains on the paths without an `SdxSwitch` (WANs) get no rules.
+    `chosen_vlans` (one VLAN per hop, per path carrying bandwidth, in order)
+    uses VLANs already picked — by the links' owners during a negotiation —
+    instead of picking them here.
     """
     used = [(tuple(p), a) for p, a in zip(paths, amounts, strict=True) if a > 0]
     if not used:
         raise InputError("amounts", "no path carries any bandwidth")
     kept = tuple(p for p, _ in used)
     _check(kept, sdxs, edges or {}, mode)
-    vlans = assign_vlans(kept, vlan_ranges, vlans_in_use or {}, shared_ends=mode == "sdx")
+    if chosen_vlans is None:
+        vlans = assign_vlans(kept, vlan_ranges, vlans_in_use or {}, shared_ends=mode == "sdx")
+    else:
+        vlans = _checked_choice(kept, chosen_vlans)
     weights = bucket_weights([a for _, a in used])
     tables = _Tables(reservation_id, pool or LabelPool())
     for index, path in enumerate(kept):
@@ -200,6 +207,17 @@ def assign_vlans(
             chosen.append(vlan)
         result.append(tuple(chosen))
     return tuple(result)
+
+
+def _checked_choice(
+    paths: Sequence[DomainPath], chosen: Sequence[Sequence[int]]
+) -> tuple[tuple[int, ...], ...]:
+    if len(chosen) != len(paths):
+        raise InputError("chosen_vlans", f"one entry per path: {len(paths)}, got {len(chosen)}")
+    for i, (path, vlans) in enumerate(zip(paths, chosen, strict=True)):
+        if len(vlans) != len(path) - 1 or not all(1 <= v <= 4094 for v in vlans):
+            raise InputError(f"chosen_vlans[{i}]", "one VLAN (1-4094) per hop of the path")
+    return tuple(tuple(v) for v in chosen)
 
 
 def _hops(path: DomainPath) -> list[Hop]:

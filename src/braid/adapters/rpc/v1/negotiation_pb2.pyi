@@ -764,6 +764,190 @@ class DomainInfo(_message.Message):
 Global___DomainInfo: _TypeAlias = DomainInfo
 
 @_typing.final
+class AgentMessage(_message.Message):
+    """Batching: several transactions' messages to one domain in one call. The
+    orchestrator coalesces the messages that concurrent negotiations have for
+    the same domain (ReqOffers, ReservationPrep, Commit, Abort of different
+    transactions) into one AgentBatch. The domain handles the items in order,
+    each exactly as if it had come alone, writes every change the batch made
+    to its store in one transaction, and only then replies: one AgentResult
+    per item, in the same order. A rejected item is that item's result (an
+    ItemError), never the batch's; the other items stand.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OFFERS_FIELD_NUMBER: _builtins.int
+    PREP_FIELD_NUMBER: _builtins.int
+    COMMIT_FIELD_NUMBER: _builtins.int
+    ABORT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def offers(self) -> Global___ReqOffers: ...
+    @_builtins.property
+    def prep(self) -> Global___ReservationPrep: ...
+    @_builtins.property
+    def commit(self) -> Global___Commit: ...
+    @_builtins.property
+    def abort(self) -> Global___Abort: ...
+    def __init__(
+        self,
+        *,
+        offers: Global___ReqOffers | None = ...,
+        prep: Global___ReservationPrep | None = ...,
+        commit: Global___Commit | None = ...,
+        abort: Global___Abort | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal[
+        "abort",
+        b"abort",
+        "commit",
+        b"commit",
+        "message",
+        b"message",
+        "offers",
+        b"offers",
+        "prep",
+        b"prep",
+    ]
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "abort",
+        b"abort",
+        "commit",
+        b"commit",
+        "message",
+        b"message",
+        "offers",
+        b"offers",
+        "prep",
+        b"prep",
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["offers", "prep", "commit", "abort"]
+    _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]
+    def WhichOneof(
+        self, oneof_group: _WhichOneofArgType_message
+    ) -> _WhichOneofReturnType_message | None: ...
+
+Global___AgentMessage: _TypeAlias = AgentMessage
+
+@_typing.final
+class ItemError(_message.Message):
+    """A rejected item: what the single call would have sent as a gRPC error."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CODE_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    code: Global___ErrorCode.ValueType
+    status: _builtins.str
+    """the gRPC status code name the single call would carry"""
+    message: _builtins.str
+    def __init__(
+        self,
+        *,
+        code: Global___ErrorCode.ValueType = ...,
+        status: _builtins.str = ...,
+        message: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "code", b"code", "message", b"message", "status", b"status"
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ItemError: _TypeAlias = ItemError
+
+@_typing.final
+class AgentResult(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OFFERS_FIELD_NUMBER: _builtins.int
+    VOTE_FIELD_NUMBER: _builtins.int
+    ACK_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def offers(self) -> Global___SendOffers: ...
+    @_builtins.property
+    def vote(self) -> Global___PrepVote: ...
+    @_builtins.property
+    def ack(self) -> Global___Ack:
+        """for Commit and Abort"""
+
+    @_builtins.property
+    def error(self) -> Global___ItemError: ...
+    def __init__(
+        self,
+        *,
+        offers: Global___SendOffers | None = ...,
+        vote: Global___PrepVote | None = ...,
+        ack: Global___Ack | None = ...,
+        error: Global___ItemError | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal[
+        "ack", b"ack", "error", b"error", "offers", b"offers", "result", b"result", "vote", b"vote"
+    ]
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "ack", b"ack", "error", b"error", "offers", b"offers", "result", b"result", "vote", b"vote"
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_result: _TypeAlias = _typing.Literal["offers", "vote", "ack", "error"]
+    _WhichOneofArgType_result: _TypeAlias = _typing.Literal["result", b"result"]
+    def WhichOneof(
+        self, oneof_group: _WhichOneofArgType_result
+    ) -> _WhichOneofReturnType_result | None: ...
+
+Global___AgentResult: _TypeAlias = AgentResult
+
+@_typing.final
+class AgentBatch(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ITEMS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def items(self) -> _containers.RepeatedCompositeFieldContainer[Global___AgentMessage]:
+        """at most 256; an empty or larger batch is MALFORMED"""
+
+    def __init__(
+        self,
+        *,
+        items: _abc.Iterable[Global___AgentMessage] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["items", b"items"]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AgentBatch: _TypeAlias = AgentBatch
+
+@_typing.final
+class AgentBatchReply(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESULTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___AgentResult]:
+        """one per item, in order"""
+
+    def __init__(
+        self,
+        *,
+        results: _abc.Iterable[Global___AgentResult] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["results", b"results"]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AgentBatchReply: _TypeAlias = AgentBatchReply
+
+@_typing.final
 class Endpoint(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -931,6 +1115,104 @@ class TraceEvent(_message.Message):
 Global___TraceEvent: _TypeAlias = TraceEvent
 
 @_typing.final
+class RuleWay(_message.Message):
+    """The SDX/edge rule plan of a committed reservation, in short (seed 000 §4.3,
+    Fig. 5, flow-level splitting at the edges): per switch, what arrives on a
+    (port, VLAN) and where it goes. Ports are the global view's numbering (an
+    SDX's inter-domain links 1.. by link id; an edge's LAN port 1, WAN port 2);
+    the southbound maps them onto real ports. VLAN 0 means untagged.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PORT_FIELD_NUMBER: _builtins.int
+    VLAN_FIELD_NUMBER: _builtins.int
+    WEIGHT_FIELD_NUMBER: _builtins.int
+    port: _builtins.int
+    vlan: _builtins.int
+    """the VLAN it leaves with (0: untagged, popped)"""
+    weight: _builtins.int
+    """the select bucket's weight (the path's share)"""
+    def __init__(
+        self,
+        *,
+        port: _builtins.int = ...,
+        vlan: _builtins.int = ...,
+        weight: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "port", b"port", "vlan", b"vlan", "weight", b"weight"
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RuleWay: _TypeAlias = RuleWay
+
+@_typing.final
+class SwitchRule(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    IN_PORT_FIELD_NUMBER: _builtins.int
+    VLAN_FIELD_NUMBER: _builtins.int
+    WAYS_FIELD_NUMBER: _builtins.int
+    in_port: _builtins.int
+    vlan: _builtins.int
+    """the arriving VLAN (0: untagged)"""
+    @_builtins.property
+    def ways(self) -> _containers.RepeatedCompositeFieldContainer[Global___RuleWay]:
+        """one: a plain rule; several: a select group's buckets"""
+
+    def __init__(
+        self,
+        *,
+        in_port: _builtins.int = ...,
+        vlan: _builtins.int = ...,
+        ways: _abc.Iterable[Global___RuleWay] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "in_port", b"in_port", "vlan", b"vlan", "ways", b"ways"
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SwitchRule: _TypeAlias = SwitchRule
+
+@_typing.final
+class SwitchPlan(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DOMAIN_FIELD_NUMBER: _builtins.int
+    SWITCH_FIELD_NUMBER: _builtins.int
+    DPID_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    domain: _builtins.str
+    switch: _builtins.str
+    dpid: _builtins.int
+    @_builtins.property
+    def rules(self) -> _containers.RepeatedCompositeFieldContainer[Global___SwitchRule]: ...
+    def __init__(
+        self,
+        *,
+        domain: _builtins.str = ...,
+        switch: _builtins.str = ...,
+        dpid: _builtins.int = ...,
+        rules: _abc.Iterable[Global___SwitchRule] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "domain", b"domain", "dpid", b"dpid", "rules", b"rules", "switch", b"switch"
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SwitchPlan: _TypeAlias = SwitchPlan
+
+@_typing.final
 class ReservationResp(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -940,6 +1222,7 @@ class ReservationResp(_message.Message):
     TRANSACTION_ID_FIELD_NUMBER: _builtins.int
     PATHS_FIELD_NUMBER: _builtins.int
     TRACE_FIELD_NUMBER: _builtins.int
+    SWITCHES_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     success: _builtins.bool
     reason: _builtins.str
@@ -948,6 +1231,10 @@ class ReservationResp(_message.Message):
     def paths(self) -> _containers.RepeatedCompositeFieldContainer[Global___PathShare]: ...
     @_builtins.property
     def trace(self) -> _containers.RepeatedCompositeFieldContainer[Global___TraceEvent]: ...
+    @_builtins.property
+    def switches(self) -> _containers.RepeatedCompositeFieldContainer[Global___SwitchPlan]:
+        """the rule plan, when committed (see SwitchPlan)"""
+
     def __init__(
         self,
         *,
@@ -957,6 +1244,7 @@ class ReservationResp(_message.Message):
         transaction_id: _builtins.str = ...,
         paths: _abc.Iterable[Global___PathShare] | None = ...,
         trace: _abc.Iterable[Global___TraceEvent] | None = ...,
+        switches: _abc.Iterable[Global___SwitchPlan] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
@@ -969,6 +1257,8 @@ class ReservationResp(_message.Message):
         b"reason",
         "success",
         b"success",
+        "switches",
+        b"switches",
         "trace",
         b"trace",
         "transaction_id",

@@ -75,6 +75,12 @@ class DomainAgentStub:
             response_deserializer=braid_dot_v1_dot_negotiation__pb2.StatusReport.FromString,
             _registered_method=True,
         )
+        self.Exchange = channel.unary_unary(
+            "/braid.v1.DomainAgent/Exchange",
+            request_serializer=braid_dot_v1_dot_negotiation__pb2.AgentBatch.SerializeToString,
+            response_deserializer=braid_dot_v1_dot_negotiation__pb2.AgentBatchReply.FromString,
+            _registered_method=True,
+        )
 
 
 class DomainAgentServicer:
@@ -116,6 +122,12 @@ class DomainAgentServicer:
         context.set_details("Method not implemented!")
         raise NotImplementedError("Method not implemented!")
 
+    def Exchange(self, request, context):
+        """RequestOffers, Prepare, CommitHold and AbortHold of several transactions at once."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details("Method not implemented!")
+        raise NotImplementedError("Method not implemented!")
+
 
 def add_DomainAgentServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -148,6 +160,11 @@ def add_DomainAgentServicer_to_server(servicer, server):
             servicer.Status,
             request_deserializer=braid_dot_v1_dot_negotiation__pb2.StatusQuery.FromString,
             response_serializer=braid_dot_v1_dot_negotiation__pb2.StatusReport.SerializeToString,
+        ),
+        "Exchange": grpc.unary_unary_rpc_method_handler(
+            servicer.Exchange,
+            request_deserializer=braid_dot_v1_dot_negotiation__pb2.AgentBatch.FromString,
+            response_serializer=braid_dot_v1_dot_negotiation__pb2.AgentBatchReply.SerializeToString,
         ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -330,6 +347,36 @@ class DomainAgent:
             "/braid.v1.DomainAgent/Status",
             braid_dot_v1_dot_negotiation__pb2.StatusQuery.SerializeToString,
             braid_dot_v1_dot_negotiation__pb2.StatusReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True,
+        )
+
+    @staticmethod
+    def Exchange(
+        request,
+        target,
+        options=(),
+        channel_credentials=None,
+        call_credentials=None,
+        insecure=False,
+        compression=None,
+        wait_for_ready=None,
+        timeout=None,
+        metadata=None,
+    ):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            "/braid.v1.DomainAgent/Exchange",
+            braid_dot_v1_dot_negotiation__pb2.AgentBatch.SerializeToString,
+            braid_dot_v1_dot_negotiation__pb2.AgentBatchReply.FromString,
             options,
             channel_credentials,
             insecure,

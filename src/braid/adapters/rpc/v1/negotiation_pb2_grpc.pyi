@@ -66,6 +66,10 @@ class DomainAgentStub:
     Status: _grpc.UnaryUnaryMultiCallable[
         _negotiation_pb2.StatusQuery, _negotiation_pb2.StatusReport
     ]
+    Exchange: _grpc.UnaryUnaryMultiCallable[
+        _negotiation_pb2.AgentBatch, _negotiation_pb2.AgentBatchReply
+    ]
+    """RequestOffers, Prepare, CommitHold and AbortHold of several transactions at once."""
 
 @_typing.type_check_only
 class DomainAgentAsyncStub(DomainAgentStub):
@@ -86,6 +90,10 @@ class DomainAgentAsyncStub(DomainAgentStub):
     Status: _aio.UnaryUnaryMultiCallable[
         _negotiation_pb2.StatusQuery, _negotiation_pb2.StatusReport
     ]  # type: ignore[assignment]
+    Exchange: _aio.UnaryUnaryMultiCallable[
+        _negotiation_pb2.AgentBatch, _negotiation_pb2.AgentBatchReply
+    ]  # type: ignore[assignment]
+    """RequestOffers, Prepare, CommitHold and AbortHold of several transactions at once."""
 
 class DomainAgentServicer(metaclass=_abc_1.ABCMeta):
     """One domain's duty services, called by an orchestrator."""
@@ -132,6 +140,15 @@ class DomainAgentServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[
         _negotiation_pb2.StatusReport, _abc.Awaitable[_negotiation_pb2.StatusReport]
     ]: ...
+    @_abc_1.abstractmethod
+    def Exchange(
+        self,
+        request: _negotiation_pb2.AgentBatch,
+        context: _ServicerContext,
+    ) -> _typing.Union[
+        _negotiation_pb2.AgentBatchReply, _abc.Awaitable[_negotiation_pb2.AgentBatchReply]
+    ]:
+        """RequestOffers, Prepare, CommitHold and AbortHold of several transactions at once."""
 
 def add_DomainAgentServicer_to_server(
     servicer: DomainAgentServicer, server: _typing.Union[_grpc.Server, _aio.Server]
