@@ -9,6 +9,7 @@ from braid.cli import (
     client_cmd,
     controller_cmd,
     demo_cmd,
+    emulate_cmd,
     plan_cmd,
     serve_cmd,
     sim_cmd,
@@ -34,6 +35,7 @@ app.command("agent")(agent_cmd.agent)
 app.command("orchestrator")(agent_cmd.orchestrator)
 # southbound: keeps switch connections and applies rule sets
 app.command("controller")(controller_cmd.controller)
+app.add_typer(emulate_cmd.app, name="emulate")
 # REST clients of `braid serve`
 app.command("reserve")(client_cmd.reserve)
 app.command("list")(client_cmd.list_reservations)

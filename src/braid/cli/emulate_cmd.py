@@ -1,0 +1,212 @@
+"""`braid emulate`: Mininet + Open vSwitch experiments with real TCP (needs root)."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from braid.cli.common import err_console, fail
+
+app = typer.Typer(
+    help="Emulate reservations on Mininet + Open vSwitch (userspace datapath) with iperf3 "
+    "traffic and compare with the seeds' figures. Needs root.",
+    no_args_is_help=True,
+)
+console = Console()
+
+DriverOpt = Annotated[
+    str, typer.Option("--driver", help="Southbound driver: direct (ovs-ofctl) or controller.")
+]
+ShortOpt = Annotated[
+    bool, typer.Option("--short", help="A few seconds per run and fewer runs (for CI).")
+]
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", help="Output directory [default: emulate-results/NAME].")
+]
+ScaleOpt = Annotated[
+    float | None, typer.Option("--scale", help="Emulated rate = seed rate x SCALE.")
+]
+SecondsOpt = Annotated[
+    float | None, typer.Option("--seconds", help="Measured seconds per iperf3 run.")
+]
+MtuOpt = Annotated[int, typer.Option("--mtu", help="MTU of every emulated interface.")]
+StrictOpt = Annotated[
+    bool, typer.Option("--strict", help="Exit with status 1 when a floor is missed.")
+]
+
+
+class _RichProgress:
+    """`step` announces the run that starts now, so the runs before it are done."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.task: Any = None
+        self.steps = 0
+
+    def start(self, total: int, title: str) -> None:
+        self.task = self.progress.add_task(title, total=total, label="")
+
+    def step(self, label: str) -> None:
+        if self.task is not None:
+            self.progress.update(self.task, completed=self.steps, label=label)
+            self.steps += 1
+
+    def finish(self) -> None:
+        if self.task is not None:
+            self.progress.update(self.task, completed=self.steps, label="done")
+
+
+@contextmanager
+def _progress() -> Iterator[_RichProgress]:
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[label]}"),
+    )
+    with Progress(*columns, console=err_console, transient=False) as progress:
+        yield _RichProgress(progress)
+
+
+def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
+    del signum, frame
+    raise KeyboardInterrupt  # runs every cleanup on the way out, as Ctrl-C does
+
+
+def _ready(driver: str) -> None:
+    from braid.adapters.emulation.prereqs import missing_prerequisites
+
+    if driver not in ("direct", "controller"):
+        fail(f"--driver must be direct or controller, got {driver!r}")
+    missing = missing_prerequisites()
+    if missing:
+        lines = "\n".join(f"  - {m}" for m in missing)
+        fail(f"braid emulate cannot run here:\n{lines}")
+    signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+
+
+def _run(name: str, out: Path | None, strict: bool, experiment: Callable[[Any], Any]) -> None:
+    from braid.app.emulation_plots import PLOTTERS
+    from braid.app.emulation_report import write_report
+
+    try:
+        with _progress() as progress:
+            report = experiment(progress)
+            progress.finish()
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted; the emulated network was torn down[/]")
+        raise typer.Exit(130) from None
+    for note in report.notes:
+        console.print(f"[dim]{note}[/]")
+    console.print(report.markdown())
+    files = write_report(report, out or Path("emulate-results") / name, PLOTTERS[name])
+    console.print("wrote " + ", ".join(str(f) for f in files))
+    if strict and not report.passed:
+        raise typer.Exit(1)
+
+
+def _session(driver: str, mtu: int) -> Any:
+    from braid.app.emulation import SessionOptions
+
+    return SessionOptions(driver=driver, mtu=mtu)
+
+
+@app.command("check")
+def check() -> None:
+    """Say whether this host can run the experiments, and what to install if not."""
+    from braid.adapters.emulation.prereqs import missing_prerequisites, netem_note, qdisc_support
+
+    missing = missing_prerequisites()
+    for item in missing:
+        console.print(f"[red]missing:[/] {item}")
+    if not missing:
+        console.print("[green]ready:[/] root, Open vSwitch, Mininet, iperf3, ethtool, tc htb")
+        note = netem_note(qdisc_support())
+        if note:
+            console.print(f"[yellow]note:[/] {note}")
+    raise typer.Exit(1 if missing else 0)
+
+
+@app.command("clean")
+def clean() -> None:
+    """Remove what a crashed emulation left: host processes, bridges, veths (like mn -c)."""
+    from braid.adapters.emulation.sweep import EmulationBusyError, exclusive, sweep
+
+    try:
+        with exclusive(timeout=0):
+            removed = sweep()
+    except EmulationBusyError as exc:
+        fail(str(exc))
+    console.print("\n".join(removed) if removed else "nothing to clean")
+
+
+@app.command("sdx-split")
+def sdx_split(
+    driver: DriverOpt = "direct",
+    short: ShortOpt = False,
+    out: OutOpt = None,
+    scale: ScaleOpt = None,
+    seconds: SecondsOpt = None,
+    mtu: MtuOpt = 9000,
+    strict: StrictOpt = False,
+) -> None:
+    """One reservation over one tunnel vs split over two at SS1-SS5 (seed 000 Fig. 8)."""
+    from braid.app.emulation_sdx import SdxOptions, run_sdx_split
+
+    _ready(driver)
+    session = _session(driver, mtu)
+    options = SdxOptions.short(session) if short else SdxOptions(session=session)
+    options.scale = scale or options.scale
+    options.seconds = seconds or options.seconds
+    _run("sdx-split", out, strict, lambda p: run_sdx_split(options, p))
+
+
+@app.command("multipath")
+def multipath(
+    driver: DriverOpt = "direct",
+    short: ShortOpt = False,
+    out: OutOpt = None,
+    scale: ScaleOpt = None,
+    seconds: SecondsOpt = None,
+    mtu: MtuOpt = 9000,
+    strict: StrictOpt = False,
+) -> None:
+    """N TCP flows over 2 or 3 disjoint paths vs the best single path (seed 002 Table II)."""
+    from braid.app.emulation_multipath import MultipathOptions, run_multipath
+
+    _ready(driver)
+    session = _session(driver, mtu)
+    options = MultipathOptions.short(session) if short else MultipathOptions(session=session)
+    options.scale = scale or options.scale
+    options.seconds = seconds or options.seconds
+    _run("multipath", out, strict, lambda p: run_multipath(options, p))
+
+
+@app.command("tenants")
+def tenants(
+    driver: DriverOpt = "direct",
+    short: ShortOpt = False,
+    out: OutOpt = None,
+    scale: ScaleOpt = None,
+    seconds: SecondsOpt = None,
+    mtu: MtuOpt = 9000,
+    strict: StrictOpt = False,
+) -> None:
+    """Two tenants on TALON's 7-switch network: braid's allocation vs a shared path (seed 004)."""
+    from braid.app.emulation_tenants import TenantOptions, run_tenants
+
+    _ready(driver)
+    session = _session(driver, mtu)
+    options = TenantOptions.short(session) if short else TenantOptions(session=session)
+    options.scale = scale or options.scale
+    options.seconds = seconds or options.seconds
+    _run("tenants", out, strict, lambda p: run_tenants(options, p))
