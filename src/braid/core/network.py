@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from braid.core.loads import Direction, direction_loads
 
@@ -12,6 +13,9 @@ __all__ = ["Allocation", "Booking", "Direction", "Network", "WindowView"]
 from braid.core.paths import Path
 from braid.core.timeline import OverbookingError, Timeline
 from braid.core.topology import Hop, Topology
+
+if TYPE_CHECKING:
+    from braid.core.stack import Stack
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,16 +48,46 @@ class Network:
         for link in topology.links.values():
             self._timelines[(link.id, True)] = Timeline(link.capacity)
             self._timelines[(link.id, False)] = Timeline(link.capacity)
+        self._rows = {key: row for row, key in enumerate(self._timelines)}
+        # The a -> b timeline of each link, by link id alone (the hot lookup).
+        self.forward = {link: self._timelines[(link, True)] for link in topology.links}
         self.bookings: dict[str, Booking] = {}
         # Links carrying a one-way booking; on every other link both
         # directions hold the same levels, so reading one of them is enough.
         self.one_way: Counter[str] = Counter()
+        # Bumped by every commit and release: what was derived from the
+        # timelines before (a `Stack`) is stale once it moves.
+        self.version = 0
+        self._stack: tuple[int, Stack] | None = None
+        self._forward_rows: tuple[Any, list[int]] | None = None
 
     def timeline(self, link: str, forward: bool) -> Timeline:
         return self._timelines[(link, forward)]
 
     def timelines(self) -> Mapping[Direction, Timeline]:
         return self._timelines
+
+    def stack(self) -> tuple[dict[Direction, int], Stack]:
+        """Every timeline in one `Stack` (rows in `timelines()` order), kept until a change."""
+        if self._stack is None or self._stack[0] != self.version:
+            from braid.core.stack import Stack  # numpy loads only when needed
+
+            self._stack = (self.version, Stack(list(self._timelines.values())))
+        return self._rows, self._stack[1]
+
+    def forward_rows(self) -> tuple[Any, list[int]]:
+        """The stack rows of every link's a -> b timeline (an int64 array), and capacities."""
+        if self._forward_rows is None:
+            import numpy as np
+
+            rows = [self._rows[(link, True)] for link in self.topology.links]
+            capacities = [self.forward[link].capacity for link in self.topology.links]
+            self._forward_rows = (np.array(rows, dtype=np.int64), capacities)
+        return self._forward_rows
+
+    def stack_ready(self) -> bool:
+        """Whether `stack()` is built for the bookings as they stand."""
+        return self._stack is not None and self._stack[0] == self.version
 
     def loads(self, booking: Booking) -> dict[Direction, int]:
         """What `booking` puts on each link direction (paths may share links)."""
@@ -79,11 +113,13 @@ class Network:
         for key, load in self.loads(booking).items():
             self._timelines[key].book(booking.start, booking.end, load)
         self.bookings[booking.id] = booking
+        self.version += 1
         if not booking.symmetric:
             self.one_way.update(self._links_of(booking))
 
     def release(self, booking_id: str) -> Booking:
         booking = self.bookings.pop(booking_id)
+        self.version += 1
         for key, load in self.loads(booking).items():
             self._timelines[key].release(booking.start, booking.end, load)
         if not booking.symmetric:
@@ -110,40 +146,74 @@ class Network:
         return sorted(instants)
 
 
+# Networks at least this large read all free bandwidths at once (`prefetch`).
+PREFETCH_LINKS = 300
+
+
 class WindowView:
     """Free capacity of every hop throughout one window, computed once per link."""
 
-    __slots__ = ("_cache", "end", "network", "start", "symmetric")
+    __slots__ = ("_cache", "_pair", "end", "memo", "network", "start", "symmetric")
 
     def __init__(self, network: Network, start: int, end: int, symmetric: bool) -> None:
         self.network = network
         self.start = start
         self.end = end
         self.symmetric = symmetric
-        self._cache: dict[Direction, int] = {}
+        # Keyed by link id where both directions agree (symmetric, no one-way
+        # booking on the link), else by (link, forward): strings hash in C,
+        # a Hop would hash in Python on every call of this hot method.
+        self._cache: dict[str, int] = {}
+        self._pair: dict[Direction, int] = {}
+        # Results derived from this window by searches that share them
+        # (e.g. the successive widest paths of a pair), keyed by their users.
+        self.memo: dict[Hashable, object] = {}
 
     @property
     def topology(self) -> Topology:
         return self.network.topology
 
+    def prefetch(self) -> None:
+        """Read the free bandwidth of every link at once, for searches that read them all.
+
+        Only when the network's timelines are stacked already and the network
+        is large: then one numpy pass beats a lookup per link.
+        """
+        network = self.network
+        links = network.topology.links
+        if not self.symmetric or len(links) < PREFETCH_LINKS or not network.stack_ready():
+            return
+        forward_rows, capacities = network.forward_rows()
+        highest = network.stack()[1].max_levels(self.start, self.end, forward_rows).tolist()
+        free = dict(zip(links, map(int.__sub__, capacities, highest), strict=True))
+        # Links with a one-way booking differ by direction: left to `usable`.
+        for link, count in network.one_way.items():
+            if count:
+                free.pop(link, None)
+        free.update(self._cache)
+        self._cache = free
+
     def usable(self, hop: Hop) -> int:
         """Bandwidth a new booking can take crossing `hop` throughout the window."""
-        network = self.network
-        if self.symmetric and not network.one_way[hop.link]:
-            # Both directions hold the same levels: one lookup serves both.
-            key = (hop.link, True)
-            cached = self._cache.get(key)
-            if cached is None:
-                cached = network.timeline(hop.link, True).free(self.start, self.end)
-                self._cache[key] = cached
-            return cached
-        key = (hop.link, hop.forward)
-        cached = self._cache.get(key)
+        link = hop.link
+        if self.symmetric:
+            cached = self._cache.get(link)
+            if cached is not None:
+                return cached
+            if not self.network.one_way.get(link):
+                # Both directions hold the same levels: one lookup serves both.
+                free = self.network.forward[link].free(self.start, self.end)
+                self._cache[link] = free
+                return free
+        key = (link, hop.forward)
+        cached = self._pair.get(key)
         if cached is not None:
             return cached
-        free = network.timeline(hop.link, hop.forward).free(self.start, self.end)
+        network = self.network
+        free = network.timeline(link, hop.forward).free(self.start, self.end)
         if self.symmetric:
-            back = network.timeline(hop.link, not hop.forward).free(self.start, self.end)
+            back = network.timeline(link, not hop.forward).free(self.start, self.end)
             free = min(free, back)
-        self._cache[key] = free
+            self._cache[link] = free  # the same both ways once both are read
+        self._pair[key] = free
         return free

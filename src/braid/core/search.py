@@ -13,6 +13,7 @@ import heapq
 from collections.abc import Callable
 from typing import Any
 
+from braid.core.landmarks import landmarks
 from braid.core.paths import Path
 from braid.core.topology import Hop, Topology
 
@@ -53,28 +54,112 @@ def best_path(
 def shortest_feasible_path(
     topology: Topology, src: str, dst: str, usable: Usable, need: int
 ) -> Path | None:
-    """The lowest-latency path whose every hop has at least `need` free."""
+    """The lowest-latency path whose every hop has at least `need` free.
 
-    def extend(label: Label, hop: Hop) -> Label | None:
-        if usable(hop) < need:
-            return None
-        return (label[0] + topology.links[hop.link].latency_ms, label[1] + 1)
+    A* on the label (latency, hops), guided by landmark lower bounds on the
+    latency still to go: the search behind every fixed-slot admission heads
+    for dst instead of growing a disc around src. A consistent bound only
+    shifts every path to a node by the same amount, so the labels compare as
+    in plain Dijkstra and the path found is the same lowest-latency one (up
+    to float rounding between paths whose latencies differ by ~1e-12 ms).
+    Heap entries are (latency + bound, hops, node).
+    """
+    if src != dst and _cut_off(topology, src, dst, usable, need):
+        return None
+    adjacency = topology.adjacency
+    finder = landmarks(topology)
+    bound, latency_of = finder.bounds_to(dst), finder.latency
+    best: dict[str, tuple[float, int]] = {src: (0.0, 0)}
+    came: dict[str, tuple[str, Hop]] = {}
+    heap: list[tuple[float, int, str]] = [(bound[src], 0, src)]
+    done: set[str] = set()
+    while heap:
+        _, count, node = heapq.heappop(heap)
+        if node in done:
+            continue
+        if node == dst:
+            return trace_path(src, dst, came)
+        done.add(node)
+        latency = best[node][0]
+        count += 1
+        for hop in adjacency.get(node, ()):
+            to = hop.to
+            if to in done:
+                continue
+            grown = (latency + latency_of[hop.link], count)
+            old = best.get(to)
+            # Room is looked up last: most hops improve nothing, and skip it.
+            if (old is None or grown < old) and usable(hop) >= need:
+                best[to] = grown
+                came[to] = (node, hop)
+                heapq.heappush(heap, (grown[0] + bound[to], count, to))
+    return None
 
-    found = best_path(topology, src, dst, (0.0, 0), extend)
-    return None if found is None else found[0]
+
+# Refused requests are mostly blocked close to one end: a search from src
+# that is walled in stops soon by itself, but one that cannot get into dst
+# would roam the whole network first, so a small search into dst goes first.
+_CUT_OFF_NODES = 16
+
+
+def _cut_off(topology: Topology, src: str, dst: str, usable: Usable, need: int) -> bool:
+    """Whether a few nodes around dst, all unreachable from src, wall dst in."""
+    # A symmetric window offers the same both ways: no need to turn hops round.
+    view = getattr(usable, "__self__", None)
+    same_both_ways = bool(getattr(view, "symmetric", False)) and usable == getattr(
+        view, "usable", None
+    )
+    seen = {dst}
+    todo = [dst]
+    while todo:
+        if len(seen) > _CUT_OFF_NODES:
+            return False
+        node = todo.pop()
+        for hop in topology.hops(node):
+            if hop.to in seen:
+                continue
+            into = hop if same_both_ways else Hop(hop.link, node, not hop.forward)
+            if usable(into) >= need:
+                if hop.to == src:
+                    return False
+                seen.add(hop.to)
+                todo.append(hop.to)
+    return True
 
 
 def widest_path(topology: Topology, src: str, dst: str, usable: Usable) -> tuple[Path, int] | None:
-    """The path with the largest bottleneck; among equals, the lowest latency."""
+    """The path with the largest bottleneck; among equals, the lowest latency.
 
-    def extend(label: Label, hop: Hop) -> Label | None:
-        width = min(-label[0], usable(hop))
-        if width <= 0:
-            return None
-        return (-width, label[1] + topology.links[hop.link].latency_ms)
-
-    found = best_path(topology, src, dst, (-UNBOUNDED, 0.0), extend)
-    return None if found is None else (found[0], -found[1][0])
+    `best_path` with the label (-width, latency) written out, as above.
+    """
+    links, adjacency = topology.links, topology.adjacency
+    best: dict[str, tuple[int, float]] = {src: (-UNBOUNDED, 0.0)}
+    came: dict[str, tuple[str, Hop]] = {}
+    heap: list[tuple[int, float, str]] = [(-UNBOUNDED, 0.0, src)]
+    done: set[str] = set()
+    while heap:
+        negative, latency, node = heapq.heappop(heap)
+        if node in done:
+            continue
+        if node == dst:
+            return trace_path(src, dst, came), -negative
+        done.add(node)
+        for hop in adjacency.get(node, ()):
+            to = hop.to
+            if to in done:
+                continue
+            width = usable(hop)
+            if width > -negative:
+                width = -negative
+            if width <= 0:
+                continue
+            grown = (-width, latency + links[hop.link].latency_ms)
+            old = best.get(to)
+            if old is None or grown < old:
+                best[to] = grown
+                came[to] = (node, hop)
+                heapq.heappush(heap, (-width, grown[1], to))
+    return None
 
 
 def trace_path(src: str, dst: str, came: dict[str, tuple[str, Hop]]) -> Path:

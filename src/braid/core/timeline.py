@@ -9,8 +9,15 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from braid.core.intervals import IntervalSet, Span
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Ints = NDArray[np.int64]
 
 Step = tuple[int, int, int]  # start, end, booked bit/s
 
@@ -22,12 +29,24 @@ class OverbookingError(RuntimeError):
 class Timeline:
     """Booked bandwidth over time on one direction of one link."""
 
-    __slots__ = ("_levels", "_times", "capacity")
+    __slots__ = ("_arrays", "_levels", "_times", "capacity")
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self._times: list[int] = []
         self._levels: list[int] = []
+        self._arrays: tuple[Ints, Ints] | None = None
+
+    def arrays(self) -> tuple[Ints, Ints]:
+        """Breakpoints and levels as int64 arrays, for vectorised scans; kept until a change."""
+        if self._arrays is None:
+            import numpy as np  # loaded only by the vectorised scans that need it
+
+            self._arrays = (
+                np.array(self._times, dtype=np.int64),
+                np.array(self._levels, dtype=np.int64),
+            )
+        return self._arrays
 
     def __len__(self) -> int:
         return len(self._times)
@@ -50,6 +69,29 @@ class Timeline:
             and self._levels[i:j] == other._levels[k:m]
         )
 
+    def drops(self, start: int, end: int) -> list[int]:
+        """Breakpoints in (start, end) where the level falls (some booking ends)."""
+        times, levels = self._times, self._levels
+        i = bisect_right(times, start)
+        j = bisect_left(times, end, i)
+        if i >= j:
+            return []
+        before = levels[i - 1 : j - 1] if i > 0 else [0, *levels[: j - 1]]
+        pieces = zip(times[i:j], levels[i:j], before, strict=True)
+        return [t for t, here, prior in pieces if here < prior]
+
+    def next_drop(self, after: int) -> int | None:
+        """The first breakpoint after `after` where the level falls, or None."""
+        times, levels = self._times, self._levels
+        i = bisect_right(times, after)
+        previous = levels[i - 1] if i > 0 else 0
+        while i < len(times):
+            if levels[i] < previous:
+                return times[i]
+            previous = levels[i]
+            i += 1
+        return None
+
     def level_at(self, instant: int) -> int:
         i = bisect_right(self._times, instant) - 1
         return self._levels[i] if i >= 0 else 0
@@ -67,7 +109,17 @@ class Timeline:
 
     def free(self, start: int, end: int) -> int:
         """The bandwidth still free throughout [start, end)."""
-        return self.capacity - self.max_booked(start, end)
+        # `max_booked` inlined: this runs once per link in every search.
+        times = self._times
+        if not times or start >= end:
+            return self.capacity
+        first = bisect_right(times, start) - 1
+        last = bisect_left(times, end, first + 1 if first >= 0 else 0)
+        if first < 0:
+            return self.capacity - max(self._levels[0:last], default=0)
+        if last == first + 1:
+            return self.capacity - self._levels[first]
+        return self.capacity - max(self._levels[first:last])
 
     def book(self, start: int, end: int, bandwidth: int) -> None:
         """Add `bandwidth` on [start, end); refuses to go above capacity."""
@@ -87,6 +139,7 @@ class Timeline:
         self._compact(start, end)
 
     def _add(self, start: int, end: int, delta: int) -> None:
+        self._arrays = None
         i = self._split(start)
         j = self._split(end)
         levels = self._levels
@@ -108,6 +161,7 @@ class Timeline:
 
     def _compact(self, start: int, end: int) -> None:
         """Drop breakpoints in [start, end] that no longer change the level."""
+        self._arrays = None
         times, levels = self._times, self._levels
         i = max(bisect_left(times, start), 0)
         j = min(bisect_right(times, end), len(times))

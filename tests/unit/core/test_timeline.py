@@ -85,3 +85,22 @@ def test_feasible_starts_by_enumeration(
     for s in range(0, 30):
         fits = all(8 - levels[t] >= need for t in range(s, s + duration))
         assert (s in starts) == fits, s
+
+
+@given(ops, st.integers(-2, 40), st.integers(1, 40))
+def test_drops_are_the_instants_where_the_level_falls(
+    raw: list[tuple[int, int, int]], start: int, width: int
+) -> None:
+    timeline = Timeline(capacity=10**6)
+    for begin, length, bw in raw:
+        timeline.book(begin, begin + length, bw)
+    levels = naive([(b, b + n, bw) for b, n, bw in raw], horizon=45)
+
+    def level(t: int) -> int:
+        return levels[t] if 0 <= t < len(levels) else 0
+
+    end = start + width
+    expected = [t for t in range(start + 1, end) if level(t) < level(t - 1)]
+    assert timeline.drops(start, end) == expected
+    following = next((t for t in range(start + 1, 46) if level(t) < level(t - 1)), None)
+    assert timeline.next_drop(start) == following

@@ -56,9 +56,20 @@ def split_earliest(
         else last_useful_start(network, duration, not_before, not_after)
     )
     bounds = _CutBounds(network.topology, src, dst, need, symmetric)
-    for start in candidate_starts(network, not_before, stop):
+    # More than the max flow with nothing booked never fits: no start to try.
+    starts = candidate_starts(network, not_before, stop) if need <= bounds.static_bound() else ()
+    skip_until = not_before
+    for start in starts:
+        if start < skip_until:
+            continue
         view = network.window(start, start + duration, symmetric=symmetric)
-        if bounds.hopeless(view.usable):
+        cut = bounds.hopeless(view.usable)
+        if cut is not None:
+            # The cut stays too small until one of its links frees some room.
+            later = next_drop(network, cut, start)
+            if later is None:
+                break
+            skip_until = later
             continue
         plan = split_in_view(view, src, dst, need, max_paths, gate)
         if isinstance(plan, SplitPlan):
@@ -89,16 +100,42 @@ class _CutBounds:
         self.fixed = endpoint_cuts(topology, src, dst)
         self.learned: list[Cut] = []
 
-    def hopeless(self, usable: Usable) -> bool:
+    def static_bound(self) -> int:
+        """The max flow with nothing booked: no window offers more."""
+        links = self.topology.links
+        return min_cut(self.topology, self.src, self.dst, lambda hop: links[hop.link].capacity)[0]
+
+    def hopeless(self, usable: Usable) -> Cut | None:
+        """A cut too small for `need` in this window, or None when the max flow reaches it."""
         joint = link_usable(self.topology, usable, symmetric=self.symmetric)
         for cut in (*self.fixed, *self.learned):
             if cut_capacity(cut, joint) < self.need:
-                return True
+                return cut
         value, cut = min_cut(self.topology, self.src, self.dst, joint, symmetric=self.symmetric)
         if value >= self.need:
-            return False
+            return None
         self.learned = [cut, *self.learned[: self.KEEP - 1]]
-        return True
+        return cut
+
+
+def next_drop(network: Network, cut: Cut, after: int) -> int | None:
+    """The first instant after `after` at which a link of `cut` sees its level drop.
+
+    Moving a window's start from s to s + 1 drops the instant s and adds
+    s + duration; the highest level in it can only fall when the level at
+    s + 1 is below the level at s, i.e. where some booking ends. So the free
+    capacity of every link, and the capacity of `cut`, cannot grow for any
+    start before the next such instant on one of its links (either
+    direction, whichever the window reads): every start before it is as
+    hopeless as this one.
+    """
+    found: int | None = None
+    for link in {hop.link for hop in cut}:
+        for forward in (True, False):
+            drop = network.timeline(link, forward).next_drop(after)
+            if drop is not None and (found is None or drop < found):
+                found = drop
+    return found
 
 
 def candidate_starts(network: Network, lo: int, hi: int) -> Iterator[int]:
@@ -120,10 +157,9 @@ def candidate_starts(network: Network, lo: int, hi: int) -> Iterator[int]:
         return
     yield lo
     drops: set[int] = set()
-    for timeline in network.timelines().values():
-        previous: int | None = None
-        for step_start, _, level in timeline.steps(lo, hi):
-            if previous is not None and level < previous:
-                drops.add(step_start)
-            previous = level
+    for (link, forward), timeline in network.timelines().items():
+        # Without a one-way booking both directions of a link hold the same levels.
+        if forward or network.one_way.get(link):
+            drops.update(timeline.drops(lo, hi))
+    drops.discard(lo)
     yield from sorted(drops)

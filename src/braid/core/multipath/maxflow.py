@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from braid.core.network import Direction
+from braid.core.multipath.chains import Chain, Contraction
+from braid.core.network import Direction, WindowView
 from braid.core.paths import Path
 from braid.core.search import widest_path
 from braid.core.topology import Hop, Topology
@@ -48,21 +49,30 @@ class MaxFlow:
 
 
 class _Residual:
-    """Arc arrays for Dinic: arc i and arc i ^ 1 are each other's reverse."""
+    """Arc arrays for Dinic: arc i and arc i ^ 1 are each other's reverse.
 
-    def __init__(self, topology: Topology, usable: Usable) -> None:
-        self.index = {node: i for i, node in enumerate(topology.nodes)}
+    Chains of pass-through nodes are contracted (see `chains`): arc 2k is
+    chain k, whatever flows on it flows on every hop of it.
+    """
+
+    def __init__(self, topology: Topology, usable: Usable, ends: tuple[str, str]) -> None:
+        self.topology = topology
+        self.contraction = Contraction(topology, ends)
+        kept = self.contraction.kept
+        self.index = {node: i for i, node in enumerate(kept)}
         self.adj: list[list[int]] = [[] for _ in self.index]
         self.to: list[int] = []
         self.cap: list[int] = []
+        # The arc of each chain by its first hop (link, direction).
         self.arc_of: dict[Direction, int] = {}
+        self.chains: list[Chain] = []
         self.reach: list[int] = []
-        for node, hops in topology.adjacency.items():
-            for hop in hops:
-                capacity = usable(hop)
-                if capacity > 0:
-                    arc = self._add(self.index[node], self.index[hop.to], capacity)
-                    self.arc_of[(hop.link, hop.forward)] = arc
+        for node in kept:
+            for chain in self.contraction.chains_from(node, usable):
+                arc = self._add(self.index[node], self.index[chain.head], chain.width)
+                self.chains.append(chain)
+                first = chain.hops[0]
+                self.arc_of[(first.link, first.forward)] = arc
 
     def _add(self, u: int, v: int, capacity: int) -> int:
         arc = len(self.to)
@@ -77,14 +87,19 @@ class _Residual:
         return self.cap[arc ^ 1]
 
     def levels(self, s: int, t: int) -> list[int] | None:
-        level = [-1] * len(self.adj)
+        adj, to, cap = self.adj, self.to, self.cap
+        level = [-1] * len(adj)
         level[s] = 0
         queue = deque([s])
         while queue:
             u = queue.popleft()
-            for arc in self.adj[u]:
-                v = self.to[arc]
-                if self.cap[arc] > 0 and level[v] < 0:
+            # Nodes beyond t's level lie on no shortest augmenting path: the
+            # phase's blocking flow is the same without them.
+            if 0 <= level[t] <= level[u]:
+                break
+            for arc in adj[u]:
+                v = to[arc]
+                if cap[arc] > 0 and level[v] < 0:
                     level[v] = level[u] + 1
                     queue.append(v)
         self.reach = level
@@ -121,8 +136,21 @@ class _Residual:
         return pushed
 
     def source_side(self) -> set[str]:
-        """Nodes the last BFS reached: after `run`, the source side of a minimum cut."""
-        return {node for node, i in self.index.items() if self.reach[i] >= 0}
+        """After `run`, the source side of a minimum cut, inner chain nodes included.
+
+        Kept nodes the last BFS reached, the inner nodes of chains between
+        two of them, and those of a saturated chain leaving one up to its
+        first narrowest hop (the hop the cut then crosses).
+        """
+        reached = {node for node, i in self.index.items() if self.reach[i] >= 0}
+        side = set(reached)
+        for chain in self.chains:
+            if chain.tail in reached:
+                if chain.head in reached:
+                    side.update(chain.inner())
+                else:
+                    side.update(chain.inner_before_bottleneck())
+        return side
 
     def run(self, src: str, dst: str) -> int:
         s, t = self.index[src], self.index[dst]
@@ -142,6 +170,10 @@ def link_usable(topology: Topology, usable: Usable, *, symmetric: bool) -> Usabl
     """
     if not symmetric:
         return usable
+    view = getattr(usable, "__self__", None)
+    if isinstance(view, WindowView) and view.symmetric and usable == view.usable:
+        view.prefetch()  # max flow reads every link
+        return usable  # a symmetric window gives the less free direction already
 
     def both_ways(hop: Hop) -> int:
         link = topology.links[hop.link]
@@ -169,10 +201,12 @@ def min_cut(
     """
     if src == dst:
         return 0, ()
-    residual = _Residual(topology, link_usable(topology, usable, symmetric=symmetric))
+    residual = _Residual(topology, link_usable(topology, usable, symmetric=symmetric), (src, dst))
     value = residual.run(src, dst)
     side = residual.source_side()
-    return value, tuple(hop for node in side for hop in topology.hops(node) if hop.to not in side)
+    # Hops into dead ends are left out: no src -> dst path takes them.
+    cut = (hop for node in side for hop in residual.contraction.hops(node) if hop.to not in side)
+    return value, tuple(cut)
 
 
 def endpoint_cuts(topology: Topology, src: str, dst: str) -> tuple[Cut, Cut]:
@@ -198,8 +232,13 @@ def max_flow(
     """
     if src == dst:
         return MaxFlow(0, {}, ())
+    view = getattr(usable, "__self__", None)
     usable = link_usable(topology, usable, symmetric=symmetric)
-    residual = _Residual(topology, usable)
+    residual = _Residual(topology, usable, (src, dst))
+    if isinstance(view, WindowView) and usable == view.usable:
+        # Its chains with room, before any flow: greedy path searches in
+        # the same window start from them (see `greedy`).
+        view.memo[("chains", src, dst)] = list(residual.chains)
     value = residual.run(src, dst)
     flows = _net_flows(residual)
     _check_joint(topology, flows, usable)
@@ -207,13 +246,19 @@ def max_flow(
 
 
 def _net_flows(residual: _Residual) -> dict[Direction, int]:
+    """Net flow per link direction: each chain's flow less its reverse chain's."""
     flows: dict[Direction, int] = {}
-    for (link, forward), arc in residual.arc_of.items():
-        here = residual.flow_on(arc)
-        back_arc = residual.arc_of.get((link, not forward))
+    for k, chain in enumerate(residual.chains):
+        here = residual.flow_on(2 * k)
+        if here <= 0:
+            continue
+        # The reverse chain starts with this one's last hop, the other way.
+        last = chain.hops[-1]
+        back_arc = residual.arc_of.get((last.link, not last.forward))
         back = residual.flow_on(back_arc) if back_arc is not None else 0
         if here > back:
-            flows[(link, forward)] = here - back
+            for hop in chain.hops:
+                flows[(hop.link, hop.forward)] = here - back
     return flows
 
 
@@ -245,8 +290,19 @@ def decompose(
     def remaining(hop: Hop) -> int:
         return left.get((hop.link, hop.forward), 0)
 
+    # The searches only ever cross hops that carry flow: give them those
+    # alone (in the topology's order, so ties fall as on the whole graph).
+    links = topology.links
+    tails = {links[link].a if forward else links[link].b for link, forward in flows}
+    carrying = replace(
+        topology,
+        adjacency={
+            node: tuple(h for h in topology.hops(node) if (h.link, h.forward) in flows)
+            for node in tails
+        },
+    )
     while value > 0:
-        found = widest_path(topology, src, dst, remaining)
+        found = widest_path(carrying, src, dst, remaining)
         if found is None:
             raise RuntimeError("flow decomposition lost track of the flow")
         path, width = found

@@ -8,13 +8,12 @@ admits commits without overbooking.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 
+from braid.core.multipath.greedy import ChainWidths
 from braid.core.multipath.maxflow import FlowPath
 from braid.core.network import WindowView
 from braid.core.paths import Path
-from braid.core.search import widest_path
 from braid.core.topology import Hop, Topology
 
 # A symmetric booking loads both directions of a link alike, so one counter
@@ -35,21 +34,71 @@ class Ledger:
 
     def __init__(self, view: WindowView) -> None:
         self.view = view
-        self._used: dict[_Key, int] = defaultdict(int)
+        self._symmetric = view.symmetric
+        self._used: dict[_Key, int] = {}
 
     def _key(self, hop: Hop) -> _Key:
-        return hop.link if self.view.symmetric else (hop.link, hop.forward)
+        return hop.link if self._symmetric else (hop.link, hop.forward)
 
     def usable(self, hop: Hop) -> int:
-        return self.view.usable(hop) - self._used[self._key(hop)]
+        key: _Key = hop.link if self._symmetric else (hop.link, hop.forward)
+        return self.view.usable(hop) - self._used.get(key, 0)
 
     def room(self, hops: Sequence[Hop]) -> int:
         """The most a path over `hops` can still take on top of what is placed."""
         return min((self.usable(hop) for hop in hops), default=0)
 
     def place(self, hops: Sequence[Hop], amount: int) -> None:
+        used = self._used
         for hop in hops:
-            self._used[self._key(hop)] += amount
+            key = self._key(hop)
+            used[key] = used.get(key, 0) + amount
+
+
+class _Greedy:
+    """Successive widest paths of one window and pair, found as far as asked so far.
+
+    The greedy sequence does not depend on where it is cut, so every caller
+    (with any limit or target) gets a prefix of the same sequence, and each
+    widest-path search runs once per window.
+    """
+
+    def __init__(self, view: WindowView, src: str, dst: str) -> None:
+        self.view, self.src, self.dst = view, src, dst
+        self.ledger = Ledger(view)
+        self.found: list[FlowPath] = []
+        self.exhausted = False
+        known = view.memo.get(("chains", src, dst))
+        self.chains = ChainWidths(
+            view.topology, src, dst, known if isinstance(known, list) else None
+        )
+
+    def prefix(self, limit: int, target: int | None) -> list[FlowPath]:
+        carried = 0
+        for count, part in enumerate(self.found):
+            if count >= limit or (target is not None and carried >= target):
+                return self.found[:count]
+            carried += part.amount
+        while len(self.found) < limit and (target is None or carried < target):
+            if not self._extend():
+                break
+            carried += self.found[-1].amount
+        return list(self.found)
+
+    def _extend(self) -> bool:
+        if self.exhausted:
+            return False
+        topology = self.view.topology
+        best = self.chains.widest(self.ledger.usable)
+        if best is None:
+            self.exhausted = True
+            return False
+        path, width = best
+        hops = path_hops(topology, path)
+        self.ledger.place(hops, width)
+        self.chains.forget(hops)
+        self.found.append(FlowPath(path, width))
+        return True
 
 
 def successive_widest(
@@ -60,15 +109,8 @@ def successive_widest(
     Stops early once the paths carry `target`; each path saturates a hop, so
     the loop ends even without a limit on the graph's size.
     """
-    ledger = Ledger(view)
-    found: list[FlowPath] = []
-    carried = 0
-    while len(found) < limit and (target is None or carried < target):
-        best = widest_path(view.topology, src, dst, ledger.usable)
-        if best is None:
-            break
-        path, width = best
-        ledger.place(path_hops(view.topology, path), width)
-        found.append(FlowPath(path, width))
-        carried += width
-    return found
+    key = ("successive_widest", src, dst)
+    greedy = view.memo.get(key)
+    if not isinstance(greedy, _Greedy):
+        greedy = view.memo[key] = _Greedy(view, src, dst)
+    return greedy.prefix(limit, target)

@@ -64,7 +64,20 @@ def decomposition_prefix(flow: MaxFlow, need: int, max_paths: int) -> Choice | N
 
 
 def _candidates(view: WindowView, src: str, dst: str, flow: MaxFlow) -> list[_Candidate]:
-    """Decomposition and successive widest paths, interleaved so both kinds get in."""
+    """Decomposition and successive widest paths, interleaved so both kinds get in.
+
+    Kept in the window's memo for this flow: a refusal asks for them twice.
+    """
+    key = ("candidates", src, dst)
+    kept = view.memo.get(key)
+    if isinstance(kept, tuple) and kept[0] is flow:
+        return list(kept[1])
+    pool = _find_candidates(view, src, dst, flow)
+    view.memo[key] = (flow, tuple(pool))
+    return pool
+
+
+def _find_candidates(view: WindowView, src: str, dst: str, flow: MaxFlow) -> list[_Candidate]:
     greedy = successive_widest(view, src, dst, CANDIDATE_LIMIT)
     paths: list[Path] = []
     for pair in zip_longest(flow.paths, greedy):

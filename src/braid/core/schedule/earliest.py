@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from braid.core.network import Network
+from braid.core.reach import static_width
 from braid.core.schedule.all_slots import first_slot
+from braid.core.schedule.fixed import fixed_path
 from braid.core.units import FOREVER
 
 # The first chunk of start times searched; later chunks grow fourfold, so a
@@ -23,6 +25,15 @@ def earliest_start(
     symmetric: bool = True,
 ) -> int | None:
     """The earliest start tau >= not_before (and tau + duration <= not_after), or None."""
+    if not_after is not None and not_before + duration > not_after:
+        return None
+    if src != dst and need > _endpoint_width(network, src, dst):
+        return None  # wider than every link at one end, even with nothing booked
+    # Most requests fit at once: one path search settles those.
+    if src != dst and duration > 0:
+        end = not_before + duration
+        if fixed_path(network, src, dst, need, not_before, end, symmetric=symmetric):
+            return not_before
     lo = not_before
     chunk = max(_FIRST_CHUNK, 4 * duration)
     # Most answers lie in the first chunk; where the bookings end (a look at
@@ -35,9 +46,21 @@ def earliest_start(
         first = first_slot(network, src, dst, need, duration, lo, hi, symmetric=symmetric)
         if first is not None:
             return first
+        if lo == not_before and src != dst and need > static_width(network.topology, src, dst):
+            return None  # wider than any path even with nothing booked
         if stop is None:
             stop = max(hi, last_useful_start(network, duration, not_before, None))
         lo, chunk = hi, chunk * 4
+
+
+def _endpoint_width(network: Network, src: str, dst: str) -> int:
+    """The widest link at the narrower end: no path, booked or not, carries more."""
+    topology = network.topology
+    widths = [
+        max((topology.links[hop.link].capacity for hop in topology.hops(node)), default=0)
+        for node in (src, dst)
+    ]
+    return min(widths)
 
 
 def last_useful_start(

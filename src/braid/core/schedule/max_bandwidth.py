@@ -12,4 +12,5 @@ def widest(
 ) -> tuple[Path, int] | None:
     """The path with the most bandwidth free throughout [start, end), and that bandwidth."""
     view = network.window(start, end, symmetric=symmetric)
+    view.prefetch()  # the widest path reads most links
     return widest_path(network.topology, src, dst, view.usable)
