@@ -1,0 +1,116 @@
+"""`/v1/interdomain/reservations`: multi-domain reservations negotiated with the domain agents.
+
+    mount_interdomain(app, service)   # service: InterdomainService, or None (answers 503)
+
+A negotiation blocks on the network, so every call goes to the service's own
+thread pool and the event loop only waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Annotated, Any, Final, TypeVar
+
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from braid.adapters.api.deps import Caller
+from braid.adapters.api.errors import error_response
+from braid.adapters.api.models import ErrorOut
+from braid.adapters.api.responses import errors
+from braid.app.interdomain import LIST_LIMIT, MAX_PATHS, InterdomainService
+from braid.app.interdomain import InterdomainUnavailableError as Unavailable
+
+T = TypeVar("T")
+NOT_CONFIGURED: Final = (
+    "multi-domain reservations are not configured on this server "
+    "(start `braid serve` with --domains FILE, a topology with a `domains` section)"
+)
+
+_UNAVAILABLE: Final[dict[int | str, dict[str, Any]]] = {
+    503: {"model": ErrorOut, "description": "not configured (no --domains), or agents not reached"}
+}
+router = APIRouter(prefix="/v1/interdomain/reservations", tags=["interdomain"])
+
+
+class EndpointIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    domain: str = Field(description="a site domain of the topology's `domains` section")
+    point: str = Field(description="a border point or a host inside that site")
+
+
+class InterdomainIn(BaseModel):
+    """A multi-domain reservation; omitted options take the server's defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+    src: EndpointIn
+    dst: EndpointIn
+    bandwidth: int | float | str = Field(description="Mbit/s, or with a unit: 500M, 10G")
+    start: str = Field(description="ISO 8601 with offset")
+    end: str = Field(description="ISO 8601 with offset")
+    strategy: str | None = Field(None, description="equal-split, partial-offers or full-offers")
+    max_paths: int | None = Field(None, description=f"candidate domain paths, 1-{MAX_PATHS}")
+
+
+def _service(request: Request) -> InterdomainService:
+    service: InterdomainService | None = getattr(request.app.state, "interdomain", None)
+    if service is None:
+        raise Unavailable(NOT_CONFIGURED)
+    return service
+
+
+async def _off_loop(service: InterdomainService, call: Callable[..., T], *args: Any) -> T:
+    return await asyncio.wrap_future(service.submit(call, *args))
+
+
+@router.post(
+    "",
+    status_code=201,
+    responses=errors(401, 409, 413, 422) | _UNAVAILABLE,
+    summary="Negotiate a multi-domain reservation (two-phase commit with every domain)",
+)
+async def reserve(body: InterdomainIn, user: Caller, request: Request) -> JSONResponse:
+    """201 with the committed plan, or 409 with the reason (nothing is left held)."""
+    service = _service(request)
+    outcome = await _off_loop(service, service.reserve, user, body.model_dump(exclude_none=True))
+    if outcome.committed:
+        return JSONResponse(outcome.view, status_code=201)
+    if outcome.unreachable:
+        raise Unavailable(
+            f"domain agents not reached: {', '.join(outcome.unreachable)}; nothing was "
+            f"booked, try again later (reservation {outcome.view['id']})"
+        )
+    body_out = {"error": {"code": "rejected", "message": outcome.view["reason"]}}
+    body_out["error"]["reservation"] = outcome.view["id"]
+    return JSONResponse(body_out, status_code=409)
+
+
+@router.get("", responses=errors(401, 422) | _UNAVAILABLE)
+async def find(
+    user: Caller,
+    request: Request,
+    limit: Annotated[int, Query(ge=1, le=LIST_LIMIT)] = 100,
+) -> JSONResponse:
+    """The caller's multi-domain reservations, newest first (operators: everyone's)."""
+    service = _service(request)
+    return JSONResponse({"reservations": await _off_loop(service, service.find, user, limit)})
+
+
+@router.get("/{reservation_id}", responses=errors(401, 404) | _UNAVAILABLE)
+async def show(reservation_id: str, user: Caller, request: Request) -> JSONResponse:
+    """One reservation with its paths, per-domain amounts, VLANs, rule plan and trace."""
+    service = _service(request)
+    return JSONResponse(await _off_loop(service, service.get, user, reservation_id))
+
+
+def mount_interdomain(app: FastAPI, service: InterdomainService | None) -> None:
+    """Add the routes (and the 503 mapping) to `app`; with no service every route answers 503."""
+    app.state.interdomain = service
+
+    async def on_unavailable(_: Request, exc: Exception) -> JSONResponse:
+        return error_response(503, "unavailable", str(exc))
+
+    app.add_exception_handler(Unavailable, on_unavailable)
+    app.include_router(router)

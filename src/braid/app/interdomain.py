@@ -1,0 +1,336 @@
+"""Multi-domain reservations for `braid serve`: one way in over the negotiation runtime.
+
+The REST router (and any other front end) calls `InterdomainService`; it
+checks the request with errors naming the REST field, remembers who asked
+(the negotiation's decision log knows reservations, not users), runs the
+negotiation, and turns its result into the REST view. A negotiation blocks
+on the network for up to a few agent timeouts, so front ends run it on the
+service's own thread pool (`submit`), never on an event loop, and a burst
+of negotiations cannot starve the rest of the API's worker threads.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+from braid.app.errors import NotFoundError
+from braid.app.negotiation.negotiator import Orchestrator, OrchestratorConfig
+from braid.app.negotiation.results import NegotiationRequest, NegotiationResult, check_strategy
+from braid.app.records import User
+from braid.app.timefmt import format_instant, parse_instant
+from braid.core.errors import BraidError, InputError
+from braid.core.units import parse_bandwidth, to_mbps
+
+T = TypeVar("T")
+MAX_PATHS: Final = 8
+LIST_LIMIT: Final = 1000
+# A window may start this many seconds before now (the agents allow 5 s too).
+GRACE_SECONDS: Final = 5
+# Far above any link, and within the 64 bits the agents' messages carry.
+MAX_BANDWIDTH_BPS: Final = 10**18
+# The orchestrator's own field names, as the REST body spells them.
+_REST_FIELDS: Final = {
+    "source.domain": "src.domain",
+    "source.point": "src.point",
+    "destination.domain": "dst.domain",
+    "destination.point": "dst.point",
+    "window.start": "start",
+    "window.end": "end",
+}
+_UNREACHABLE: Final = ("UNAVAILABLE", "DEADLINE_EXCEEDED")
+
+
+class InterdomainUnavailableError(BraidError):
+    """Multi-domain reservations cannot be made now: not configured, or agents not reached."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A negotiation's answer as the REST view, and whether it failed for want of agents."""
+
+    view: dict[str, Any]
+    committed: bool
+    unreachable: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    id: str
+    owner: str
+    created_at: int
+    request: dict[str, Any]  # the checked request, REST spelling (instants as ISO 8601)
+
+
+class OwnerBook:
+    """Who asked for which multi-domain reservation (SQLite, next to the decision log)."""
+
+    _SCHEMA = (
+        "CREATE TABLE IF NOT EXISTS interdomain_owners ("
+        " id TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at INTEGER NOT NULL,"
+        " request TEXT NOT NULL)"
+    )
+
+    def __init__(self, path: Path | str) -> None:
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # No sync of its own: the row sits in the same write-ahead log as the
+        # decision log's, whose synced write of the decision carries it to disk
+        # before any domain hears a Commit.
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(self._SCHEMA)
+        self._lock = threading.Lock()
+
+    def add(self, entry: Entry) -> None:
+        body = json.dumps(entry.request, separators=(",", ":"))
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO interdomain_owners VALUES (?, ?, ?, ?)",
+                (entry.id, entry.owner, entry.created_at, body),
+            )
+
+    def remove(self, reservation: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM interdomain_owners WHERE id = ?", (reservation,))
+
+    def get(self, reservation: str) -> Entry | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT * FROM interdomain_owners WHERE id = ?", (reservation,)
+            ).fetchone()
+        return None if row is None else Entry(row[0], row[1], row[2], json.loads(row[3]))
+
+    def find(self, owner: str | None, limit: int) -> list[Entry]:
+        """Newest first; every owner's when `owner` is None."""
+        where, args = ("WHERE owner = ?", (owner,)) if owner is not None else ("", ())
+        query = f"SELECT * FROM interdomain_owners {where} ORDER BY created_at DESC, id LIMIT ?"
+        with self._lock:
+            rows = self._db.execute(query, (*args, limit)).fetchall()
+        return [Entry(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class InterdomainService:
+    """Reserve, show and list multi-domain reservations on behalf of API users."""
+
+    def __init__(
+        self,
+        orchestrator: Orchestrator,
+        owners: OwnerBook,
+        *,
+        clock: Callable[[], float] = time.time,
+        workers: int = 8,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
+        self.orchestrator = orchestrator
+        self.owners = owners
+        self.clock = clock
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="interdomain")
+        self._on_close = on_close
+
+    def submit(self, call: Callable[..., T], *args: Any) -> Future[T]:
+        """Run a blocking call of this service on its own threads."""
+        return self._pool.submit(call, *args)
+
+    def reserve(self, user: User, body: Mapping[str, Any]) -> Outcome:
+        request, rest = self.check(body, f"x-{uuid.uuid4().hex[:12]}")
+        now = int(self.clock())
+        # Written before negotiating: a reservation always has its owner, even
+        # when the server stops in the middle of the negotiation.
+        self.owners.add(Entry(request.id, user.name, now, rest))
+        try:
+            result = self.orchestrator.reserve(request)
+        except InputError as exc:  # refused before negotiating: nothing to remember
+            self.owners.remove(request.id)
+            raise InputError(_REST_FIELDS.get(exc.field, exc.field), exc.message) from exc
+        view = result_view(result, Entry(request.id, user.name, now, rest))
+        return Outcome(view, result.success, () if result.success else unreachable_of(result))
+
+    def get(self, user: User, reservation: str) -> dict[str, Any]:
+        entry = self.owners.get(reservation)
+        if entry is None or not _may_see(user, entry):
+            raise NotFoundError(f"no multi-domain reservation {reservation!r}")
+        result = self.orchestrator.lookup(reservation)
+        return result_view(result, entry)
+
+    def find(self, user: User, limit: int = 100) -> list[dict[str, Any]]:
+        if not 1 <= limit <= LIST_LIMIT:
+            raise InputError("limit", f"must be between 1 and {LIST_LIMIT}")
+        owner = None if user.role == "operator" else user.name
+        views = []
+        for entry in self.owners.find(owner, limit):
+            view = result_view(self.orchestrator.lookup(entry.id), entry)
+            view.pop("trace", None)
+            views.append(view)
+        return views
+
+    def check(self, body: Mapping[str, Any], rid: str) -> tuple[NegotiationRequest, dict[str, Any]]:
+        """The negotiation request, and the same in REST spelling; errors name the field."""
+        view = self.orchestrator.view
+        ends: dict[str, tuple[str, str]] = {}
+        for side in ("src", "dst"):
+            given = body.get(side)
+            if not isinstance(given, Mapping):
+                raise InputError(side, "expected an object {domain, point}")
+            domain = _text(given.get("domain"), f"{side}.domain")
+            spec = view.domains.get(domain)
+            if spec is None:
+                known = ", ".join(sorted(d for d, s in view.domains.items() if s.kind == "site"))
+                raise InputError(f"{side}.domain", f"unknown domain {domain!r}; sites: {known}")
+            if spec.kind != "site":
+                raise InputError(f"{side}.domain", f"{domain!r} is a {spec.kind}, not a site")
+            ends[side] = (domain, _text(given.get("point"), f"{side}.point"))
+        if ends["src"][0] == ends["dst"][0]:
+            raise InputError("dst.domain", "must be another site than src.domain")
+        bandwidth = parse_bandwidth(body.get("bandwidth"), "bandwidth")
+        if bandwidth > MAX_BANDWIDTH_BPS:
+            raise InputError("bandwidth", "is far more than any network carries")
+        start = parse_instant(body.get("start"), "start")
+        end = parse_instant(body.get("end"), "end")
+        if end <= start:
+            raise InputError("end", "must be after start")
+        if start < int(self.clock()) - GRACE_SECONDS:
+            raise InputError("start", "is in the past")
+        strategy = check_strategy(_optional_text(body.get("strategy"), "strategy"))
+        max_paths = _max_paths(body.get("max_paths"))
+        request = NegotiationRequest(
+            rid, *ends["src"], *ends["dst"], bandwidth, start, end, strategy, max_paths
+        )
+        rest = {
+            "src": {"domain": ends["src"][0], "point": ends["src"][1]},
+            "dst": {"domain": ends["dst"][0], "point": ends["dst"][1]},
+            "bandwidth": to_mbps(bandwidth),
+            "start": format_instant(start),
+            "end": format_instant(end),
+            "strategy": strategy or self.orchestrator.config.strategy,
+            "max_paths": max_paths or self.orchestrator.config.max_paths,
+        }
+        return request, rest
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        self.owners.close()
+        if self._on_close is not None:
+            self._on_close()
+
+
+def open_interdomain(
+    domains: Path,
+    negotiation_db: Path,
+    *,
+    config: OrchestratorConfig | None = None,
+    timeout: float = 2.0,
+) -> InterdomainService:
+    """Start the negotiation runtime on a topology with a `domains` section (for `braid serve`).
+
+    Raises InputError (naming the file's field) on a bad file or one without domains.
+    """
+    from braid.app.negotiation.runtime import start_negotiation
+
+    runtime = start_negotiation(domains, negotiation_db, config=config, timeout=timeout)
+    if not runtime.orchestrator.view.domains:
+        runtime.close()
+        raise InputError("domains", f"{domains} has no domains section")
+    try:
+        owners = OwnerBook(negotiation_db)
+    except sqlite3.Error:
+        runtime.close()
+        raise
+    return InterdomainService(runtime.orchestrator, owners, on_close=runtime.close)
+
+
+def unreachable_of(result: NegotiationResult) -> tuple[str, ...]:
+    """The domains whose agents gave no answer at all (down or too slow)."""
+    found: list[str] = []
+    for event in result.trace:
+        down = event.phase in ("offers", "prep") and any(s in event.text for s in _UNREACHABLE)
+        if down and event.domain not in found:
+            found.append(event.domain)
+    return tuple(found)
+
+
+def result_view(result: NegotiationResult | None, entry: Entry) -> dict[str, Any]:
+    """The REST view: the request, the outcome, paths, per-domain amounts, VLANs, rule plan."""
+    if result is None:  # the owner is written first: the negotiation is still under way
+        return {"id": entry.id, "owner": entry.owner, "status": "negotiating", **entry.request}
+    per_domain: dict[str, int] = {}
+    for path in result.paths:
+        for domain in dict.fromkeys(path.domains()):
+            per_domain[domain] = per_domain.get(domain, 0) + path.bandwidth
+    return {
+        "id": entry.id,
+        "owner": entry.owner,
+        "created_at": format_instant(entry.created_at),
+        **entry.request,
+        "status": "committed" if result.success else "failed",
+        "reason": result.reason,
+        "strategy": result.strategy or entry.request.get("strategy"),
+        "transaction": result.transaction,
+        "granted": to_mbps(result.granted),
+        "paths": [_path_view(path) for path in result.paths],
+        "domains": {d: to_mbps(bps) for d, bps in per_domain.items()},
+        "switches": [_switch_view(sw) for sw in result.to_dict()["switches"]],
+        "trace": [event.line() for event in result.trace],
+    }
+
+
+def _path_view(path: Any) -> dict[str, Any]:
+    return {
+        "domains": list(path.domains()),
+        "legs": [{"domain": g.domain, "entry": g.entry, "exit": g.exit} for g in path.legs],
+        "bandwidth": to_mbps(path.bandwidth),
+        "vlans": [{"link": link, "vlan": vlan} for link, vlan in path.vlans],
+    }
+
+
+def _switch_view(sw: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "domain": sw["domain"],
+        "switch": sw["switch"],
+        "dpid": sw["dpid"],
+        "rules": [
+            {
+                "in_port": port,
+                "vlan": vlan,
+                "out": [{"port": p, "vlan": v, "weight": w} for p, v, w in ways],
+            }
+            for port, vlan, ways in sw["rules"]
+        ],
+    }
+
+
+def _may_see(user: User, entry: Entry) -> bool:
+    return user.role == "operator" or entry.owner == user.name
+
+
+def _text(value: object, field: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(field, "missing; give a non-empty string")
+    return value.strip()
+
+
+def _optional_text(value: object, field: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InputError(field, "expected a string")
+    return value
+
+
+def _max_paths(value: object) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PATHS:
+        raise InputError("max_paths", f"must be a whole number from 1 to {MAX_PATHS}")
+    return value

@@ -1,0 +1,177 @@
+"""`braid interdomain reserve | show | list`: REST clients of `/v1/interdomain/reservations`.
+
+Thin, like the other client commands (and sharing their options, error
+reporting and exit codes): build the body, send it with `BraidClient`,
+print the answer as tables (or the server's JSON with --json).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Final
+from urllib.parse import quote
+
+import typer
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from braid.cli import client_cmd
+from braid.cli.client import DEFAULT_URL, BraidClient, Json
+from braid.cli.client_cmd import Bandwidth, IdArg, Instant, JsonOpt, MaxPaths, TokenOpt, UrlOpt
+from braid.cli.client_views import bandwidth as show_bandwidth
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from braid.app.interdomain import InterdomainService
+
+ROUTE: Final = "/v1/interdomain/reservations"
+
+app = typer.Typer(
+    help="Multi-domain reservations negotiated by `braid serve` with the domain agents.",
+    no_args_is_help=True,
+)
+
+Endpoint = Annotated[
+    str | None,
+    typer.Option(help="DOMAIN:POINT, a site domain and a border point or host in it."),
+]
+
+
+@app.command("reserve")
+def reserve(
+    src: Endpoint = None,
+    dst: Endpoint = None,
+    bandwidth: Bandwidth = None,
+    start: Instant = None,
+    end: Instant = None,
+    strategy: Annotated[
+        str | None,
+        typer.Option(help="equal-split, partial-offers or full-offers.", show_default=False),
+    ] = None,
+    max_paths: MaxPaths = None,
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Negotiate a reservation across domains; all of it is booked, or nothing."""
+    body = client_cmd._given(
+        src=_endpoint(src, "--src"), dst=_endpoint(dst, "--dst"), bandwidth=bandwidth,
+        start=start, end=end, strategy=strategy, max_paths=max_paths,
+    )  # fmt: skip
+    view = client_cmd._call(url, token, as_json, lambda b: _send(b, "POST", ROUTE, json=body))
+    client_cmd._show(view, as_json, plan)
+
+
+@app.command("show")
+def show(
+    reservation_id: IdArg,
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """One multi-domain reservation: paths, per-domain amounts, VLANs, rules, trace."""
+    path = f"{ROUTE}/{quote(reservation_id, safe='')}"
+    view = client_cmd._call(url, token, as_json, lambda b: _send(b, "GET", path))
+    client_cmd._show(view, as_json, plan)
+
+
+@app.command("list")
+def list_reservations(
+    limit: Annotated[int, typer.Option(min=1, max=1000, help="At most this many.")] = 100,
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Your multi-domain reservations, newest first (operators see everyone's)."""
+    params = {"limit": str(limit)}
+    found = client_cmd._call(url, token, as_json, lambda b: _send(b, "GET", ROUTE, params=params))
+    if as_json:
+        typer.echo(json.dumps(found, indent=2))
+    else:
+        Console().print(table(found["reservations"]))
+
+
+def started_interdomain(domains: Path | None, negotiation_db: Path) -> InterdomainService | None:
+    """For `braid serve --domains FILE --negotiation-db FILE`: the negotiation, or None when
+    no --domains; a bad file ends the command with the error naming the file and field."""
+    if domains is None:
+        return None
+    from braid.app.interdomain import open_interdomain
+    from braid.core.errors import BraidError
+
+    try:
+        return open_interdomain(domains, negotiation_db)
+    except BraidError as exc:
+        client_cmd._fail(f"--domains: {exc}")
+
+
+def _send(braid: BraidClient, method: str, path: str, **kwargs: Any) -> Json:
+    # The client's one transport step: the same errors as every other command.
+    return braid._object(method, path, **kwargs)
+
+
+def _endpoint(value: str | None, option: str) -> dict[str, str] | None:
+    if value is None:
+        return None
+    domain, sep, point = value.partition(":")
+    if not sep or not domain or not point:
+        client_cmd._fail(f"{option} takes DOMAIN:POINT, e.g. site-a:a-dtn, not {value!r}")
+    return {"domain": domain, "point": point}
+
+
+def _where(end: object) -> str:
+    if isinstance(end, Mapping):
+        return f"{end.get('domain')}:{end.get('point')}"
+    return str(end)
+
+
+def table(found: Sequence[Mapping[str, Any]]) -> Table | Text:
+    if not found:
+        return Text("no multi-domain reservations")
+    out = Table(title=f"{len(found)} multi-domain reservation(s)")
+    for column in ("id", "status", "owner", "from → to", "bandwidth", "start", "end", "paths"):
+        out.add_column(column, no_wrap=column in ("id", "status"))
+    for r in found:
+        out.add_row(
+            str(r.get("id")),
+            str(r.get("status")),
+            str(r.get("owner")),
+            f"{_where(r.get('src'))} → {_where(r.get('dst'))}",
+            show_bandwidth(r.get("bandwidth")),
+            str(r.get("start")),
+            str(r.get("end")),
+            str(len(r.get("paths") or [])),
+        )
+    return out
+
+
+def plan(view: Mapping[str, Any]) -> Group:
+    """The facts, a row per path (domains, share, VLANs), the amount per domain, the rules."""
+    facts = Table(show_header=False, title=f"multi-domain reservation {view.get('id')}")
+    facts.add_column("field", style="bold")
+    facts.add_column("value")
+    for name, value in (
+        ("status", view.get("status")),
+        ("owner", view.get("owner")),
+        ("from → to", f"{_where(view.get('src'))} → {_where(view.get('dst'))}"),
+        ("window", f"{view.get('start')} → {view.get('end')}"),
+        ("bandwidth", show_bandwidth(view.get("bandwidth"))),
+        ("strategy", view.get("strategy")),
+        ("reason", view.get("reason") or None),
+    ):
+        if value is not None:
+            facts.add_row(name, str(value))
+    paths = Table(title="paths")
+    for column in ("#", "domains", "bandwidth", "VLANs"):
+        paths.add_column(column)
+    for i, p in enumerate(view.get("paths") or []):
+        vlans = ", ".join(f"{v['link']}={v['vlan']}" for v in p.get("vlans", []))
+        paths.add_row(str(i), " > ".join(p["domains"]), show_bandwidth(p.get("bandwidth")), vlans)
+    amounts = ", ".join(f"{d} {show_bandwidth(a)}" for d, a in (view.get("domains") or {}).items())
+    rules = sum(len(sw.get("rules", [])) for sw in view.get("switches") or [])
+    switches = len(view.get("switches") or [])
+    tail = Text(f"per domain: {amounts or '-'}\nrule plan: {rules} rules on {switches} switches")
+    return Group(facts, paths, tail, *(Text(line) for line in view.get("trace") or []))

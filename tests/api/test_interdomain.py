@@ -1,0 +1,194 @@
+"""`/v1/interdomain/reservations` over HTTP, negotiating with real agents (seed 000 Fig. 6a)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from fastapi.testclient import TestClient
+
+from braid.adapters.api.interdomain import mount_interdomain
+from braid.app.interdomain import InterdomainService, open_interdomain
+from braid.app.negotiation.checker import check_ledgers
+from braid.app.negotiation.local_cluster import LocalCluster
+from braid.app.negotiation.negotiator import OrchestratorConfig
+from tests.api.harness import Api, build
+
+pytestmark = pytest.mark.slow
+
+FIG6A = Path(__file__).resolve().parents[2] / "src" / "braid" / "examples" / "fig6a.yaml"
+# Real time, since the agents check windows against their own clocks; far enough ahead
+# that no test's window starts in the past, and each test takes its own day.
+BASE = (int(datetime.now(UTC).timestamp()) // 86400 + 30) * 86400
+
+
+def iso(seconds: int) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
+
+
+def body(gbps: float, day: int, **extra: Any) -> dict[str, Any]:
+    start = BASE + day * 86400
+    return {
+        "src": {"domain": "site-a", "point": "a-dtn"},
+        "dst": {"domain": "site-c", "point": "c-dtn"},
+        "bandwidth": f"{gbps}G",
+        "start": iso(start),
+        "end": iso(start + 3600),
+        **extra,
+    }
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    workdir = tmp_path_factory.mktemp("fig6a")
+    with LocalCluster(FIG6A, workdir / "run") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def interdomain(
+    cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[InterdomainService]:
+    db = tmp_path_factory.mktemp("serve") / "negotiation.db"
+    service = open_interdomain(cluster.file, db, config=OrchestratorConfig(hold_seconds=30))
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def api(interdomain: InterdomainService) -> Api:
+    built = build()
+    mount_interdomain(built.app, interdomain)
+    return built
+
+
+def post(api: Api, who: str, sent: dict[str, Any]) -> Any:
+    return api.client.post("/v1/interdomain/reservations", json=sent, headers=api.auth(who))
+
+
+def reports_once_up(cluster: LocalCluster, timeout: float = 15.0) -> dict[str, Any]:
+    """Every agent's Status; a restarted agent's channel may take a moment to reconnect."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return cluster.reports()
+        except grpc.RpcError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def committed_of(views: list[dict[str, Any]]) -> dict[str, frozenset[str]]:
+    return {v["transaction"]: frozenset(v["domains"]) for v in views if v["status"] == "committed"}
+
+
+def all_committed(api: Api) -> list[dict[str, Any]]:
+    answer = api.client.get("/v1/interdomain/reservations", headers=api.auth("olga"))
+    assert answer.status_code == 200
+    views: list[dict[str, Any]] = answer.json()["reservations"]
+    return views
+
+
+def test_a_fitting_reservation_commits_with_its_plan(api: Api, cluster: LocalCluster) -> None:
+    answer = post(api, "alice", body(4, day=0))
+    assert answer.status_code == 201, answer.text
+    view = answer.json()
+    assert view["status"] == "committed" and view["owner"] == "alice"
+    assert sum(p["bandwidth"] for p in view["paths"]) == view["bandwidth"] == 4000
+    assert view["domains"]["site-a"] == 4000 and view["domains"]["site-c"] == 4000
+    assert all(p["vlans"] for p in view["paths"])
+    assert view["switches"], "a committed reservation carries its rule plan"
+    shown = api.client.get(f"/v1/interdomain/reservations/{view['id']}", headers=api.auth("alice"))
+    assert shown.status_code == 200 and shown.json()["paths"] == view["paths"]
+    check = check_ledgers(cluster.reports(), committed_of(all_committed(api)))
+    assert check.ok, check.summary()
+
+
+def test_a_reservation_too_big_for_one_wan_splits_over_both(api: Api) -> None:
+    answer = post(api, "alice", body(15, day=1))
+    assert answer.status_code == 201, answer.text
+    view = answer.json()
+    wans = {d for p in view["paths"] for d in p["domains"] if d.startswith("re")}
+    assert wans == {"re1", "re2"}
+    assert sum(p["bandwidth"] for p in view["paths"]) == 15000
+    assert view["domains"]["site-a"] == 15000 and view["domains"]["rn1"] == 15000
+
+
+def test_too_big_is_409_and_nothing_is_held(api: Api, cluster: LocalCluster) -> None:
+    answer = post(api, "bob", body(25, day=2))
+    assert answer.status_code == 409, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "rejected" and error["message"]
+    shown = api.client.get(
+        f"/v1/interdomain/reservations/{error['reservation']}", headers=api.auth("bob")
+    )
+    assert shown.json()["status"] == "failed"
+    check = check_ledgers(cluster.reports(), committed_of(all_committed(api)))
+    assert check.ok, check.summary()
+    assert not check.held
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"bandwidth": "lots"}, "bandwidth"),
+        ({"bandwidth": 0}, "bandwidth"),
+        ({"start": "2030-01-01T10:00:00"}, "start"),
+        ({"end": iso(BASE)}, "end"),
+        ({"src": {"domain": "nowhere", "point": "x"}}, "src.domain"),
+        ({"dst": {"domain": "re1", "point": "re1-east"}}, "dst.domain"),
+        ({"dst": {"domain": "site-c"}}, "dst.point"),
+        ({"strategy": "greedy"}, "strategy"),
+        ({"max_paths": 9}, "max_paths"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+def test_bad_input_is_422_naming_the_field(api: Api, change: dict[str, Any], field: str) -> None:
+    before = len(all_committed(api))
+    answer = post(api, "alice", body(1, day=3) | change)
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["error"]["field"] == field
+    assert len(all_committed(api)) == before
+
+
+def test_another_users_reservation_is_not_revealed(api: Api) -> None:
+    made = post(api, "alice", body(1, day=4))
+    assert made.status_code == 201, made.text
+    rid = made.json()["id"]
+    theirs = api.client.get(f"/v1/interdomain/reservations/{rid}", headers=api.auth("bob"))
+    missing = api.client.get("/v1/interdomain/reservations/x-nosuch", headers=api.auth("bob"))
+    assert theirs.status_code == missing.status_code == 404
+    # the same answer as for an id nobody has: nothing about alice's reservation leaks
+    assert theirs.text.replace(rid, "?") == missing.text.replace("x-nosuch", "?")
+    assert "alice" not in theirs.text and theirs.json()["error"]["code"] == "not_found"
+    listed = api.client.get("/v1/interdomain/reservations", headers=api.auth("bob"))
+    assert rid not in {v["id"] for v in listed.json()["reservations"]}
+    assert api.client.get(f"/v1/interdomain/reservations/{rid}").status_code == 401
+
+
+def test_without_domains_every_route_answers_503() -> None:
+    built = build()
+    mount_interdomain(built.app, None)
+    client: TestClient = built.client
+    answer = client.post(
+        "/v1/interdomain/reservations", json=body(1, day=5), headers=built.auth("alice")
+    )
+    assert answer.status_code == 503
+    assert "--domains" in answer.json()["error"]["message"]
+
+
+def test_unreachable_agents_answer_503_and_hold_nothing(api: Api, cluster: LocalCluster) -> None:
+    cluster.kill("site-c")
+    try:
+        answer = post(api, "alice", body(1, day=6))
+    finally:
+        cluster.start_agent("site-c")
+    assert answer.status_code == 503, answer.text
+    assert "site-c" in answer.json()["error"]["message"]
+    check = check_ledgers(reports_once_up(cluster), committed_of(all_committed(api)))
+    assert check.ok, check.summary()

@@ -1,0 +1,95 @@
+"""`braid interdomain reserve | show | list` against a real server (seed 000 Fig. 6a agents)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import warnings
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+# The harness imports Starlette's TestClient, which warns about its HTTP package; not ours.
+warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+
+import pytest  # noqa: E402
+import uvicorn  # noqa: E402
+from typer.testing import CliRunner, Result  # noqa: E402
+
+from braid.adapters.api.interdomain import mount_interdomain  # noqa: E402
+from braid.app.interdomain import open_interdomain  # noqa: E402
+from braid.app.negotiation.local_cluster import LocalCluster  # noqa: E402
+from braid.cli.interdomain_cmd import app  # noqa: E402
+from tests.api.harness import Api, build  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+FIG6A = Path(__file__).resolve().parents[2] / "src" / "braid" / "examples" / "fig6a.yaml"
+BASE = (int(time.time()) // 86400 + 40) * 86400
+
+
+def iso(seconds: int) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Api]]:
+    """The API with the interdomain routes on a real port, the Fig. 6a agents behind it."""
+    workdir = tmp_path_factory.mktemp("fig6a-cli")
+    with LocalCluster(FIG6A, workdir / "run") as cluster:
+        service = open_interdomain(cluster.file, workdir / "negotiation.db")
+        api = build()
+        mount_interdomain(api.app, service)
+        port = free_port()
+        server = uvicorn.Server(uvicorn.Config(api.app, port=port, log_level="warning"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started and thread.is_alive():
+            time.sleep(0.05)
+        try:
+            yield f"http://127.0.0.1:{port}", api
+        finally:
+            server.should_exit = True
+            thread.join(timeout=10)
+            service.close()
+
+
+def run(served: tuple[str, Api], who: str, *args: str) -> Result:
+    url, api = served
+    return CliRunner().invoke(app, [*args, "--url", url, "--token", api.tokens[who]])
+
+
+def test_reserve_show_and_list(served: tuple[str, Api]) -> None:
+    made = run(
+        served, "alice", "reserve", "--src", "site-a:a-dtn", "--dst", "site-c:c-dtn",
+        "--bandwidth", "12G", "--start", iso(BASE), "--end", iso(BASE + 3600), "--json",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    view = json.loads(made.output)
+    assert view["status"] == "committed" and view["bandwidth"] == 12000
+    shown = run(served, "alice", "show", view["id"])
+    assert shown.exit_code == 0, shown.output
+    assert "committed" in shown.output and "re1" in shown.output and "re2" in shown.output
+    listed = run(served, "alice", "list")
+    assert listed.exit_code == 0 and view["id"] in listed.output
+    assert view["id"] not in run(served, "bob", "list").output
+
+
+def test_a_refusal_and_bad_input_exit_non_zero_with_the_reason(served: tuple[str, Api]) -> None:
+    window = ["--start", iso(BASE + 86400), "--end", iso(BASE + 90000)]
+    ends = ["--src", "site-a:a-dtn", "--dst", "site-c:c-dtn"]
+    refused = run(served, "bob", "reserve", *ends, "--bandwidth", "30G", *window)
+    assert refused.exit_code == 1 and "rejected" in refused.output
+    bad = run(served, "bob", "reserve", *ends, "--bandwidth", "1G", *window, "--max-paths", "9")
+    assert bad.exit_code == 2 and "max_paths" in bad.output
+    unknown = run(served, "bob", "show", "x-nosuch")
+    assert unknown.exit_code == 1 and "no multi-domain reservation" in unknown.output
