@@ -40,4 +40,6 @@ def test_no_operation_answers_500(case: Any) -> None:
     reach_the_planner(case)
     case.headers = {**(case.headers or {}), **API.auth("olga")}
     response = case.call()
-    assert response.status_code < 500, f"{case.method} {case.path}: {response.text}"
+    # Without --domains the interdomain routes answer 503 by design.
+    unconfigured = response.status_code == 503 and case.path.startswith("/v1/interdomain")
+    assert response.status_code < 500 or unconfigured, f"{case.method} {case.path}: {response.text}"

@@ -22,6 +22,7 @@ from braid.app.mirror import Mirror, as_booking
 from braid.app.paging import decode_cursor, encode_cursor, page_limit, stored_states_for
 from braid.app.ports import Change, ConflictError, Filters, Repository, WriteStep
 from braid.app.records import Reservation, User
+from braid.app.rejections import Refusal, RefusalMemo
 from braid.app.requests_rest import readable_reason, to_request, with_instants
 from braid.app.timefmt import format_instant, parse_instant
 from braid.app.views import audit_view, reservation_view
@@ -55,6 +56,7 @@ class ReservationService:
         self.metrics = metrics or Metrics()
         self.tokens = TokenCache()
         self.group = GroupCommit(repo)
+        self.refusals = RefusalMemo()
         self.mirror: Mirror | None = None
 
     # -- start-up --------------------------------------------------------------
@@ -97,11 +99,11 @@ class ReservationService:
                 # load, one store read serves every admission waiting here.
                 self.live.catch_up(now, fresh_since=asked)
                 request = to_request(body, _new_id(), self.topology, now, booking=True)
-                decision, booking = self.live.planner.decide(request)
-            if booking is None:
-                self.metrics.rejected(_reason_kind(decision), time.perf_counter() - started)
-                reason = readable_reason(str(decision.get("reason", "rejected")), request)
-                raise RejectedError(reason, self._offers(body, decision))
+                planned = self._plan(request, body)
+            if isinstance(planned, Refusal):
+                self.metrics.rejected(planned.kind, time.perf_counter() - started)
+                raise RejectedError(planned.reason, planned.offers)
+            decision, booking = planned
             record = self._record(user, request, booking, decision, hold, now)
             try:
                 stored = self.group.write(self.write_step(record, "created"), user.name, now)
@@ -111,6 +113,30 @@ class ReservationService:
             self.metrics.admitted(time.perf_counter() - started)
             return reservation_view(stored, now)
         raise RejectedError("too many concurrent bookings on these links; try again")
+
+    def _plan(
+        self, request: Request, body: Mapping[str, Any]
+    ) -> tuple[Mapping[str, Any], Booking] | Refusal:
+        """The booking the mirror finds for `request`, or the refusal with its offers.
+
+        Called under the mirror's lock. A refusal is remembered until the
+        network changes, so the same request asked again meanwhile skips
+        the search for alternatives.
+        """
+        network = self.live.network
+        # The network itself, not its id: a rebuilt mirror's new network
+        # never matches, even if it were given the old one's address.
+        state = (network, network.version)
+        known = self.refusals.get(state, request, body)
+        if known is not None:
+            return known
+        decision, booking = self.live.planner.decide(request)
+        if booking is not None:
+            return decision, booking
+        reason = readable_reason(str(decision.get("reason", "rejected")), request)
+        refusal = Refusal(_reason_kind(decision), reason, tuple(self._offers(body, decision)))
+        self.refusals.put(state, request, body, refusal)
+        return refusal
 
     def get(self, user: User, reservation_id: str) -> dict[str, Any]:
         return reservation_view(self._visible(user, reservation_id), self.clock())

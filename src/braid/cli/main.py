@@ -26,6 +26,7 @@ def _register_the_rest() -> None:
         controller_cmd,
         demo_cmd,
         emulate_cmd,
+        interdomain_cmd,
         serve_cmd,
         sim_cmd,
         token_cmd,
@@ -51,6 +52,7 @@ def _register_the_rest() -> None:
     app.command("confirm")(client_cmd.confirm)
     app.command("cancel")(client_cmd.cancel)
     app.command("availability")(client_cmd.availability)
+    app.add_typer(interdomain_cmd.app, name="interdomain")
 
 
 # Start-up time counts in `braid plan`'s decisions per second.

@@ -47,11 +47,24 @@ def serve(
     host: Annotated[str | None, typer.Option("--host", help="Address to listen on.")] = None,
     port: Annotated[int | None, typer.Option("--port", help="Port to listen on.")] = None,
     default_capacity: DefaultCapacityOpt = None,
+    domains: Annotated[
+        Path | None,
+        typer.Option(
+            "--domains",
+            help="Multi-domain topology (with a `domains` section): serves "
+            "/v1/interdomain/reservations, negotiated with the domain agents.",
+        ),
+    ] = None,
+    negotiation_db: Annotated[
+        Path,
+        typer.Option("--negotiation-db", help="SQLite file for the negotiation's decision log."),
+    ] = Path("negotiation.db"),
 ) -> None:
     """Run the REST API (user ↔ orchestrator) on a database, until SIGTERM or Ctrl-C."""
     import uvicorn
 
     from braid.adapters.api import create_app
+    from braid.cli.interdomain_cmd import started_interdomain
 
     # Warnings and errors of braid's own loggers (a failed tick, an unhandled
     # request error) go to stderr with a time stamp; uvicorn keeps its own format.
@@ -59,12 +72,13 @@ def serve(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     settings = settings_from(config, database=database, topology=topology, host=host, port=port)
+    interdomain = started_interdomain(domains, negotiation_db)
     repo = open_store(settings.database_url, sqlite_synchronous=settings.sqlite_synchronous)
     try:
         service = _started_service(repo, settings, default_capacity)
         stop = threading.Event()
         ticker = _start_ticker(service, settings.tick_seconds, stop)
-        app = create_app(service, settings)
+        app = create_app(service, settings, interdomain)
         typer.echo(
             f"braid listening on http://{settings.host}:{settings.port} "
             f"(database {hide_password(settings.database_url)})"
@@ -78,10 +92,16 @@ def serve(
                 port=settings.port,
                 log_level="warning",
                 access_log=False,  # a log line per request costs CPU; /metrics counts them
+                # The C event loop and HTTP parser (uvicorn[standard]): less
+                # CPU per request than asyncio's loop and h11.
+                loop="uvloop",
+                http="httptools",
             )
         stop.set()
         ticker.join(timeout=5)
     finally:
+        if interdomain is not None:
+            interdomain.close()
         close_store(repo)
     typer.echo("braid stopped")
 

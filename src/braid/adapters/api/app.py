@@ -6,7 +6,9 @@ from fastapi import FastAPI
 
 from braid.adapters.api import availability, health, reservations, topology
 from braid.adapters.api.errors import install_error_handlers
+from braid.adapters.api.interdomain import mount_interdomain
 from braid.adapters.api.middleware import BodyLimit, CrashGuard, RequestMetrics
+from braid.app.interdomain import InterdomainService
 from braid.app.service import ReservationService
 from braid.app.settings import Settings
 
@@ -20,8 +22,16 @@ shape `{"error": {"code", "message", "field"?, "alternatives"?, "conflicts"?}}`.
 """
 
 
-def create_app(service: ReservationService, settings: Settings) -> FastAPI:
-    """The FastAPI app; `service.start()` must have run (the app does not start it)."""
+def create_app(
+    service: ReservationService,
+    settings: Settings,
+    interdomain: InterdomainService | None = None,
+) -> FastAPI:
+    """The FastAPI app; `service.start()` must have run (the app does not start it).
+
+    Without `interdomain` the `/v1/interdomain` routes answer 503 and say how to
+    configure them.
+    """
     app = FastAPI(
         title="braid",
         version="1",
@@ -37,6 +47,7 @@ def create_app(service: ReservationService, settings: Settings) -> FastAPI:
     app.state.settings = settings
     for module in (reservations, availability, topology, health):
         app.include_router(module.router)
+    mount_interdomain(app, interdomain)
     install_error_handlers(app)
     # Added inner to outer: the body limit sits next to the app, the crash
     # guard turns anything unmapped into a 500, and the metrics see every

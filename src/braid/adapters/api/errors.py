@@ -16,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
+from braid.adapters.api.fastjson import FastJSON
 from braid.app.errors import AuthError, ForbiddenError, NotFoundError, RejectedError
 from braid.app.ports import ConflictError
 from braid.core.errors import InputError
@@ -42,7 +43,7 @@ def error_response(
         error["alternatives"] = list(alternatives)
     if conflicts:
         error["conflicts"] = list(conflicts)
-    return JSONResponse({"error": error}, status_code=status, headers=dict(headers or {}))
+    return FastJSON({"error": error}, status_code=status, headers=dict(headers or {}))
 
 
 def field_of(loc: Iterable[Any]) -> str:

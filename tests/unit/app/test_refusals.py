@@ -1,0 +1,90 @@
+"""Refusals are remembered only while the mirror's network stands still."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from braid.app.errors import RejectedError
+from braid.app.memory_store import MemoryRepository
+from braid.app.records import User
+from braid.app.service import ReservationService
+from braid.app.timefmt import format_instant
+from braid.core.planner import Planner
+
+T0 = 1_800_000_000
+ALICE = User("alice", "user")
+# One 10 Mbit/s link: a request for 8 fits only where nothing else is booked.
+LINE: dict[str, Any] = {
+    "nodes": [{"id": "A"}, {"id": "B"}],
+    "links": [{"id": "AB", "a": "A", "b": "B", "capacity": 10, "latency_ms": 1}],
+}
+
+
+def body(bw: int = 8, start: int = 100, end: int = 200, **extra: Any) -> dict[str, Any]:
+    window = {"start": format_instant(T0 + start), "end": format_instant(T0 + end)}
+    return {"src": "A", "dst": "B", "bandwidth": bw, **window, **extra}
+
+
+class CountingPlanner(Planner):
+    """The real planner, counting how often it is asked."""
+
+    asked = 0
+
+    def decide(self, item: Any) -> Any:
+        self.asked += 1
+        return super().decide(item)
+
+
+@pytest.fixture
+def service() -> ReservationService:
+    service = ReservationService(MemoryRepository(), clock=lambda: T0)
+    service.start(LINE)
+    counting = CountingPlanner(service.topology)
+    for booking in service.live.network.bookings.values():
+        counting.network.commit(booking)
+    service.live.planner = counting
+    return service
+
+
+def refusal(service: ReservationService, sent: dict[str, Any]) -> RejectedError:
+    with pytest.raises(RejectedError) as refused:
+        service.reserve(ALICE, sent)
+    return refused.value
+
+
+def asked(service: ReservationService) -> int:
+    planner = service.live.planner
+    assert isinstance(planner, CountingPlanner)
+    return planner.asked
+
+
+def test_the_same_refusal_is_served_again_without_planning(service: ReservationService) -> None:
+    service.reserve(ALICE, body(bw=5))
+    first = refusal(service, body())
+    before = asked(service)
+    again = refusal(service, body())
+    assert asked(service) == before
+    assert (again.reason, again.alternatives) == (first.reason, first.alternatives)
+    assert first.alternatives  # the 409 still carries its ready-to-post offers
+
+
+def test_a_different_body_is_planned_on_its_own(service: ReservationService) -> None:
+    service.reserve(ALICE, body(bw=5))
+    refusal(service, body())
+    before = asked(service)
+    other = refusal(service, body(description="another"))
+    assert asked(service) == before + 1
+    # The offers echo the body they answer.
+    assert all(offer["body"]["description"] == "another" for offer in other.alternatives)
+
+
+def test_any_change_of_the_network_forgets_the_refusals(service: ReservationService) -> None:
+    service.reserve(ALICE, body(bw=5))
+    first = refusal(service, body())
+    service.reserve(ALICE, body(bw=5, start=200, end=300))  # the earliest start moves on
+    before = asked(service)
+    again = refusal(service, body())
+    assert asked(service) == before + 1
+    assert again.alternatives != first.alternatives
