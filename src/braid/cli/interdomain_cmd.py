@@ -94,16 +94,26 @@ def list_reservations(
         Console().print(table(found["reservations"]))
 
 
-def started_interdomain(domains: Path | None, negotiation_db: Path) -> InterdomainService | None:
+def started_interdomain(
+    domains: Path | None, negotiation_db: Path, strategy: str = "partial-offers"
+) -> InterdomainService | None:
     """For `braid serve --domains FILE --negotiation-db FILE`: the negotiation, or None when
-    no --domains; a bad file ends the command with the error naming the file and field."""
+    no --domains; a bad file or strategy ends the command with an error naming the option.
+
+    `strategy` is the default of requests that name none."""
     if domains is None:
         return None
     from braid.app.interdomain import open_interdomain
+    from braid.app.negotiation.negotiator import OrchestratorConfig
+    from braid.app.negotiation.results import check_strategy
     from braid.core.errors import BraidError
 
     try:
-        return open_interdomain(domains, negotiation_db)
+        chosen = check_strategy(strategy) or "partial-offers"
+    except BraidError as exc:
+        client_cmd._fail(f"--interdomain-strategy: {exc}")
+    try:
+        return open_interdomain(domains, negotiation_db, config=OrchestratorConfig(chosen))
     except BraidError as exc:
         client_cmd._fail(f"--domains: {exc}")
 

@@ -59,6 +59,14 @@ def serve(
         Path,
         typer.Option("--negotiation-db", help="SQLite file for the negotiation's decision log."),
     ] = Path("negotiation.db"),
+    interdomain_strategy: Annotated[
+        str,
+        typer.Option(
+            "--interdomain-strategy",
+            help="Default for interdomain requests that name none: "
+            "equal-split, partial-offers or full-offers.",
+        ),
+    ] = "partial-offers",
 ) -> None:
     """Run the REST API (user ↔ orchestrator) on a database, until SIGTERM or Ctrl-C."""
     import uvicorn
@@ -72,7 +80,7 @@ def serve(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     settings = settings_from(config, database=database, topology=topology, host=host, port=port)
-    interdomain = started_interdomain(domains, negotiation_db)
+    interdomain = started_interdomain(domains, negotiation_db, interdomain_strategy)
     repo = open_store(settings.database_url, sqlite_synchronous=settings.sqlite_synchronous)
     try:
         service = _started_service(repo, settings, default_capacity)
