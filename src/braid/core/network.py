@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -56,9 +56,9 @@ class Network:
         # directions hold the same levels, so reading one of them is enough.
         self.one_way: Counter[str] = Counter()
         # Bumped by every commit and release: what was derived from the
-        # timelines before (a `Stack`) is stale once it moves.
+        # timelines before is stale once it moves (the stack follows itself).
         self.version = 0
-        self._stack: tuple[int, Stack] | None = None
+        self._stack: Stack | None = None
         self._forward_rows: tuple[Any, list[int]] | None = None
 
     def timeline(self, link: str, forward: bool) -> Timeline:
@@ -68,12 +68,24 @@ class Network:
         return self._timelines
 
     def stack(self) -> tuple[dict[Direction, int], Stack]:
-        """Every timeline in one `Stack` (rows in `timelines()` order), kept until a change."""
-        if self._stack is None or self._stack[0] != self.version:
+        """Every timeline in one `Stack` (rows in `timelines()` order), built once.
+
+        Later bookings and releases only mark the rows they change; the stack
+        patches those when a scan next reads them.
+        """
+        if self._stack is None:
             from braid.core.stack import Stack  # numpy loads only when needed
 
-            self._stack = (self.version, Stack(list(self._timelines.values())))
-        return self._rows, self._stack[1]
+            self._stack = Stack(list(self._timelines.values()))
+        return self._rows, self._stack
+
+    def forget_stack(self) -> None:
+        """Drop the stack: the next scan that wants one builds it afresh from every timeline.
+
+        Until then short scans loop over the links; this was the state after
+        every change before the stack followed the changes (benchmarks' baseline).
+        """
+        self._stack = None
 
     def forward_rows(self) -> tuple[Any, list[int]]:
         """The stack rows of every link's a -> b timeline (an int64 array), and capacities."""
@@ -86,8 +98,8 @@ class Network:
         return self._forward_rows
 
     def stack_ready(self) -> bool:
-        """Whether `stack()` is built for the bookings as they stand."""
-        return self._stack is not None and self._stack[0] == self.version
+        """Whether `stack()` is built: then it is kept up to date at the cost of the changes."""
+        return self._stack is not None
 
     def loads(self, booking: Booking) -> dict[Direction, int]:
         """What `booking` puts on each link direction (paths may share links)."""
@@ -110,21 +122,30 @@ class Network:
         if short:
             (link, _), missing = short[0]
             raise OverbookingError(f"link {link} lacks {missing} bit/s for booking {booking.id}")
-        for key, load in self.loads(booking).items():
+        loads = self.loads(booking)
+        self._changed(loads, booking)
+        for key, load in loads.items():
             self._timelines[key].book(booking.start, booking.end, load)
         self.bookings[booking.id] = booking
-        self.version += 1
         if not booking.symmetric:
             self.one_way.update(self._links_of(booking))
 
     def release(self, booking_id: str) -> Booking:
         booking = self.bookings.pop(booking_id)
-        self.version += 1
-        for key, load in self.loads(booking).items():
+        loads = self.loads(booking)
+        self._changed(loads, booking)
+        for key, load in loads.items():
             self._timelines[key].release(booking.start, booking.end, load)
         if not booking.symmetric:
             self.one_way.subtract(self._links_of(booking))
         return booking
+
+    def _changed(self, keys: Iterable[Direction], booking: Booking) -> None:
+        """Mark the timelines of `keys` as changing over the booking (first, come what may)."""
+        self.version += 1
+        if self._stack is not None:
+            rows = self._rows
+            self._stack.touch([rows[key] for key in keys], booking.start, booking.end)
 
     @staticmethod
     def _links_of(booking: Booking) -> set[str]:
@@ -153,13 +174,26 @@ PREFETCH_LINKS = 300
 class WindowView:
     """Free capacity of every hop throughout one window, computed once per link."""
 
-    __slots__ = ("_cache", "_pair", "end", "memo", "network", "start", "symmetric")
+    __slots__ = (
+        "_cache",
+        "_forward",
+        "_one_way",
+        "_pair",
+        "end",
+        "memo",
+        "network",
+        "start",
+        "symmetric",
+    )
 
     def __init__(self, network: Network, start: int, end: int, symmetric: bool) -> None:
         self.network = network
         self.start = start
         self.end = end
         self.symmetric = symmetric
+        # Read on every call of `usable`: kept here, one attribute lookup away.
+        self._forward = network.forward
+        self._one_way = network.one_way
         # Keyed by link id where both directions agree (symmetric, no one-way
         # booking on the link), else by (link, forward): strings hash in C,
         # a Hop would hash in Python on every call of this hot method.
@@ -200,9 +234,9 @@ class WindowView:
             cached = self._cache.get(link)
             if cached is not None:
                 return cached
-            if not self.network.one_way.get(link):
+            if not self._one_way.get(link):
                 # Both directions hold the same levels: one lookup serves both.
-                free = self.network.forward[link].free(self.start, self.end)
+                free = self._forward[link].free(self.start, self.end)
                 self._cache[link] = free
                 return free
         key = (link, hop.forward)

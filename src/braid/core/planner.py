@@ -189,7 +189,13 @@ class Planner:
         return SplitPlan.single(Allocation(path, bandwidth), mode=r.split)
 
     def _earliest_plan(
-        self, r: Request, duration: int, not_before: int, not_after: int | None
+        self,
+        r: Request,
+        duration: int,
+        not_before: int,
+        not_after: int | None,
+        *,
+        refused_at_start: bool = False,
     ) -> tuple[int, SplitPlan] | None:
         if r.max_paths > 1:
             return split_earliest(
@@ -211,6 +217,7 @@ class Planner:
             not_before,
             not_after,
             symmetric=r.symmetric,
+            refused_at_start=refused_at_start,
         )
         if start is None:
             return None
@@ -267,7 +274,8 @@ class Planner:
         alternatives: dict[str, Any] = {}
         hints = [why]
         if earliest:
-            found = self._earliest_plan(r, duration, start, None)
+            # Only `_fixed` asks for it, for this very window, which it just saw refused.
+            found = self._earliest_plan(r, duration, start, None, refused_at_start=True)
             if found is not None:
                 alternatives["earliest_start"] = found[0]
                 hints.append(f"earliest feasible start for the same duration: {found[0]}")

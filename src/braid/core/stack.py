@@ -4,12 +4,21 @@ ALL-SLOTS needs, for every link, the start times a booking of `need` for
 `duration` cannot take: the runs of pieces booked above capacity - need,
 widened by the duration. A loop over each link's pieces in Python was most
 of its time; here one pass of numpy finds the runs of all links at once.
+
+Each timeline owns a slot of the arrays with room to spare: a booking marks
+the rows it changed with its window (`touch`), and a marked row is patched
+only when a scan next reads it: breakpoints before the window stay, those
+after it shift together, those inside are copied from the timeline. A row
+that outgrows its slot moves to a larger one at the end; the arrays are
+laid out afresh once the abandoned slots outweigh the live ones. So a
+booking costs a patch of the few rows it changed, not a rebuild of all.
+Reads patch rows: one reader at a time.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,50 +32,127 @@ Ints = NDArray[np.int64]
 _INT64_SAFE = 1 << 62
 
 
+def _room(length: int) -> int:
+    """Slot size for a row of `length` breakpoints: growth for many bookings first."""
+    return length + length // 2 + 16
+
+
 class Stack:
-    """The breakpoints and levels of several timelines, concatenated."""
+    """The breakpoints and levels of several timelines, each in a slot of two arrays."""
 
     def __init__(self, timelines: Sequence[Timeline]) -> None:
         self.timelines = tuple(timelines)
-        arrays = [t.arrays() for t in self.timelines]
-        lengths = np.array([len(times) for times, _ in arrays], dtype=np.int64)
-        self.offsets: Ints = np.concatenate((np.zeros(1, np.int64), np.cumsum(lengths)))
-        empty = np.empty(0, np.int64)
-        self.times: Ints = np.concatenate([t for t, _ in arrays]) if arrays else empty
-        self.levels: Ints = np.concatenate([v for _, v in arrays]) if arrays else empty
-        self._sorted: tuple[Ints, Ints, int] | None = None
+        self._layout()
+
+    def _layout(self) -> None:
+        """Every row copied afresh into slots laid end to end."""
+        rooms = [_room(len(t)) for t in self.timelines]
+        starts = np.concatenate((np.zeros(1, np.int64), np.cumsum(rooms, dtype=np.int64)))
+        total = int(starts[-1])
+        self.times: Ints = np.zeros(total, np.int64)
+        self.levels: Ints = np.zeros(total, np.int64)
+        # Where each row's slot starts (indexed by numpy) and how long it may grow.
+        self.offsets: Ints = starts[:-1].copy()
+        self._rooms = rooms
+        self._used = total
+        self._live = total
+        self._lengths = [0] * len(self.timelines)  # breakpoints held in each slot
+        # Rows changed since last copied -> the instants the changes lie within.
+        self._dirty: dict[int, tuple[int, int]] = {}
+        for row, timeline in enumerate(self.timelines):
+            self._copy(row, timeline)
+
+    def touch(self, rows: Iterable[int], since: int, until: int) -> None:
+        """Mark rows whose timelines changed within [since, until]; copied again when read.
+
+        Booking or releasing over [since, until) only adds, moves or drops
+        breakpoints inside [since, until]: those before keep their places,
+        those after only shift together, so a row is patched, not copied.
+        """
+        dirty = self._dirty
+        for row in rows:
+            known = dirty.get(row)
+            dirty[row] = (
+                (since, until) if known is None else (min(known[0], since), max(known[1], until))
+            )
+
+    def _fresh(self, rows: Iterable[int]) -> None:
+        """Bring the touched rows among `rows` up to date with their timelines."""
+        dirty = self._dirty
+        if not dirty:
+            return
+        for row in rows:
+            span = dirty.pop(row, None)
+            if span is not None:
+                self._copy(row, self.timelines[row], span)
+
+    def _copy(self, row: int, timeline: Timeline, span: tuple[int, int] | None = None) -> None:
+        """Copy the row from its timeline: all of it, or patch what changed within `span`."""
+        length = len(timeline)
+        if length > self._rooms[row]:
+            self._move(row, _room(length))
+            if self._used > 2 * self._live:  # mostly abandoned slots: lay out afresh
+                self._layout()
+                return
+            span = None  # a new slot holds nothing yet
+        at = int(self.offsets[row])
+        if span is None or not self._patch(row, timeline, span):
+            times, levels = timeline.arrays()  # kept by an unchanged timeline: a plain copy
+            self.times[at : at + length] = times
+            self.levels[at : at + length] = levels
+        self._lengths[row] = length
+
+    def _patch(self, row: int, timeline: Timeline, span: tuple[int, int]) -> bool:
+        """Shift the breakpoints after the span, copy those within; False if they disagree."""
+        at, was, length = int(self.offsets[row]), self._lengths[row], len(timeline)
+        since, until = span
+        times, levels = self.times, self.levels
+        after_old = int(np.searchsorted(times[at : at + was], until, "right"))
+        head = bisect_left(timeline._times, since)
+        after = bisect_right(timeline._times, until, head)
+        if length - after != was - after_old:
+            return False  # not a change within the span: copied whole instead
+        if after != after_old:
+            # Overlapping slices are copied as if through a buffer by numpy.
+            times[at + after : at + length] = times[at + after_old : at + was]
+            levels[at + after : at + length] = levels[at + after_old : at + was]
+        times[at + head : at + after] = timeline._times[head:after]
+        levels[at + head : at + after] = timeline._levels[head:after]
+        return True
+
+    def _move(self, row: int, room: int) -> None:
+        """Give `row` a new slot of `room` at the end, growing the arrays if need be."""
+        if self._used + room > len(self.times):
+            size = max(2 * len(self.times), self._used + room)
+            self.times = np.concatenate((self.times, np.zeros(size - len(self.times), np.int64)))
+            self.levels = np.concatenate((self.levels, np.zeros(size - len(self.levels), np.int64)))
+        self._live += room - self._rooms[row]
+        self.offsets[row] = self._used
+        self._rooms[row] = room
+        self._used += room
 
     def max_levels(self, start: int, end: int, rows: Ints) -> Ints:
         """The highest level of each of `rows` anywhere in [start, end) (0 before it starts)."""
-        keys, unique, width = self._keys()
-        base = rows * width
-        # Elements at or before start, and before end, counted per row.
-        at_start = np.searchsorted(keys, base + np.searchsorted(unique, start, "right"))
-        before_end = np.searchsorted(keys, base + np.searchsorted(unique, end, "left"))
-        begin = np.maximum(at_start - 1, self.offsets[rows])
-        counts = np.maximum(before_end - begin, 0)
-        out = np.zeros(len(rows), dtype=np.int64)
-        total = int(counts.sum())
+        picked = rows.tolist()
+        self._fresh(picked)
+        begins, counts = [], []
+        for row in picked:
+            times = self.timelines[row]._times
+            # The piece holding at start (if any) up to the last breakpoint before end.
+            first = max(bisect_right(times, start) - 1, 0)
+            begins.append(first)
+            counts.append(max(bisect_left(times, end) - first, 0))
+        out = np.zeros(len(picked), dtype=np.int64)
+        count = np.array(counts, dtype=np.int64)
+        total = int(count.sum())
         if total:
+            heads = np.cumsum(count) - count
             index = np.arange(total, dtype=np.int64) + np.repeat(
-                begin - (np.cumsum(counts) - counts), counts
+                self.offsets[rows] + np.array(begins, dtype=np.int64) - heads, count
             )
-            filled = counts > 0
-            heads = (np.cumsum(counts) - counts)[filled]
-            out[filled] = np.maximum.reduceat(self.levels[index], heads)
+            filled = count > 0
+            out[filled] = np.maximum.reduceat(self.levels[index], heads[filled])
         return np.maximum(out, 0)
-
-    def _keys(self) -> tuple[Ints, Ints, int]:
-        """Row-major sort keys of all breakpoints (row, rank of time), made on first use."""
-        if self._sorted is None:
-            unique = np.unique(self.times)
-            width = len(unique) + 1
-            row_of = np.repeat(
-                np.arange(len(self.timelines), dtype=np.int64), np.diff(self.offsets)
-            )
-            keys = row_of * width + np.searchsorted(unique, self.times)
-            self._sorted = (keys, unique, width)
-        return self._sorted
 
     def blocked_starts(
         self, rows: Sequence[int], need: int, duration: int, lo: int, hi: int
@@ -75,6 +161,7 @@ class Stack:
         horizon = hi + duration - 1
         if horizon >= _INT64_SAFE or lo <= -_INT64_SAFE or lo >= hi:
             return self._one_by_one(rows, need, duration, lo, hi)
+        self._fresh(rows)
         out: dict[int, list[Span]] = {}
         firsts, ends, limits, picked = [], [], [], []
         for row in rows:

@@ -32,14 +32,6 @@ class Chain(NamedTuple):
     widths: tuple[int, ...]
     width: int  # the narrowest of `widths`
 
-    def inner_before_bottleneck(self) -> tuple[str, ...]:
-        """Inner nodes reached from the tail before the first narrowest hop."""
-        first = self.widths.index(self.width)
-        return tuple(hop.to for hop in self.hops[:first])
-
-    def inner(self) -> tuple[str, ...]:
-        return tuple(hop.to for hop in self.hops[:-1])
-
 
 class Contraction:
     """The nodes kept for a flow between `ends`, and the chains that join them.
@@ -96,8 +88,11 @@ class Contraction:
                 out.append(Chain(node, here.to, tuple(hops), tuple(widths), min(widths)))
         return out
 
-    def corridors(self, node: str) -> list[tuple[Hop, ...]]:
-        """The hops of every chain leaving kept `node`, whatever they can take."""
+    def corridors(self, node: str, *, loops: bool = False) -> list[tuple[Hop, ...]]:
+        """The hops of every chain leaving kept `node`, whatever they can take.
+
+        With `loops`, chains that come back to `node` are listed too.
+        """
         out = []
         for first in self.hops(node):
             hops = [first]
@@ -106,6 +101,6 @@ class Contraction:
                 onward = self.hops(here.to)
                 here = onward[1] if onward[0].link == here.link else onward[0]
                 hops.append(here)
-            if here.to != node:
+            if loops or here.to != node:
                 out.append(tuple(hops))
         return out

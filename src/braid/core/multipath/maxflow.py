@@ -57,6 +57,7 @@ class _Residual:
 
     def __init__(self, topology: Topology, usable: Usable, ends: tuple[str, str]) -> None:
         self.topology = topology
+        self.usable = usable
         self.contraction = Contraction(topology, ends)
         kept = self.contraction.kept
         self.index = {node: i for i, node in enumerate(kept)}
@@ -138,18 +139,22 @@ class _Residual:
     def source_side(self) -> set[str]:
         """After `run`, the source side of a minimum cut, inner chain nodes included.
 
-        Kept nodes the last BFS reached, the inner nodes of chains between
-        two of them, and those of a saturated chain leaving one up to its
-        first narrowest hop (the hop the cut then crosses).
+        Kept nodes the last BFS reached; the inner nodes of chains between
+        two of them, and of chains that loop back to one (no flow uses those,
+        but leaving them out would put their first hop in the cut); and the
+        inner nodes of every other chain leaving one, up to its first
+        narrowest hop (the hop the cut then crosses: the chain is saturated,
+        or has a hop with nothing free).
         """
         reached = {node for node, i in self.index.items() if self.reach[i] >= 0}
         side = set(reached)
-        for chain in self.chains:
-            if chain.tail in reached:
-                if chain.head in reached:
-                    side.update(chain.inner())
-                else:
-                    side.update(chain.inner_before_bottleneck())
+        for node in reached:
+            for hops in self.contraction.corridors(node, loops=True):
+                if hops[-1].to in reached:
+                    side.update(hop.to for hop in hops[:-1])
+                    continue
+                widths = [self.usable(hop) for hop in hops]
+                side.update(hop.to for hop in hops[: widths.index(min(widths))])
         return side
 
     def run(self, src: str, dst: str) -> int:

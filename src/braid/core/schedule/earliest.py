@@ -23,14 +23,19 @@ def earliest_start(
     not_after: int | None = None,
     *,
     symmetric: bool = True,
+    refused_at_start: bool = False,
 ) -> int | None:
-    """The earliest start tau >= not_before (and tau + duration <= not_after), or None."""
+    """The earliest start tau >= not_before (and tau + duration <= not_after), or None.
+
+    `refused_at_start`: the caller's own fixed-slot search at `not_before`
+    found no path, so it is not searched again (a refusal's alternatives).
+    """
     if not_after is not None and not_before + duration > not_after:
         return None
     if src != dst and need > _endpoint_width(network, src, dst):
         return None  # wider than every link at one end, even with nothing booked
     # Most requests fit at once: one path search settles those.
-    if src != dst and duration > 0:
+    if src != dst and duration > 0 and not refused_at_start:
         end = not_before + duration
         if fixed_path(network, src, dst, need, not_before, end, symmetric=symmetric):
             return not_before

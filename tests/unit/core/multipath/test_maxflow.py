@@ -56,6 +56,30 @@ def test_parallel_links_add_up() -> None:
     assert [p.path.links for p in flow.paths] == [("a", "c"), ("b", "c")]
 
 
+def test_min_cut_leaves_out_loops_and_blocked_chains() -> None:
+    # S-A-B-S is a loop no S -> T flow can use, and S-C-D-T is blocked at D-T:
+    # the minimum cut is S-T plus the blocked hop, nothing of the loop.
+    net = network(
+        [
+            ("st", "S", "T", 3, 1),
+            ("sa", "S", "A", 7, 1),
+            ("ab", "A", "B", 9, 1),
+            ("bs", "B", "S", 1, 1),
+            ("sc", "S", "C", 5, 1),
+            ("cd", "C", "D", 5, 1),
+            ("dt", "D", "T", 5, 1),
+        ]
+    )
+    blocked = fixed_path(net, "C", "T", 5 * M, 0, 10)
+    assert blocked is not None and blocked.links == ("cd", "dt")
+    net.commit(Booking("full", 0, 10, (Allocation(blocked, 5 * M),)))
+    view = net.window(0, 10)
+    value, cut = min_cut(net.topology, "S", "T", view.usable)
+    assert value == 3 * M
+    assert cut_capacity(cut, view.usable) == value
+    assert {hop.link for hop in cut} <= {"st", "sc", "cd", "dt"}
+
+
 def test_reverse_edges_undo_a_bad_first_path() -> None:
     # The lowest-latency path S-A-B-T blocks both others; without reverse
     # edges one path is all a greedy search finds, the true max flow is two.
