@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from braid.adapters.emulation.sendbuffer import current_settings, saved_settings
 from braid.cli.emulate_cmd import app
 from tests.e2e.emulation_fixtures import emulation_host
 
@@ -41,8 +42,12 @@ def _row_key(experiment: str, row: dict[str, object]) -> tuple[object, object]:
 @pytest.mark.parametrize("experiment", ["sdx-split", "multipath", "tenants"])
 def test_experiment_runs_short_and_writes_its_results(experiment: str, tmp_path: Path) -> None:
     out = tmp_path / experiment
+    host_settings = current_settings()
     result = CliRunner().invoke(app, [experiment, "--short", "--out", str(out)])
     assert result.exit_code == 0, result.output + repr(result.exception)
+    # The session raised the host's default send buffer for Open vSwitch, and put it back.
+    assert current_settings() == host_settings
+    assert saved_settings() is None
 
     data = json.loads((out / "results.json").read_text())
     keys = [_row_key(experiment, row) for row in data["rows"]]
@@ -50,6 +55,8 @@ def test_experiment_runs_short_and_writes_its_results(experiment: str, tmp_path:
     # Every run moved real TCP data through the rules braid installed.
     assert all(row["goodput_mbps"] > 0 for row in data["rows"])
     assert data["floors"], "the short run checks no floor"
+    buffer_notes = [note for note in data["notes"] if "send buffer: " in note]
+    assert buffer_notes and "less than" not in buffer_notes[0], data["notes"]
     assert (out / "results.md").read_text().startswith(f"# braid emulate {experiment}")
     for plot in PLOTS[experiment]:
         assert (out / plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

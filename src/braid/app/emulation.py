@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from braid.adapters.emulation.network import EmulatedNetwork, HostSpec
 from braid.adapters.emulation.ovs import OvsStart, ensure_ovs, stop_ovs
+from braid.adapters.emulation.sendbuffer import raised_send_buffer, switchd_send_buffer
 from braid.adapters.emulation.sweep import exclusive
 from braid.adapters.southbound.driver import SouthboundDriver
 from braid.app.emulation_pins import PortRotation, pin_rule_sets
@@ -86,6 +87,7 @@ class EmulationSession:
         self._installed: dict[str, Installed] = {}
         self._lock = contextlib.ExitStack()
         self.ports = PortRotation()
+        self.send_buffer = 0
 
     # -- lifetime ------------------------------------------------------------
 
@@ -94,8 +96,11 @@ class EmulationSession:
         # under the same lock, so a waiting session never finds it gone.
         self._lock.enter_context(exclusive())
         try:
+            # Before Open vSwitch forwards its first frame, which creates its send socket.
+            self.send_buffer = self._lock.enter_context(raised_send_buffer())
             self._ovs = ensure_ovs()
             self.net.__enter__()
+            self.net.reserve_ports(self.ports.ports)
             self.driver = self._make_driver()
         except BaseException:
             self.close()
@@ -125,6 +130,19 @@ class EmulationSession:
                 self._ovs = None
         finally:
             self._lock.close()
+
+    def datapath_note(self) -> str:
+        """What room Open vSwitch had for queued frames (see `sendbuffer`); after traffic."""
+        actual = switchd_send_buffer()
+        if actual is None:
+            return "ovs-vswitchd's send buffer could not be read (ss -0)"
+        note = f"ovs-vswitchd's send buffer: {actual / 2**20:.1f} MiB"
+        if actual < self.send_buffer:
+            note += (
+                f" (less than the {self.send_buffer / 2**20:.1f} MiB braid set: Open vSwitch was "
+                "already running; restart it for full rates with many flows)"
+            )
+        return note
 
     def _make_driver(self) -> SouthboundDriver:
         from braid.app.emulation_drivers import make_driver

@@ -26,6 +26,7 @@ from braid.app.emulation_report import (
     median_trial,
 )
 from braid.app.emulation_traffic import Flowset, measure
+from braid.core.errors import InputError
 
 MBPS: Final = 1_000_000
 CASES: Final = {  # seed 002 Table II, Mbit/s per path
@@ -60,6 +61,26 @@ class MultipathOptions:
             cases=("2 equal",),
             session=session or SessionOptions(),
         )
+
+
+def parse_flows(text: str) -> tuple[int, ...]:
+    """`8,16,32` -> (8, 16, 32); each a positive count."""
+    try:
+        counts = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise InputError("flows", f"comma-separated whole numbers, got {text!r}") from None
+    if not counts or any(not 0 < n <= 128 for n in counts):
+        raise InputError("flows", f"each flow count in 1..128, got {text!r}")
+    return counts
+
+
+def parse_cases(text: str) -> tuple[str, ...]:
+    """`2 equal,3 paths` -> the named cases of CASES, in the order given."""
+    names = tuple(part.strip() for part in text.split(",") if part.strip())
+    unknown = [n for n in names if n not in CASES]
+    if not names or unknown:
+        raise InputError("cases", f"choose from {', '.join(CASES)}; got {text!r}")
+    return names
 
 
 def multipath_topology(capacities_bps: tuple[int, ...]) -> dict[str, Any]:
@@ -113,6 +134,7 @@ def run_multipath(options: MultipathOptions, progress: Progress | None = None) -
                             **row,
                         }
                     )
+        report.notes.append(session.datapath_note())
     report.notes.append(host_load_note())
     _judge(report)
     return report

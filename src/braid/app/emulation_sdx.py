@@ -110,6 +110,7 @@ def run_sdx_split(options: SdxOptions, progress: Progress | None = None) -> Repo
                     for _ in range(options.trials)
                 ]
                 report.rows.append(median_trial(trials, "percent"))
+        report.notes.append(session.datapath_note())
     report.notes.append(host_load_note())
     _judge(report, options)
     return report

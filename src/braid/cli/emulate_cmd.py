@@ -139,13 +139,20 @@ def check() -> None:
 @app.command("clean")
 def clean() -> None:
     """Remove what a crashed emulation left: host processes, bridges, veths (like mn -c)."""
+    from braid.adapters.emulation.sendbuffer import restore_send_buffer
     from braid.adapters.emulation.sweep import EmulationBusyError, exclusive, sweep
 
     try:
         with exclusive(timeout=0):
             removed = sweep()
+            restored = restore_send_buffer()
     except EmulationBusyError as exc:
         fail(str(exc))
+    if restored is not None:
+        removed.append(
+            f"net.core.wmem_default = {restored.default}, net.core.wmem_max = {restored.ceiling}"
+            " (restored)"
+        )
     console.print("\n".join(removed) if removed else "nothing to clean")
 
 
@@ -179,15 +186,35 @@ def multipath(
     seconds: SecondsOpt = None,
     mtu: MtuOpt = 9000,
     strict: StrictOpt = False,
+    flows: Annotated[
+        str | None, typer.Option("--flows", help="Flow counts, comma-separated (e.g. 8,16,32).")
+    ] = None,
+    cases: Annotated[
+        str | None,
+        typer.Option("--cases", help="Cases, comma-separated: '2 equal', '2 unequal', '3 paths'."),
+    ] = None,
 ) -> None:
     """N TCP flows over 2 or 3 disjoint paths vs the best single path (seed 002 Table II)."""
-    from braid.app.emulation_multipath import MultipathOptions, run_multipath
+    from braid.app.emulation_multipath import (
+        MultipathOptions,
+        parse_cases,
+        parse_flows,
+        run_multipath,
+    )
+    from braid.core.errors import InputError
 
+    try:
+        flow_counts = parse_flows(flows) if flows else None
+        case_names = parse_cases(cases) if cases else None
+    except InputError as exc:
+        fail(str(exc))
     _ready(driver)
     session = _session(driver, mtu)
     options = MultipathOptions.short(session) if short else MultipathOptions(session=session)
     options.scale = scale or options.scale
     options.seconds = seconds or options.seconds
+    options.flows = flow_counts or options.flows
+    options.cases = case_names or options.cases
     _run("multipath", out, strict, lambda p: run_multipath(options, p))
 
 

@@ -6,15 +6,25 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from braid.adapters.emulation.iperf import IperfError, combine, parse_report
+from braid.adapters.emulation import sendbuffer
+from braid.adapters.emulation.iperf import (
+    ClientOptions,
+    IperfError,
+    client_argv,
+    combine,
+    parse_report,
+)
 from braid.adapters.emulation.network import HostSpec, link_mbps, plan_wiring
+from braid.adapters.emulation.sendbuffer import BufferSettings, parse_switchd_send_buffer
 from braid.adapters.emulation.sweep import _BRIDGE_RE, _LINK_RE
 from braid.app.emulation import path_of
+from braid.app.emulation_multipath import parse_cases, parse_flows
 from braid.app.emulation_pins import (
     PortRotation,
     apportion,
@@ -175,3 +185,89 @@ def test_pinned_flows_take_their_path_both_ways_in_the_fake_network() -> None:
     assert pin_rule_sets(plan, request, ports, ()) == ()
     with pytest.raises(InputError, match="path index 2"):
         pin_rule_sets(plan, request, ports, [(2, 42000)])
+
+
+_SS_PACKET_SOCKETS = """\
+Netid State  Recv-Q Send-Q Local Address:Port Peer Address:PortProcess
+p_raw UNCONN 0 0 *:be1-eth1 * users:(("ovs-vswitchd",pid=7,fd=40)) skmem:(r0,rb212992,t0,tb212992)
+p_raw UNCONN 0 0 [0]:* * users:(("ovs-vswitchd",pid=7,fd=67)) skmem:(r0,rb212992,t0,tb16777216)
+"""
+
+
+def test_the_send_buffer_read_is_that_of_the_socket_bound_to_no_interface() -> None:
+    assert parse_switchd_send_buffer(_SS_PACKET_SOCKETS) == 16777216
+    bound_only = _SS_PACKET_SOCKETS.splitlines()[:2]
+    assert parse_switchd_send_buffer("\n".join(bound_only)) is None
+
+
+@given(default=st.integers(1, 2**26), ceiling=st.integers(1, 2**26), wanted=st.integers(1, 2**26))
+def test_the_send_buffer_is_raised_to_what_is_wanted_and_never_lowered(
+    default: int, ceiling: int, wanted: int
+) -> None:
+    raised = BufferSettings(default, ceiling).raised(wanted)
+    assert raised.default == max(default, wanted)
+    assert raised.ceiling == max(ceiling, raised.default)
+
+
+def test_per_stream_pacing_reaches_iperf3_as_fq_rate() -> None:
+    argv = client_argv("10.0.0.2", ClientOptions(10, streams=4, pacing_bps=5_000_000))
+    assert argv[argv.index("--fq-rate") + 1] == "5000000"
+    assert "--fq-rate" not in client_argv("10.0.0.2", ClientOptions(10))
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"), [("8,16,32", (8, 16, 32)), (" 16 ", (16,)), ("4,,8", (4, 8))]
+)
+def test_multipath_flow_counts_read_from_a_comma_list(text: str, wanted: tuple[int, ...]) -> None:
+    assert parse_flows(text) == wanted
+
+
+@pytest.mark.parametrize("text", ["", "8,x", "0", "8,500"])
+def test_bad_multipath_flow_counts_name_the_field(text: str) -> None:
+    with pytest.raises(InputError, match="flows"):
+        parse_flows(text)
+
+
+def test_multipath_cases_must_be_named_ones() -> None:
+    assert parse_cases("3 paths, 2 equal") == ("3 paths", "2 equal")
+    with pytest.raises(InputError, match="cases"):
+        parse_cases("2 equal,4 paths")
+
+
+@pytest.fixture
+def sysctl_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    files = {"default": tmp_path / "wmem_default", "max": tmp_path / "wmem_max"}
+    files["default"].write_text("212992\n")
+    files["max"].write_text("212992\n")
+    monkeypatch.setattr(sendbuffer, "WMEM_DEFAULT", files["default"])
+    monkeypatch.setattr(sendbuffer, "WMEM_MAX", files["max"])
+    monkeypatch.setattr(sendbuffer, "SAVED", tmp_path / "saved")
+    return files
+
+
+def test_a_session_raises_the_send_buffer_and_puts_it_back(sysctl_files: dict[str, Path]) -> None:
+    with sendbuffer.raised_send_buffer(2**24) as in_effect:
+        assert in_effect == 2**24
+        assert sendbuffer.current_settings() == sendbuffer.BufferSettings(2**24, 2**24)
+        assert sendbuffer.saved_settings() == sendbuffer.BufferSettings(212992, 212992)
+    assert sendbuffer.current_settings() == sendbuffer.BufferSettings(212992, 212992)
+    assert sendbuffer.saved_settings() is None
+
+
+def test_a_killed_runs_raise_is_undone_by_the_next_run_and_by_clean(
+    sysctl_files: dict[str, Path],
+) -> None:
+    with pytest.raises(KeyboardInterrupt), sendbuffer.raised_send_buffer(2**24):
+        sendbuffer.SAVED.write_text("212992 212992\n")  # as if the process died here
+        raise KeyboardInterrupt
+    assert sendbuffer.current_settings().default == 212992
+    sysctl_files["max"].write_text(f"{2**24}\n")
+    sysctl_files["default"].write_text(f"{2**24}\n")
+    sendbuffer.SAVED.write_text("212992 212992\n")
+    with sendbuffer.raised_send_buffer(2**24):
+        pass
+    assert sendbuffer.current_settings() == sendbuffer.BufferSettings(212992, 212992)
+    sysctl_files["default"].write_text(f"{2**23}\n")
+    sendbuffer.SAVED.write_text("212992 212992\n")
+    assert sendbuffer.restore_send_buffer() == sendbuffer.BufferSettings(212992, 212992)
+    assert sendbuffer.current_settings().default == 212992

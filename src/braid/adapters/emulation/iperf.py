@@ -94,6 +94,7 @@ class ClientOptions:
     streams: int = 1
     omit: int = 1
     rate_bps: int | None = None  # per stream; None means as fast as TCP goes
+    pacing_bps: int | None = None  # per stream, iperf3 --fq-rate: the kernel paces each socket
     block_bytes: int | None = None  # iperf3 -l; small blocks pace slow streams smoothly
     server_port: int = DEFAULT_PORT
     first_port: int | None = None
@@ -111,6 +112,8 @@ def client_argv(server_ip: str, options: ClientOptions) -> list[str]:
         argv += ["-C", options.congestion]
     if options.rate_bps is not None:
         argv += ["-b", str(options.rate_bps)]
+    if options.pacing_bps is not None:
+        argv += ["--fq-rate", str(options.pacing_bps)]
     if options.block_bytes is not None:
         argv += ["-l", str(options.block_bytes)]
     if options.first_port is not None:

@@ -220,6 +220,14 @@ class EmulatedNetwork:
     def bridges(self) -> Mapping[str, str]:
         return self.wiring.bridges
 
+    def reserve_ports(self, ports: range) -> None:
+        """Keep `ports` out of every host's ephemeral range (its own namespace's sysctl), so
+        that a client port fixed with `--cport` is never taken by another connection, such as
+        iperf3's control connection."""
+        value = f"{ports.start}-{ports.stop - 1}"
+        for name in self.wiring.hosts:
+            self.host(name).cmd(f"sysctl -qw net.ipv4.ip_local_reserved_ports={value}")
+
     def host(self, name: str) -> Any:
         """The Mininet host behind logical host `name` (has `popen`, `cmd`, `IP`)."""
         if self._net is None:
