@@ -60,3 +60,10 @@ def test_experiment_runs_short_and_writes_its_results(experiment: str, tmp_path:
     assert (out / "results.md").read_text().startswith(f"# braid emulate {experiment}")
     for plot in PLOTS[experiment]:
         assert (out / plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.usefixtures("emulation_host")
+def test_a_bad_option_value_is_an_error_naming_it_not_a_traceback() -> None:
+    result = CliRunner().invoke(app, ["tenants", "--short", "--scale", "-1"])
+    assert result.exit_code == 2
+    assert "scale" in result.output and "Traceback" not in result.output

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, TypeVar
 
 import typer
 from rich.console import Console
@@ -97,11 +97,14 @@ def _ready(driver: str) -> None:
 def _run(name: str, out: Path | None, strict: bool, experiment: Callable[[Any], Any]) -> None:
     from braid.app.emulation_plots import PLOTTERS
     from braid.app.emulation_report import write_report
+    from braid.core.errors import InputError
 
     try:
         with _progress() as progress:
             report = experiment(progress)
             progress.finish()
+    except InputError as exc:
+        fail(str(exc))
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted; the emulated network was torn down[/]")
         raise typer.Exit(130) from None
@@ -156,6 +159,30 @@ def clean() -> None:
     console.print("\n".join(removed) if removed else "nothing to clean")
 
 
+class _Scaled(Protocol):
+    scale: float
+    seconds: float
+
+
+_O = TypeVar("_O", bound=_Scaled)
+
+
+def _options(
+    make: Callable[[Any, bool], _O],
+    driver: str,
+    mtu: int,
+    short: bool,
+    scale: float | None,
+    seconds: float | None,
+) -> _O:
+    """An experiment's options after the prerequisite check: short or full, then the overrides."""
+    _ready(driver)
+    options = make(_session(driver, mtu), short)
+    options.scale = scale or options.scale
+    options.seconds = seconds or options.seconds
+    return options
+
+
 @app.command("sdx-split")
 def sdx_split(
     driver: DriverOpt = "direct",
@@ -169,11 +196,14 @@ def sdx_split(
     """One reservation over one tunnel vs split over two at SS1-SS5 (seed 000 Fig. 8)."""
     from braid.app.emulation_sdx import SdxOptions, run_sdx_split
 
-    _ready(driver)
-    session = _session(driver, mtu)
-    options = SdxOptions.short(session) if short else SdxOptions(session=session)
-    options.scale = scale or options.scale
-    options.seconds = seconds or options.seconds
+    options = _options(
+        lambda s, brief: SdxOptions.short(s) if brief else SdxOptions(session=s),
+        driver,
+        mtu,
+        short,
+        scale,
+        seconds,
+    )
     _run("sdx-split", out, strict, lambda p: run_sdx_split(options, p))
 
 
@@ -208,11 +238,14 @@ def multipath(
         case_names = parse_cases(cases) if cases else None
     except InputError as exc:
         fail(str(exc))
-    _ready(driver)
-    session = _session(driver, mtu)
-    options = MultipathOptions.short(session) if short else MultipathOptions(session=session)
-    options.scale = scale or options.scale
-    options.seconds = seconds or options.seconds
+    options = _options(
+        lambda s, brief: MultipathOptions.short(s) if brief else MultipathOptions(session=s),
+        driver,
+        mtu,
+        short,
+        scale,
+        seconds,
+    )
     options.flows = flow_counts or options.flows
     options.cases = case_names or options.cases
     _run("multipath", out, strict, lambda p: run_multipath(options, p))
@@ -231,9 +264,12 @@ def tenants(
     """Two tenants on TALON's 7-switch network: braid's allocation vs a shared path (seed 004)."""
     from braid.app.emulation_tenants import TenantOptions, run_tenants
 
-    _ready(driver)
-    session = _session(driver, mtu)
-    options = TenantOptions.short(session) if short else TenantOptions(session=session)
-    options.scale = scale or options.scale
-    options.seconds = seconds or options.seconds
+    options = _options(
+        lambda s, brief: TenantOptions.short(s) if brief else TenantOptions(session=s),
+        driver,
+        mtu,
+        short,
+        scale,
+        seconds,
+    )
     _run("tenants", out, strict, lambda p: run_tenants(options, p))
