@@ -60,6 +60,9 @@ class Network:
         self.version = 0
         self._stack: Stack | None = None
         self._forward_rows: tuple[Any, list[int]] | None = None
+        # Views of the current version by window: a refusal's searches (the
+        # refused one, widest, max flow) all read the same window.
+        self._views: dict[tuple[int, int, bool], WindowView] = {}
 
     def timeline(self, link: str, forward: bool) -> Timeline:
         return self._timelines[(link, forward)]
@@ -143,6 +146,7 @@ class Network:
     def _changed(self, keys: Iterable[Direction], booking: Booking) -> None:
         """Mark the timelines of `keys` as changing over the booking (first, come what may)."""
         self.version += 1
+        self._views.clear()
         if self._stack is not None:
             rows = self._rows
             self._stack.touch([rows[key] for key in keys], booking.start, booking.end)
@@ -152,7 +156,18 @@ class Network:
         return {link for a in booking.allocations for link in a.path.links}
 
     def window(self, start: int, end: int, *, symmetric: bool = True) -> WindowView:
-        return WindowView(self, start, end, symmetric)
+        """The free capacity throughout [start, end), shared until the network next changes.
+
+        Searches of the same window in one state read each link once between
+        them, and share what they keep in the view's `memo`.
+        """
+        key = (start, end, symmetric)
+        view = self._views.get(key)
+        if view is None:
+            if len(self._views) >= _VIEWS_KEPT:
+                del self._views[next(iter(self._views))]  # the oldest
+            view = self._views[key] = WindowView(self, start, end, symmetric)
+        return view
 
     def last_change(self, before: int) -> int | None:
         """The last instant before `before` at which any booked level changes."""
@@ -166,6 +181,9 @@ class Network:
             instants.update(timeline.breakpoints(start, end))
         return sorted(instants)
 
+
+# Windows whose views are kept at once (a few searches at most share one).
+_VIEWS_KEPT = 8
 
 # Networks at least this large read all free bandwidths at once (`prefetch`).
 PREFETCH_LINKS = 300

@@ -17,6 +17,7 @@ from braid.core.multipath import (
     split_fixed,
     split_max_bandwidth,
 )
+from braid.core.multipath.maxflow import flow_ceiling
 from braid.core.network import Allocation, Booking, Network
 from braid.core.requests import Release, Request
 from braid.core.schedule import all_slots, earliest_start, fixed_path, widest
@@ -194,8 +195,6 @@ class Planner:
         duration: int,
         not_before: int,
         not_after: int | None,
-        *,
-        refused_at_start: bool = False,
     ) -> tuple[int, SplitPlan] | None:
         if r.max_paths > 1:
             return split_earliest(
@@ -217,7 +216,6 @@ class Planner:
             not_before,
             not_after,
             symmetric=r.symmetric,
-            refused_at_start=refused_at_start,
         )
         if start is None:
             return None
@@ -233,6 +231,23 @@ class Planner:
         assert path is not None, "earliest start found without a path"
         return start, self._single(r, path, r.bandwidth)
 
+    def _earliest_start(self, r: Request, duration: int, not_before: int) -> int | None:
+        """`_earliest_plan`'s start after a refusal at `not_before`, without working out a path."""
+        if r.max_paths > 1:
+            found = self._earliest_plan(r, duration, not_before, None)
+            return None if found is None else found[0]
+        return earliest_start(
+            self.network,
+            r.src,
+            r.dst,
+            r.bandwidth,
+            duration,
+            not_before,
+            None,
+            symmetric=r.symmetric,
+            refused_at_start=True,
+        )
+
     def _widest_plan(self, r: Request, start: int, end: int) -> SplitPlan | None:
         if r.max_paths > 1:
             return split_max_bandwidth(
@@ -244,12 +259,22 @@ class Planner:
         path, width = found
         return SplitPlan.single(Allocation(path, width), mode=r.split, max_flow=width)
 
-    def _max_flow(self, r: Request, start: int, end: int) -> int:
-        """The max-flow bound between the request's endpoints in [start, end)."""
+    def _max_flow(self, r: Request, start: int, end: int, *, at_least: int = 0) -> int:
+        """The max-flow bound between the request's endpoints in [start, end).
+
+        Below `at_least` it may be any lower value instead: a refusal only
+        reports a bound that reaches the request, and a cut near either end
+        often shows cheaply that it cannot.
+        """
+        topology = self.network.topology
         view = self.network.window(start, end, symmetric=r.symmetric)
-        return max_flow_value(
-            self.network.topology, r.src, r.dst, view.usable, symmetric=r.symmetric
-        )
+        if at_least > 0:
+            ceiling = flow_ceiling(
+                topology, r.src, r.dst, view.usable, at_least, symmetric=r.symmetric
+            )
+            if ceiling < at_least:
+                return ceiling
+        return max_flow_value(topology, r.src, r.dst, view.usable, symmetric=r.symmetric)
 
     def _book(self, r: Request, start: int, end: int, plan: SplitPlan, **extra: Any) -> Decision:
         booking = Booking(r.id, start, end, plan.allocations, r.symmetric)
@@ -275,12 +300,12 @@ class Planner:
         hints = [why]
         if earliest:
             # Only `_fixed` asks for it, for this very window, which it just saw refused.
-            found = self._earliest_plan(r, duration, start, None, refused_at_start=True)
-            if found is not None:
-                alternatives["earliest_start"] = found[0]
-                hints.append(f"earliest feasible start for the same duration: {found[0]}")
+            first = self._earliest_start(r, duration, start)
+            if first is not None:
+                alternatives["earliest_start"] = first
+                hints.append(f"earliest feasible start for the same duration: {first}")
         if r.max_paths == 1 and r.mode == "fixed":
-            bound = self._max_flow(r, start, start + duration)
+            bound = self._max_flow(r, start, start + duration, at_least=r.bandwidth)
             if bound >= r.bandwidth:
                 alternatives["max_flow"] = to_mbps(bound)
                 hints.append(

@@ -162,6 +162,84 @@ def widest_path(topology: Topology, src: str, dst: str, usable: Usable) -> tuple
     return None
 
 
+def walled_in(
+    topology: Topology, ends: tuple[str, str], usable: Usable, need: int, *, out: bool = True
+) -> list[tuple[Hop, int]] | None:
+    """The wall around what `ends[0]` joins over hops with `need` free, or None if `ends[1]` too.
+
+    Joined are the nodes reached from `ends[0]` (`out`) or reaching it
+    (not `out`) over hops with `need` free each; the wall is every hop
+    leaving them (or entering them), each with less than `need` free, and
+    what it has free. Every path between the ends crosses it. None when the
+    other end is joined: then some path has `need` free throughout.
+    """
+    side = _Side(topology, ends, usable, need, out)
+    while side.todo:
+        if side.grow():
+            return None
+    return side.wall()
+
+
+def nearer_wall(
+    topology: Topology, ends: tuple[str, str], usable: Usable, need: int
+) -> list[tuple[Hop, int]] | None:
+    """The wall of `walled_in` around src or dst, whichever is found first.
+
+    Both sides grow a node at a time in turn, so the search costs about
+    twice the smaller side: a refused request is mostly walled in close
+    to one end, and the other side may be most of the network.
+    """
+    src, dst = ends
+    sides = (
+        _Side(topology, (src, dst), usable, need, True),
+        _Side(topology, (dst, src), usable, need, False),
+    )
+    # A node joined to both ends lies on a path with room throughout.
+    sides[0].meets, sides[1].meets = sides[1].side, sides[0].side
+    while True:
+        for side in sides:
+            if not side.todo:
+                return side.wall()
+            if side.grow():
+                return None
+
+
+class _Side:
+    """The nodes joined to one end so far, and the hops found lacking room."""
+
+    def __init__(
+        self, topology: Topology, ends: tuple[str, str], usable: Usable, need: int, out: bool
+    ) -> None:
+        self.topology, self.usable, self.need, self.out = topology, usable, need, out
+        self.end = ends[0]
+        self.side = {self.end}
+        self.meets = {ends[1]}  # nodes whose joining means the other end is joined
+        self.todo = [self.end]
+        self.crossing: list[tuple[Hop, int, str]] = []
+
+    def grow(self) -> bool:
+        """Join the nodes one more node reaches with room; True if that takes in the other end."""
+        node = self.todo.pop()
+        side, need = self.side, self.need
+        for hop in self.topology.hops(node):
+            if hop.to in side:
+                continue
+            step = hop if self.out else Hop(hop.link, node, not hop.forward)
+            width = self.usable(step)
+            if width < need:
+                self.crossing.append((step, width, hop.to))
+            elif hop.to in self.meets:
+                return True
+            else:
+                side.add(hop.to)
+                self.todo.append(hop.to)
+        return False
+
+    def wall(self) -> list[tuple[Hop, int]]:
+        # A hop to a node joined later is no longer in the wall.
+        return [(hop, width) for hop, width, beyond in self.crossing if beyond not in self.side]
+
+
 def trace_path(src: str, dst: str, came: dict[str, tuple[str, Hop]]) -> Path:
     hops: list[Hop] = []
     node = dst

@@ -32,6 +32,10 @@ Ints = NDArray[np.int64]
 _INT64_SAFE = 1 << 62
 
 
+_ZERO = np.zeros(1, dtype=np.int64)
+_LAST = np.full(1, -1, dtype=np.int64)
+
+
 def _room(length: int) -> int:
     """Slot size for a row of `length` breakpoints: growth for many bookings first."""
     return length + length // 2 + 16
@@ -53,6 +57,7 @@ class Stack:
         self.levels: Ints = np.zeros(total, np.int64)
         # Where each row's slot starts (indexed by numpy) and how long it may grow.
         self.offsets: Ints = starts[:-1].copy()
+        self._at: list[int] = self.offsets.tolist()  # the same, for Python
         self._rooms = rooms
         self._used = total
         self._live = total
@@ -128,6 +133,7 @@ class Stack:
             self.levels = np.concatenate((self.levels, np.zeros(size - len(self.levels), np.int64)))
         self._live += room - self._rooms[row]
         self.offsets[row] = self._used
+        self._at[row] = self._used
         self._rooms[row] = room
         self._used += room
 
@@ -163,7 +169,10 @@ class Stack:
             return self._one_by_one(rows, need, duration, lo, hi)
         self._fresh(rows)
         out: dict[int, list[Span]] = {}
-        firsts, ends, limits, picked = [], [], [], []
+        at = self._at
+        # Per row looked at: where its pieces begin and stop in the arrays, and
+        # where the first breakpoint after lo is (the piece before it holds at lo).
+        begins, stops, firsts, limits, picked = [], [], [], [], []
         for row in rows:
             timeline = self.timelines[row]
             limit = timeline.capacity - need
@@ -173,74 +182,62 @@ class Stack:
             times = timeline._times
             i = bisect_right(times, lo)
             j = bisect_left(times, horizon, i)
-            firsts.append(i)
-            ends.append(j)
+            if j == 0:
+                continue  # nothing booked before the horizon
+            base = at[row]
+            begins.append(base + max(i - 1, 0))
+            stops.append(base + j)
+            firsts.append(base + i)
             limits.append(limit)
             picked.append(row)
         if picked:
-            self._scan(out, picked, firsts, ends, limits, duration, lo, hi)
+            self._scan(out, picked, (begins, stops, firsts, limits), duration, (lo, hi))
         return out
 
     def _scan(
         self,
         out: dict[int, list[Span]],
         picked: list[int],
-        firsts: list[int],
-        ends: list[int],
-        limits: list[int],
+        ranges: tuple[list[int], list[int], list[int], list[int]],
         duration: int,
-        lo: int,
-        hi: int,
+        window: tuple[int, int],
     ) -> None:
-        """Find the runs over the limit of every picked row in one pass."""
-        base = self.offsets[np.array(picked, dtype=np.int64)]
-        first = np.array(firsts, dtype=np.int64)
-        # The piece before the first breakpoint after lo also covers lo.
-        begin = base + np.maximum(first - 1, 0)
-        stop = base + np.array(ends, dtype=np.int64)
-        counts = stop - begin
-        total = int(counts.sum())
-        if total == 0:
-            return
-        which = np.repeat(np.arange(len(picked)), counts)
-        index = np.arange(total, dtype=np.int64) + np.repeat(
-            begin - (np.cumsum(counts) - counts), counts
-        )
-        over = np.flatnonzero(self.levels[index] > np.array(limits, dtype=np.int64)[which])
+        """Find the runs over the limit of every picked row in one pass.
+
+        The rows' pieces are laid end to end with one filler after each, a
+        level below every limit, so no run reaches from one row into the next.
+        """
+        lo, hi = window
+        begins, stops, firsts, limits = ranges
+        begin = np.array(begins, dtype=np.int64)
+        lengths = np.array(stops, dtype=np.int64) - begin + 1  # with the filler
+        ends = np.cumsum(lengths)
+        shift = np.repeat(begin - ends + lengths, lengths)
+        index = np.arange(int(ends[-1]), dtype=np.int64) + shift
+        fillers = ends - 1
+        # A filler's index may point one past the arrays: clipped, then overwritten.
+        levels = self.levels.take(index, mode="clip")
+        levels[fillers] = -1
+        if min(limits) == max(limits):
+            over = np.flatnonzero(levels > limits[0])
+        else:
+            over = np.flatnonzero(levels > np.repeat(np.array(limits, dtype=np.int64), lengths))
         if len(over) == 0:
             return
-        over_row = which[over]
-        # A run ends where the pieces stop being adjacent or the row changes.
-        heads = np.flatnonzero(
-            (np.diff(over, prepend=-2) != 1) | (np.diff(over_row, prepend=-1) != 0)
+        breaks = np.flatnonzero(over[1:] != over[:-1] + 1)
+        heads = over[np.concatenate((_ZERO, breaks + 1))]
+        tails = over[np.concatenate((breaks, _LAST))] + 1  # the first piece after each run
+        row = np.searchsorted(fillers, heads)
+        head_at = index[heads]
+        x = np.where(head_at >= np.array(firsts, dtype=np.int64)[row], self.times[head_at], lo)
+        # After a run comes a piece within the scan, or the filler: the horizon.
+        y = np.where(
+            levels[tails] >= 0, self.times.take(index[tails], mode="clip"), hi + duration - 1
         )
-        tails = np.append(heads[1:], len(over)) - 1
-        run_row = over_row[heads]
-        head_at, tail_at = index[over[heads]], index[over[tails]]
-        x = np.where(head_at >= base[run_row] + first[run_row], self.times[head_at], lo)
-        after = tail_at + 1
-        inside = after < stop[run_row]
-        y = np.where(inside, self.times[np.minimum(after, len(self.times) - 1)], hi + duration - 1)
         starts = np.maximum(x - duration + 1, lo)
         finishes = np.minimum(y, hi)
         keep = starts < finishes
-        self._merge(out, picked, run_row[keep], starts[keep], finishes[keep])
-
-    @staticmethod
-    def _merge(
-        out: dict[int, list[Span]], picked: list[int], rows: Ints, starts: Ints, finishes: Ints
-    ) -> None:
-        """Join each row's overlapping or touching spans; both ends rise within a row."""
-        if len(rows) == 0:
-            return
-        new_row = np.diff(rows, prepend=-1) != 0
-        gap = starts > np.concatenate((starts[:1] - 1, finishes[:-1]))
-        heads = np.flatnonzero(new_row | gap)
-        tails = np.append(heads[1:], len(rows)) - 1
-        for row, start, finish in zip(
-            rows[heads].tolist(), starts[heads].tolist(), finishes[tails].tolist(), strict=True
-        ):
-            out.setdefault(picked[row], []).append((start, finish))
+        _merge(out, picked, row[keep], starts[keep], finishes[keep])
 
     def _one_by_one(
         self, rows: Sequence[int], need: int, duration: int, lo: int, hi: int
@@ -251,3 +248,20 @@ class Stack:
             if spans:
                 out[row] = spans
         return out
+
+
+def _merge(
+    out: dict[int, list[Span]], picked: list[int], rows: Ints, starts: Ints, finishes: Ints
+) -> None:
+    """Join each row's overlapping or touching spans; both ends rise within a row."""
+    if len(rows) == 0:
+        return
+    joined = np.empty(len(rows), dtype=bool)
+    joined[0] = False
+    joined[1:] = (rows[1:] == rows[:-1]) & (starts[1:] <= finishes[:-1])
+    heads = np.flatnonzero(~joined)
+    tails = np.append(heads[1:], len(rows)) - 1
+    for row, start, finish in zip(
+        rows[heads].tolist(), starts[heads].tolist(), finishes[tails].tolist(), strict=True
+    ):
+        out.setdefault(picked[row], []).append((start, finish))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from braid.core.multipath.chains import Chain, Contraction
 from braid.core.network import Direction, WindowView
 from braid.core.paths import Path
-from braid.core.search import widest_path
+from braid.core.search import UNBOUNDED, walled_in, widest_path
 from braid.core.topology import Hop, Topology
 
 Usable = Callable[[Hop], int]
@@ -173,11 +173,17 @@ def link_usable(topology: Topology, usable: Usable, *, symmetric: bool) -> Usabl
     A symmetric `WindowView` gives this already; applying it here as well
     keeps max flow right for any other `usable` a caller hands in.
     """
+    return _per_link(topology, usable, symmetric=symmetric, prefetch=True)
+
+
+def _per_link(topology: Topology, usable: Usable, *, symmetric: bool, prefetch: bool) -> Usable:
+    """`link_usable`; `prefetch` reads every link of a large window at once first."""
     if not symmetric:
         return usable
     view = getattr(usable, "__self__", None)
     if isinstance(view, WindowView) and view.symmetric and usable == view.usable:
-        view.prefetch()  # max flow reads every link
+        if prefetch:
+            view.prefetch()  # max flow reads every link
         return usable  # a symmetric window gives the less free direction already
 
     def both_ways(hop: Hop) -> int:
@@ -186,6 +192,31 @@ def link_usable(topology: Topology, usable: Usable, *, symmetric: bool) -> Usabl
         return min(usable(hop), usable(back))
 
     return both_ways
+
+
+def flow_ceiling(
+    topology: Topology, src: str, dst: str, usable: Usable, need: int, *, symmetric: bool = True
+) -> int:
+    """An upper bound on `max_flow_value`, cheap, and often below `need` when the flow is.
+
+    The nodes that dst is reached from over hops with `need` free, and those
+    src reaches so, are each one side of a cut whose every hop has less than
+    `need` free, unless they meet; any cut's capacity bounds the flow. A
+    request no single path carries is mostly walled in near one end, by a few
+    such hops. UNBOUNDED if some path has `need` free throughout.
+    """
+    if src == dst:
+        return 0
+    usable = _per_link(topology, usable, symmetric=symmetric, prefetch=False)
+    best = UNBOUNDED
+    for ends, out in (((dst, src), False), ((src, dst), True)):
+        wall = walled_in(topology, ends, usable, need, out=out)
+        if wall is None:
+            return UNBOUNDED
+        best = min(best, sum(max(width, 0) for _, width in wall))
+        if best < need:
+            break
+    return best
 
 
 def max_flow_value(

@@ -6,6 +6,7 @@ from braid.core.network import Network
 from braid.core.reach import static_width
 from braid.core.schedule.all_slots import first_slot
 from braid.core.schedule.fixed import fixed_path
+from braid.core.schedule.walls import skip_walls
 from braid.core.units import FOREVER
 
 # The first chunk of start times searched; later chunks grow fourfold, so a
@@ -39,20 +40,31 @@ def earliest_start(
         end = not_before + duration
         if fixed_path(network, src, dst, need, not_before, end, symmetric=symmetric):
             return not_before
+    if src != dst and need > static_width(network.topology, src, dst):
+        return None  # wider than any path even with nothing booked
     lo = not_before
+    stop = None if not_after is None else not_after - duration + 1
     chunk = max(_FIRST_CHUNK, 4 * duration)
+    # Starts from `reach` on are never tried: the first chunk is searched
+    # whole, and past it no later start than `last_useful_start` is needed.
+    reach = max(not_before + chunk, FOREVER - duration + 1) if stop is None else stop
+    if src != dst and duration > 0:
+        start, settled = skip_walls(
+            network, (src, dst), need, duration, lo, reach, symmetric=symmetric
+        )
+        if settled:
+            return start
+        assert start is not None
+        lo = start
     # Most answers lie in the first chunk; where the bookings end (a look at
     # every link) is only worth finding out when they do not.
-    stop = None if not_after is None else not_after - duration + 1
     while True:
-        hi = lo + chunk if stop is None else min(stop, lo + chunk)
+        hi = min(reach if stop is None else stop, lo + chunk)
         if lo >= hi:
             return None
         first = first_slot(network, src, dst, need, duration, lo, hi, symmetric=symmetric)
         if first is not None:
             return first
-        if lo == not_before and src != dst and need > static_width(network.topology, src, dst):
-            return None  # wider than any path even with nothing booked
         if stop is None:
             stop = max(hi, last_useful_start(network, duration, not_before, None))
         lo, chunk = hi, chunk * 4

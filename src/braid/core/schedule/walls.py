@@ -1,0 +1,143 @@
+"""Skipping the starts a wall of full links refuses, exactly.
+
+When no path carries `need` throughout [lo, lo + duration), the nodes src
+reaches over hops with room are walled in: every hop leaving them lacks
+room. Every path crosses that wall, and the one around dst, so no start is
+feasible before some hop of each wall has room again: the earliest-start
+search jumps there and looks again, a few times, before scanning every link.
+A refused request is mostly walled in near one end by a few full links, so
+a jump or two usually lands on the answer.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+
+from braid.core.network import Network
+from braid.core.search import nearer_wall
+from braid.core.timeline import Timeline
+from braid.core.topology import Hop
+
+# Jumps tried, and hops of all their walls read, before the search falls
+# back to scanning every link.
+_JUMPS = 24
+_WALL_HOPS = 96
+# The first stretch of starts read on a wall's link; later ones grow fourfold.
+_FIRST_STRETCH = 3600
+# Later than any start: a row that never has room again.
+_NEVER = 1 << 80
+
+
+def skip_walls(
+    network: Network,
+    ends: tuple[str, str],
+    need: int,
+    duration: int,
+    lo: int,
+    stop: int | None,
+    *,
+    symmetric: bool = True,
+    jumps: int = _JUMPS,
+) -> tuple[int | None, bool]:
+    """Jump over refused starts from `lo`: (start, True) settles the search.
+
+    (start, True): `start` is the earliest feasible start from `lo` (None:
+    there is none before `stop`, or ever). (start, False): none is feasible
+    before `start`; the search goes on from there.
+    """
+    topology = network.topology
+    spent = 0
+    for _ in range(jumps):
+        if stop is not None and lo >= stop:
+            return None, True
+        usable = network.window(lo, lo + duration, symmetric=symmetric).usable
+        wall = nearer_wall(topology, ends, usable, need)
+        if wall is None:
+            return lo, True  # a path has room throughout
+        rows = [_timelines(network, hop, symmetric) for hop, _ in wall]
+        room = _first_room(rows, need, duration, lo, stop)
+        if room is None:
+            return None, True  # no hop of the wall has room again in time
+        lo = room
+        spent += len(wall)
+        if spent > _WALL_HOPS:
+            break  # wide walls: scanning every link at once costs less
+    return lo, False
+
+
+def _first_room(
+    rows: Sequence[Sequence[Timeline]], need: int, duration: int, lo: int, stop: int | None
+) -> int | None:
+    """The first start s >= lo (s < stop) at which some row has `need` free for `duration`.
+
+    A row is the timelines a booking over one hop loads. Rows are read a
+    stretch of starts at a time, all of them, so a row that stays full long
+    is not read beyond the stretch in which another has room.
+    """
+    rows = [row for row in rows if all(t.capacity >= need for t in row)]
+    reached = [lo] * len(rows)  # per row: no start before it fits
+    until, stretch = lo, max(_FIRST_STRETCH, duration)
+    while rows:
+        until += stretch
+        if stop is not None:
+            until = min(until, stop)
+        for k, row in enumerate(rows):
+            reached[k] = _fit(row, need, duration, reached[k], until)
+        best = min(reached)
+        if best < until:
+            return best
+        if best >= _NEVER or (stop is not None and until >= stop):
+            return None
+        stretch *= 4
+    return None
+
+
+def _fit(row: Sequence[Timeline], need: int, duration: int, start: int, until: int) -> int:
+    """The first start from `start` that fits every timeline of `row`, if before `until`.
+
+    Else some start at or after `until` before which none fits (_NEVER: none ever).
+    """
+    while start < until:
+        settled = True
+        for timeline in row:
+            fits = _fit_one(timeline, timeline.capacity - need, duration, start, until)
+            if fits != start:
+                start, settled = fits, False
+        if settled:
+            return start
+    return start
+
+
+def _fit_one(timeline: Timeline, limit: int, duration: int, start: int, until: int) -> int:
+    """`_fit` on one timeline, booked at most `limit` throughout the start's duration.
+
+    Walks the pieces once: a piece above the limit moves the start to its end.
+    """
+    times, levels = timeline._times, timeline._levels
+    count = len(times)
+    i = bisect_right(times, start) - 1  # the piece holding at start (-1: before any)
+    while start < until:
+        if i >= 0 and levels[i] > limit:
+            i += 1
+            if i == count:
+                return _NEVER  # the last level holds for ever
+            start = times[i]
+            continue
+        end = start + duration
+        j = i + 1
+        while j < count and times[j] < end and levels[j] <= limit:
+            j += 1
+        if j == count or times[j] >= end:
+            return start
+        i, start = j, times[j]
+    return start
+
+
+def _timelines(network: Network, hop: Hop, symmetric: bool) -> list[Timeline]:
+    """The timelines a booking over `hop` loads (one for both ways if they agree)."""
+    if symmetric and network.one_way.get(hop.link):
+        return [network.timeline(hop.link, True), network.timeline(hop.link, False)]
+    if symmetric:
+        return [network.forward[hop.link]]
+    return [network.timeline(hop.link, hop.forward)]
