@@ -27,6 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
+from braid.adapters.store import bulk
 from braid.adapters.store.codec import (
     AUDIT,
     LINKS,
@@ -167,14 +168,21 @@ def counting_loads(
     connection: Connection, mine: Sequence[LinkLoad], reservation_id: str, now: int
 ) -> dict[int, LinkLoad]:
     """Loads of others counting at `now` on `mine`'s links in its window, by row id."""
-    values = {
-        "links": sorted({load.link for load in mine}),
-        "begin": min(load.start for load in mine),
-        "finish": max(load.end for load in mine),
-        "mine": reservation_id,
-        "now": now,
-    }
-    return {row[0]: LinkLoad(*row[1:]) for row in connection.execute(_COUNTING_LOADS, values)}
+    rows = counting_rows(connection, mine, reservation_id, now)
+    return {row[0]: LinkLoad(*row[1:]) for row in rows}
+
+
+def counting_rows(
+    connection: Connection, mine: Sequence[LinkLoad], reservation_id: str, now: int
+) -> list[tuple[Any, ...]]:
+    """`counting_loads` as (id, link, forward, start, end, bandwidth) tuples."""
+    begin = min(load.start for load in mine)
+    finish = max(load.end for load in mine)
+    links = sorted({load.link for load in mine})
+    if is_postgres(connection):
+        return bulk.read(connection, [(links, begin, finish, reservation_id)], now)
+    values = {"links": links, "begin": begin, "finish": finish, "mine": reservation_id, "now": now}
+    return [tuple(row) for row in connection.execute(_COUNTING_LOADS, values).all()]
 
 
 def set_counts_until(connection: Connection, reservation_id: str, until: int) -> None:
@@ -281,10 +289,15 @@ def bump_cursor(connection: Connection, topology_versions: set[int]) -> int:
     `topology_versions` is not the current topology version.
     """
     seq, current = connection.execute(_BUMP).one()
+    check_topology(int(current), topology_versions)
+    return int(seq)
+
+
+def check_topology(current: int, topology_versions: set[int]) -> None:
+    """Raise ConflictError (the transaction must roll back) unless all are `current`."""
     stale = sorted(v for v in topology_versions if v != current)
     if stale:
         raise ConflictError([f"the topology is at version {current}, not {stale[0]}: plan again"])
-    return int(seq)
 
 
 def locked_topology_version(connection: Connection) -> int:
