@@ -3,7 +3,10 @@
 Every replica plans against its own mirror, so planning is fast; the store
 has the last word at write time. The mirror catches up from the store's
 change cursor before each decision, which is how replicas learn each
-other's bookings.
+other's bookings. With a change feed (PostgreSQL's LISTEN/NOTIFY) it reads
+the store only when the feed has heard of a change it has not learnt;
+without one, or while the feed is not listening, it reads before every
+decision.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ import logging
 import threading
 import time
 from collections.abc import Iterable
+from typing import Final
 
-from braid.app.ports import Repository
+from braid.app.ports import ChangeFeed, FeedNews, Repository
 from braid.app.records import Reservation
 from braid.core.lifecycle import counts_against_capacity
 from braid.core.multipath import proportional_shares
@@ -26,6 +30,10 @@ from braid.core.topology import Topology, topology_from_dict
 log = logging.getLogger(__name__)
 # Forgetting a learnt write only makes catch-up apply it again, harmlessly.
 _LEARNED_LIMIT = 10_000
+# With a change feed, the store is still read at least this often (seconds):
+# the bound on a stale view should notifications stop without the listener
+# noticing (a silently dead connection, a starved thread).
+READ_AT_LEAST_EVERY: Final = 1.0
 
 
 def as_booking(reservation: Reservation) -> Booking:
@@ -39,8 +47,32 @@ def as_booking(reservation: Reservation) -> Booking:
 
 
 class Mirror:
-    def __init__(self, repo: Repository, topology: Topology) -> None:
+    """One replica's timelines, and how far into the store's changes they reach.
+
+    How stale can they be? Without a listening feed, not at all: every
+    decision reads the store's changes first. With one, a change another
+    replica commits is read by the first catch-up after its notification
+    arrives (PostgreSQL sends it at commit; the listener records it as soon
+    as it comes, typically well under a millisecond later on one host), and
+    in any case by the first catch-up begun `read_every` seconds (1 s) after
+    the previous read. So a request is never refused on a view older than
+    that second; a write planned on a stale view is refused by the store,
+    and the retry reads the store first.
+    """
+
+    def __init__(
+        self,
+        repo: Repository,
+        topology: Topology,
+        feed: ChangeFeed | None = None,
+        *,
+        read_every: float = READ_AT_LEAST_EVERY,
+    ) -> None:
         self.repo = repo
+        self.feed = feed
+        self.read_every = read_every
+        # The feed's epoch when the last store read began; None: not listening then.
+        self._epoch: int | None = None
         self.lock = threading.RLock()
         self.topology = topology
         self.topology_version = 0
@@ -61,6 +93,7 @@ class Mirror:
     def rebuild(self, now: int) -> None:
         """Start over from the store: its topology and every booking still taking bandwidth."""
         with self.lock:
+            self._begin_read()
             cursor = self.repo.cursor()
             stored = self.repo.topology()
             if stored is not None and stored.version != self.topology_version:
@@ -72,24 +105,71 @@ class Mirror:
             self._learned = {}
             self._apply(self.repo.booked(), now, rebuilding=True)
 
-    def catch_up(self, now: int, *, fresh_since: float | None = None) -> None:
+    def catch_up(self, now: int, *, fresh_since: float | None = None, read: bool = False) -> None:
         """Apply the store's changes past the cursor.
 
-        With `fresh_since` (a `time.monotonic()` value), a catch-up that began
-        at or after it is recent enough and the store is not read again.
+        With `fresh_since` (a `time.monotonic()` value), a store read that
+        began at or after it is recent enough and the store is not read again.
+        With a listening change feed the store is read only when the feed
+        knows of a change past the cursor that this mirror has not learnt
+        (see the class's note on staleness); `read` asks for a read anyway,
+        e.g. after the store refused a write planned here.
         """
         with self.lock:
             if fresh_since is not None and self._caught_up_at >= fresh_since:
                 return
-            self._caught_up_at = time.monotonic()
             if self._topology_moved():
                 self.rebuild(now)
                 return
+            if not read and self._nothing_to_read():
+                return
+            self._begin_read()
             changed, cursor = self.repo.changes_since(self.cursor)
             self.cursor = max(self.cursor, cursor)
             changed = [c for c in changed if self._learned.pop(c.id, None) != c.version]
             retry = [r for r in self.waiting.values() if r.id not in {c.id for c in changed}]
             self._apply([*retry, *changed], now)
+
+    def _begin_read(self) -> None:
+        """Note when (and under which feed epoch) a read of the store begins."""
+        self._caught_up_at = time.monotonic()
+        news = None if self.feed is None else self.feed.news(self.cursor)
+        self._epoch = None if news is None else news.epoch
+
+    def _nothing_to_read(self) -> bool:
+        """True when the feed vouches that every change past the cursor is learnt already.
+
+        Then the cursor moves past them without reading the store. It cannot
+        vouch while not listening, nor before a read under its current epoch
+        (notifications sent while it was disconnected are lost).
+        """
+        if self.feed is None or self.waiting:
+            return False
+        if time.monotonic() - self._caught_up_at >= self.read_every:
+            return False
+        news = self.feed.news(self.cursor)
+        if news is None or news.epoch != self._epoch:
+            return False
+        learnt = self._learnt_through(news)
+        if learnt is None:
+            return False
+        for reservation_id in learnt:
+            self._learned.pop(reservation_id, None)
+        self.cursor = max(self.cursor, news.latest)
+        return True
+
+    def _learnt_through(self, news: FeedNews) -> list[str] | None:
+        """The ids written past the cursor up to `news.latest`, if this mirror learnt them all."""
+        ids: list[str] = []
+        for seq in range(self.cursor + 1, news.latest + 1):
+            pairs = news.written.get(seq)
+            if pairs is None:
+                return None  # another replica's change, or one not learnt here
+            for reservation_id, version in pairs:
+                if self._learned.get(reservation_id) != version:
+                    return None
+                ids.append(reservation_id)
+        return ids
 
     def learn(self, stored: Reservation, now: int) -> None:
         """Take a change this replica has just written, without reading the store.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -201,3 +201,46 @@ class Repository(Protocol):
     def add_token(self, token_hash: str, user: User, *, now: int) -> None: ...
 
     def user_for(self, token_hash: str) -> User | None: ...
+
+
+# -- change feed -------------------------------------------------------------------
+
+# Cursor values this process's own writes committed, each with the
+# (reservation id, version) pairs it wrote.
+Written = Mapping[int, Collection[tuple[str, int]]]
+
+
+@dataclass(frozen=True, slots=True)
+class FeedNews:
+    """What a change feed knows of the store's changes past some cursor."""
+
+    # Counts (re)connections. Changes committed before an epoch began may
+    # never be heard of: a reader reads the store once under each new epoch.
+    epoch: int
+    # The highest cursor value heard of (notified, or written by this process).
+    latest: int
+    # This process's own writes past the cursor (cursor value -> (id, version)
+    # pairs written under it), as far as the feed still remembers them.
+    written: Mapping[int, frozenset[tuple[str, int]]]
+
+
+class ChangeFeed(Protocol):
+    """Tells a replica when the store's change cursor moves, so it need not ask.
+
+    Optional: without one (SQLite, the in-memory store) a replica reads the
+    store's changes before every decision.
+    """
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def news(self, since: int) -> FeedNews | None:
+        """What is known past cursor `since`, or None when the feed cannot be trusted now.
+
+        None while not listening (starting, connection lost, stopped): the
+        caller must then read the store. Among values past `since`, one not in
+        `written` is another writer's change (or one this process wrote but
+        has not reported yet).
+        """
+        ...

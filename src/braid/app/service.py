@@ -20,7 +20,7 @@ from braid.app.group_commit import GroupCommit
 from braid.app.metrics import Metrics
 from braid.app.mirror import Mirror, as_booking
 from braid.app.paging import decode_cursor, encode_cursor, page_limit, stored_states_for
-from braid.app.ports import Change, ConflictError, Filters, Repository, WriteStep
+from braid.app.ports import Change, ChangeFeed, ConflictError, Filters, Repository, WriteStep
 from braid.app.records import Reservation, User
 from braid.app.rejections import Refusal, RefusalMemo
 from braid.app.requests_rest import readable_reason, to_request, with_instants
@@ -49,8 +49,11 @@ class ReservationService:
         clock: Callable[[], int] = wall_clock,
         hold_seconds: int = 600,
         metrics: Metrics | None = None,
+        feed: ChangeFeed | None = None,
     ) -> None:
+        """`feed` (optional) tells the mirror of other replicas' changes; see `Mirror`."""
         self.repo = repo
+        self.feed = feed
         self.clock = clock
         self.hold_seconds = hold_seconds
         self.metrics = metrics or Metrics()
@@ -62,7 +65,10 @@ class ReservationService:
     # -- start-up --------------------------------------------------------------
 
     def start(self, initial_topology: Mapping[str, Any] | None = None) -> None:
-        """Load the current topology (storing `initial_topology` if there is none yet)."""
+        """Load the current topology (storing `initial_topology` if there is none yet).
+
+        Starts the change feed too, if any; `stop` stops it.
+        """
         stored = self.repo.topology()
         if stored is None:
             if initial_topology is None:
@@ -73,8 +79,15 @@ class ReservationService:
             # Another replica starting at the same moment may store one first:
             # then this stores nothing and uses that one.
             stored = self.repo.put_first_topology(initial_topology, now=self.clock(), actor="braid")
-        self.mirror = Mirror(self.repo, topology_from_dict(stored.data))
+        if self.feed is not None:
+            self.feed.start()
+        self.mirror = Mirror(self.repo, topology_from_dict(stored.data), self.feed)
         self.mirror.rebuild(self.clock())
+
+    def stop(self) -> None:
+        """Stop the change feed; the mirror then reads the store before every decision."""
+        if self.feed is not None:
+            self.feed.stop()
 
     @property
     def live(self) -> Mirror:
@@ -91,13 +104,16 @@ class ReservationService:
     def reserve(self, user: User, body: Mapping[str, Any]) -> dict[str, Any]:
         hold = _flag(body, "hold")
         started = time.perf_counter()
+        refused = False
         for _ in range(ATTEMPTS):
             asked = time.monotonic()
             now = self.clock()
             with self.live.lock:
-                # Any catch-up begun after this attempt began will do: under
-                # load, one store read serves every admission waiting here.
-                self.live.catch_up(now, fresh_since=asked)
+                # Any store read begun after this attempt began will do: under
+                # load, one read serves every admission waiting here. After
+                # the store refused a write, read it even if the change feed
+                # has not heard of the change that got there first yet.
+                self.live.catch_up(now, fresh_since=asked, read=refused)
                 request = to_request(body, _new_id(), self.topology, now, booking=True)
                 planned = self._plan(request, body)
             if isinstance(planned, Refusal):
@@ -108,6 +124,7 @@ class ReservationService:
             try:
                 stored = self.group.write(self.write_step(record, "created"), user.name, now)
             except ConflictError:
+                refused = True
                 continue  # another replica got there first: catch up and plan again
             self.live.learn(stored, now)
             self.metrics.admitted(time.perf_counter() - started)

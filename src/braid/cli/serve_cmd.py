@@ -82,6 +82,7 @@ def serve(
     settings = settings_from(config, database=database, topology=topology, host=host, port=port)
     interdomain = started_interdomain(domains, negotiation_db, interdomain_strategy)
     repo = open_store(settings.database_url, sqlite_synchronous=settings.sqlite_synchronous)
+    service: ReservationService | None = None
     try:
         service = _started_service(repo, settings, default_capacity)
         stop = threading.Event()
@@ -108,6 +109,8 @@ def serve(
         stop.set()
         ticker.join(timeout=5)
     finally:
+        if service is not None:
+            service.stop()
         if interdomain is not None:
             interdomain.close()
         close_store(repo)
@@ -157,9 +160,13 @@ def hide_password(url: str) -> str:
 def _started_service(
     repo: Repository, settings: Settings, default_capacity: str | None
 ) -> ReservationService:
+    from braid.adapters.store import SqlRepository
     from braid.app.service import ReservationService
 
-    service = ReservationService(repo, hold_seconds=settings.hold_seconds)
+    # PostgreSQL tells replicas of each other's changes; elsewhere the mirror
+    # reads the store's changes before every decision.
+    feed = repo.change_feed() if isinstance(repo, SqlRepository) else None
+    service = ReservationService(repo, hold_seconds=settings.hold_seconds, feed=feed)
     stored = repo.topology()
     initial = None
     if settings.topology_file is not None:

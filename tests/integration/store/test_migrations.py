@@ -62,7 +62,7 @@ def test_two_first_starts_at_once_both_succeed(sql_backend: Backend) -> None:
     assert sql_backend.url is not None
     with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
         started = list(pool.map(first_start, [sql_backend.url] * 2, [0.5] * 2))
-    assert started == ["0002", "0002"]
+    assert started == ["0003", "0003"]
 
 
 def test_migration_files_ship_inside_the_package() -> None:

@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 
 MIGRATIONS: Final = Path(__file__).resolve().parent / "migrations"
 # Transactions that will write ask for SQLite's write lock when they begin.
@@ -33,10 +33,24 @@ def create_engine_from_url(url: str, *, sqlite_synchronous: str = "full", **kwar
     """
     if sqlite_synchronous not in ("full", "normal"):
         raise ValueError(f"sqlite_synchronous must be full or normal, not {sqlite_synchronous!r}")
+    if make_url(url).get_backend_name() == "postgresql":
+        kwargs = {**kwargs, "connect_args": _without_jit(kwargs.get("connect_args"))}
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         _control_sqlite_transactions(engine, sqlite_synchronous)
     return engine
+
+
+def _without_jit(connect_args: dict[str, Any] | None) -> dict[str, Any]:
+    """Connection arguments that turn PostgreSQL's JIT compiler off for braid's sessions.
+
+    braid's statements are short and prepared; a generic plan's cost estimate
+    can cross the JIT threshold for a lookup of a few rows, and compiling
+    then costs milliseconds that the lookup itself never needs.
+    """
+    args = dict(connect_args or {})
+    args["options"] = " ".join(filter(None, [args.get("options"), "-c jit=off"]))
+    return args
 
 
 def writer(engine: Engine) -> Engine:

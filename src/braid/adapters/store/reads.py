@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Final
 
-from sqlalchemy import ColumnElement, Connection, Row, and_, bindparam, or_, select
+from sqlalchemy import ColumnElement, Connection, Row, and_, bindparam, or_, select, true
 
 from braid.adapters.store.codec import (
     AUDIT,
@@ -70,7 +70,8 @@ def changes(connection: Connection, cursor: int) -> tuple[list[Reservation], int
     One statement (rows joined with their paths), so it reads one snapshot
     even outside a transaction: replicas run it before every decision.
     """
-    rows = connection.execute(_CHANGES, {"cursor": cursor}).all()
+    statement = _CHANGES_PG if connection.dialect.name == "postgresql" else _CHANGES
+    rows = connection.execute(statement, {"cursor": cursor}).all()
     if not rows:
         return [], cursor
     found: list[Reservation] = []
@@ -90,12 +91,34 @@ _PATH_COLUMNS: Final = (
     PATHS.c.links.label("path_links"),
     PATHS.c.bandwidth.label("path_bw"),
 )
-# Built once: replicas run it before every decision.
+# Built once: replicas run them whenever another replica has written.
 _CHANGES: Final = (
     select(RESERVATIONS, *_PATH_COLUMNS)
     .select_from(RESERVATIONS.outerjoin(PATHS, PATHS.c.reservation_id == RESERVATIONS.c.id))
     .where(RESERVATIONS.c.seq > bindparam("cursor"))
     .order_by(RESERVATIONS.c.seq, RESERVATIONS.c.id, PATHS.c.index)
+)
+# PostgreSQL plans a prepared statement once for any cursor, guessing that a
+# third of all reservations are past it; it then hashes the whole paths table
+# to join the few rows a catch-up finds. Paths joined laterally behind
+# OFFSET 0 (which keeps the planner from flattening the join) are looked up
+# by index for each changed reservation instead, however large the table.
+_PATHS_OF_ROW: Final = (
+    select(PATHS.c.nodes, PATHS.c.links, PATHS.c.bandwidth, PATHS.c.index)
+    .where(PATHS.c.reservation_id == RESERVATIONS.c.id)
+    .offset(0)
+    .lateral("path")
+)
+_CHANGES_PG: Final = (
+    select(
+        RESERVATIONS,
+        _PATHS_OF_ROW.c.nodes.label("path_nodes"),
+        _PATHS_OF_ROW.c.links.label("path_links"),
+        _PATHS_OF_ROW.c.bandwidth.label("path_bw"),
+    )
+    .select_from(RESERVATIONS.outerjoin(_PATHS_OF_ROW, true()))
+    .where(RESERVATIONS.c.seq > bindparam("cursor"))
+    .order_by(RESERVATIONS.c.seq, RESERVATIONS.c.id, _PATHS_OF_ROW.c.index)
 )
 
 

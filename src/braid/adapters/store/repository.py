@@ -13,6 +13,10 @@ Locking (why no link is ever overbooked by two writers at once):
 The change cursor is `state.seq`, bumped as each write's last statement; its
 row lock lasts until commit, so cursor values are committed in order and
 `changes_since` cannot skip a change that commits late.
+
+On PostgreSQL each bump is also announced to listening replicas when it
+commits (see `notify`); `change_feed` gives the listener, which this
+repository tells of its own writes' cursor values after each commit.
 """
 
 from __future__ import annotations
@@ -36,6 +40,12 @@ from braid.adapters.store.codec import (
     counts_until,
 )
 from braid.adapters.store.engine import writer
+from braid.adapters.store.notify import (
+    Connect,
+    CursorListener,
+    engine_connector,
+    supports_notifications,
+)
 from braid.app.ports import (
     Change,
     ConflictError,
@@ -47,6 +57,9 @@ from braid.app.ports import (
 )
 from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
 from braid.core.lifecycle import BOOKED, State, transition_problem
+
+# Cursor values a transaction took -> the (id, version) of what it wrote under each.
+_Written = dict[int, set[tuple[str, int]]]
 
 
 class SqlRepository:
@@ -69,9 +82,32 @@ class SqlRepository:
             if engine.dialect.name == "postgresql"
             else engine
         )
+        self._feed: CursorListener | None = None
+
+    def change_feed(self, connect: Connect | None = None) -> CursorListener | None:
+        """The listener that hears every committed cursor value (PostgreSQL), else None.
+
+        One per repository, made on the first call (with `connect`, when
+        given, to open its connections), not started: the service starts
+        and stops it.
+        """
+        if self._feed is None and supports_notifications(self.engine):
+            self._feed = CursorListener(connect or engine_connector(self.engine))
+        return self._feed
+
+    @contextmanager
+    def _transaction(self) -> Iterator[tuple[Connection, _Written]]:
+        """A write transaction; once it commits, the feed learns the cursor values it took."""
+        written: _Written = {}
+        with collisions_as_conflicts(), self._writer.begin() as connection:
+            yield connection, written
+        if self._feed is not None and written:
+            self._feed.wrote(written)
 
     def close(self) -> None:
-        """Close pooled connections (the repository is unusable afterwards)."""
+        """Stop the change listener and close pooled connections (unusable afterwards)."""
+        if self._feed is not None:
+            self._feed.stop()
         self.engine.dispose()
 
     # -- reservations --------------------------------------------------------
@@ -98,12 +134,13 @@ class SqlRepository:
         decides inside the query (no record is built per row: the fast path).
         """
         step = WriteStep(change, validate, action, expected_version)
-        with collisions_as_conflicts(), self._writer.begin() as connection:
-            return self._write(connection, step, now, actor, counting)
+        with self._transaction() as (connection, written):
+            return self._write(connection, written, step, now, actor, counting)
 
     def _write(
         self,
         connection: Connection,
+        written: _Written,
         step: WriteStep,
         now: int,
         actor: str,
@@ -128,15 +165,20 @@ class SqlRepository:
             detail={"version": stored.version},
         )
         writes.log(connection, entry)
-        writes.advance_cursor(connection, reservation.id, change.topology_version)
+        seq = writes.advance_cursor(connection, reservation.id, change.topology_version)
+        written.setdefault(seq, set()).add((stored.id, stored.version))
         return stored
 
     def write_new(
         self, items: Sequence[tuple[WriteStep, str]], *, now: int
     ) -> list[Reservation | ConflictError]:
         """See `Repository.write_new`: one transaction, link locks taken once for all."""
-        with collisions_as_conflicts(), self._writer.begin() as connection:
-            return batch.write_new(connection, items, now)
+        with self._transaction() as (connection, written):
+            outcomes, seq = batch.write_batch(connection, items, now)
+            if seq is not None and self._feed is not None:
+                # The batch took one cursor value for all its stored rows.
+                written[seq] = {(o.id, o.version) for o in outcomes if isinstance(o, Reservation)}
+            return outcomes
 
     def set_state(
         self, reservation_id: str, state: State, *, now: int, actor: str, detail: Mapping[str, Any]
@@ -148,11 +190,12 @@ class SqlRepository:
         at or after `hold_expires_at`, raises ConflictError. An unknown id
         raises KeyError.
         """
-        with collisions_as_conflicts(), self._writer.begin() as connection:
-            return self._set_state(connection, StateStep(reservation_id, state, detail), now, actor)
+        step = StateStep(reservation_id, state, detail)
+        with self._transaction() as (connection, written):
+            return self._set_state(connection, written, step, now, actor)
 
     def _set_state(
-        self, connection: Connection, step: StateStep, now: int, actor: str
+        self, connection: Connection, written: _Written, step: StateStep, now: int, actor: str
     ) -> Reservation:
         reservation_id, state = step.reservation_id, step.state
         old = writes.current(connection, reservation_id)
@@ -172,8 +215,10 @@ class SqlRepository:
         writes.set_counts_until(connection, reservation_id, until)
         entry = AuditEntry(now, actor, reservation_id, "state", old.state, state.value, step.detail)
         writes.log(connection, entry)
-        writes.advance_cursor(connection, reservation_id)
-        return self._reread(connection, reservation_id)
+        seq = writes.advance_cursor(connection, reservation_id)
+        stored = self._reread(connection, reservation_id)
+        written.setdefault(seq, set()).add((stored.id, stored.version))
+        return stored
 
     def apply(
         self,
@@ -191,22 +236,23 @@ class SqlRepository:
         links = {
             load.link for step in steps if isinstance(step, WriteStep) for load in step.change.loads
         }
-        with collisions_as_conflicts(), self._writer.begin() as connection:
+        with self._transaction() as (connection, written):
             writes.lock_links(connection, links)
-            return [self._step(connection, step, now, actor, counting) for step in steps]
+            return [self._step(connection, written, step, now, actor, counting) for step in steps]
 
     def _step(
         self,
         connection: Connection,
+        written: _Written,
         step: Step,
         now: int,
         actor: str,
         counting: Callable[[Reservation], bool] | None,
     ) -> Reservation | TopologyVersion:
         if isinstance(step, WriteStep):
-            return self._write(connection, step, now, actor, counting)
+            return self._write(connection, written, step, now, actor, counting)
         if isinstance(step, StateStep):
-            return self._set_state(connection, step, now, actor)
+            return self._set_state(connection, written, step, now, actor)
         return self._put_topology(connection, step.data, now, actor)
 
     @staticmethod
