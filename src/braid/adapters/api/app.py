@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from braid.adapters.api import availability, health, reservations, topology
 from braid.adapters.api.errors import install_error_handlers
 from braid.adapters.api.interdomain import mount_interdomain
-from braid.adapters.api.middleware import BodyLimit, CrashGuard, RequestMetrics
+from braid.adapters.api.middleware import RequestGuard
 from braid.app.interdomain import InterdomainService
 from braid.app.service import ReservationService
 from braid.app.settings import Settings
@@ -42,17 +42,20 @@ def create_app(
             {"name": "topology", "description": "the network and its maintenance (operators)"},
             {"name": "health", "description": "liveness and Prometheus metrics"},
         ],
+        # braid exports Prometheus metrics (/metrics); FastAPI's own OpenTelemetry
+        # hooks would only look for a provider on every request.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.service = service
     app.state.settings = settings
+    app.state.store_check = health.StoreCheck()
+    # The routes themselves, not the routers: an included router is matched
+    # as a nested level on every request. Reservations first: the busiest.
     for module in (reservations, availability, topology, health):
-        app.include_router(module.router)
+        app.router.routes.extend(module.router.routes)
     mount_interdomain(app, interdomain)
     install_error_handlers(app)
-    # Added inner to outer: the body limit sits next to the app, the crash
-    # guard turns anything unmapped into a 500, and the metrics see every
-    # final status, 500s included.
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
-    app.add_middleware(CrashGuard)
-    app.add_middleware(RequestMetrics, counter=service.metrics.requests)
+    app.add_middleware(
+        RequestGuard, counter=service.metrics.requests, max_bytes=settings.max_body_bytes
+    )
     return app

@@ -8,8 +8,9 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from braid.adapters.api.deps import Caller, Service
+from braid.adapters.api.deps import Authorized
 from braid.adapters.api.models import AvailabilityOut, AvailabilityQuery
+from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
 
 router = APIRouter(tags=["availability"])
@@ -19,11 +20,12 @@ _FLAGS: Final = {"true": True, "false": False}
 
 
 @router.get("/v1/availability", response_model=AvailabilityOut, responses=errors(401, 422))
-def availability(
-    query: Annotated[AvailabilityQuery, Query()], user: Caller, service: Service
+async def availability(
+    query: Annotated[AvailabilityQuery, Query()], caller: Authorized
 ) -> JSONResponse:
     """Would this fit, when is the earliest slot, how much fits, which slots are free."""
-    return JSONResponse(service.availability(user, typed(query.given())))
+    answer = await off_loop(caller.service.availability, caller.user, typed(query.given()))
+    return JSONResponse(answer)
 
 
 def typed(query: dict[str, str]) -> dict[str, Any]:

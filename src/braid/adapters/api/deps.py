@@ -1,50 +1,56 @@
-"""Dependencies shared by the routers: the service and the caller."""
+"""What the routers depend on: the caller (with the service), resolved once per request."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from starlette.concurrency import run_in_threadpool
+from fastapi.openapi.models import HTTPBearer as HTTPBearerModel
+from fastapi.security.base import SecurityBase
 
+from braid.adapters.api.offload import off_loop
 from braid.app.auth import authenticate
 from braid.app.records import User
 from braid.app.service import ReservationService
-from braid.app.settings import Settings
-
-# Declares the scheme in /openapi.json (the "Authorize" button of /docs); the
-# header itself is checked by the service's `authenticate`, so the API and any
-# other front end accept and refuse exactly the same tokens.
-_bearer = HTTPBearer(auto_error=False, description="a token from `braid token create`")
 
 
-# The dependencies are `async`: FastAPI runs a plain `def` dependency in the
-# thread pool, a hop per dependency per request for what is a dict lookup.
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who is asking, and the service that answers them."""
+
+    user: User
+    service: ReservationService
 
 
-async def get_service(request: Request) -> ReservationService:
+def service_of(request: Request) -> ReservationService:
     service: ReservationService = request.app.state.service
     return service
 
 
-async def get_settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
+class _Bearer(SecurityBase):
+    """The bearer scheme as /openapi.json declares it, and the one dependency that checks it.
+
+    One dependency instead of three (service, header scheme, user): FastAPI's
+    dependency solving costs more per request than the token check itself.
+    Being a `SecurityBase` is what puts the scheme (the "Authorize" button of
+    /docs) and each route's security requirement into the document. The
+    header is checked by the service's `authenticate`, so the API and any
+    other front end accept and refuse exactly the same tokens.
+    """
+
+    def __init__(self) -> None:
+        self.model = HTTPBearerModel(description="a token from `braid token create`")
+        self.scheme_name = "HTTPBearer"
+
+    async def __call__(self, request: Request) -> Caller:
+        service = service_of(request)
+        header = request.headers.get("authorization")
+        user = service.tokens.get(header)
+        if user is None:
+            # Asking the store blocks: off the event loop.
+            user = await off_loop(authenticate, service.repo, header, service.tokens)
+        return Caller(user, service)
 
 
-async def current_user(
-    request: Request,
-    service: Annotated[ReservationService, Depends(get_service)],
-    _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> User:
-    header = request.headers.get("authorization")
-    cached = service.tokens.get(header)
-    if cached is not None:
-        return cached
-    # Asking the store blocks: off the event loop.
-    return await run_in_threadpool(authenticate, service.repo, header, service.tokens)
-
-
-Service = Annotated[ReservationService, Depends(get_service)]
-Caller = Annotated[User, Depends(current_user)]
+Authorized = Annotated[Caller, Depends(_Bearer())]

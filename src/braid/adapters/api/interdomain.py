@@ -16,7 +16,7 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from braid.adapters.api.deps import Caller
+from braid.adapters.api.deps import Authorized
 from braid.adapters.api.errors import error_response
 from braid.adapters.api.models import ErrorOut
 from braid.adapters.api.responses import errors
@@ -71,10 +71,12 @@ async def _off_loop(service: InterdomainService, call: Callable[..., T], *args: 
     responses=errors(401, 409, 413, 422) | _UNAVAILABLE,
     summary="Negotiate a multi-domain reservation (two-phase commit with every domain)",
 )
-async def reserve(body: InterdomainIn, user: Caller, request: Request) -> JSONResponse:
+async def reserve(body: InterdomainIn, caller: Authorized, request: Request) -> JSONResponse:
     """201 with the committed plan, or 409 with the reason (nothing is left held)."""
     service = _service(request)
-    outcome = await _off_loop(service, service.reserve, user, body.model_dump(exclude_none=True))
+    outcome = await _off_loop(
+        service, service.reserve, caller.user, body.model_dump(exclude_none=True)
+    )
     if outcome.committed:
         return JSONResponse(outcome.view, status_code=201)
     if outcome.unreachable:
@@ -89,20 +91,22 @@ async def reserve(body: InterdomainIn, user: Caller, request: Request) -> JSONRe
 
 @router.get("", responses=errors(401, 422) | _UNAVAILABLE)
 async def find(
-    user: Caller,
+    caller: Authorized,
     request: Request,
     limit: Annotated[int, Query(ge=1, le=LIST_LIMIT)] = 100,
 ) -> JSONResponse:
     """The caller's multi-domain reservations, newest first (operators: everyone's)."""
     service = _service(request)
-    return JSONResponse({"reservations": await _off_loop(service, service.find, user, limit)})
+    return JSONResponse(
+        {"reservations": await _off_loop(service, service.find, caller.user, limit)}
+    )
 
 
 @router.get("/{reservation_id}", responses=errors(401, 404) | _UNAVAILABLE)
-async def show(reservation_id: str, user: Caller, request: Request) -> JSONResponse:
+async def show(reservation_id: str, caller: Authorized, request: Request) -> JSONResponse:
     """One reservation with its paths, per-domain amounts, VLANs, rule plan and trace."""
     service = _service(request)
-    return JSONResponse(await _off_loop(service, service.get, user, reservation_id))
+    return JSONResponse(await _off_loop(service, service.get, caller.user, reservation_id))
 
 
 def mount_interdomain(app: FastAPI, service: InterdomainService | None) -> None:

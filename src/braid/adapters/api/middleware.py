@@ -1,74 +1,56 @@
-"""Plain ASGI middleware: request metrics, a body-size limit and a last-resort 500.
+"""`RequestGuard`: request metrics, a body-size limit and a last-resort 500, in one ASGI layer.
 
-Plain ASGI rather than Starlette's BaseHTTPMiddleware: these wrap `receive`
-and `send` directly, so they neither buffer bodies nor change how errors
-propagate.
+Plain ASGI rather than Starlette's BaseHTTPMiddleware: it wraps `receive`
+and `send` directly, so it neither buffers bodies nor changes how errors
+propagate. One layer for the three jobs, because every layer costs a
+coroutine and two wrapped callables on every request.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 from prometheus_client import Counter
-from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
 
 
-class RequestMetrics:
-    """Counts requests by method, route template (not raw path) and status."""
+class RequestGuard:
+    """Counts every request, refuses bodies over `max_bytes` (413), turns a crash into a 500.
 
-    def __init__(self, app: ASGIApp, counter: Counter) -> None:
-        self.app = app
-        self.counter = counter
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        status = 500
-
-        async def counting_send(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-            await send(message)
-
-        try:
-            await self.app(scope, receive, counting_send)
-        finally:
-            # The router records the matched route in the shared scope; raw
-            # paths would give one time series per reservation id.
-            route = scope.get("route")
-            template = getattr(route, "path", None) or "unmatched"
-            self.counter.labels(method=scope["method"], route=template, status=str(status)).inc()
-
-
-class BodyLimit:
-    """Refuses bodies over `max_bytes` with 413, by Content-Length and by counting.
-
-    The checks run when the endpoint reads the body (after routing), so the
-    request is still counted under its route; a body that lies about its
-    length is stopped as soon as the bytes received pass the limit.
+    - Metrics: requests by method, route template (not raw path) and final
+      status, 500s included.
+    - Body limit: by Content-Length and by counting the bytes received. The
+      checks run when the endpoint reads the body (after routing), so the
+      request is still counted under its route; a body that lies about its
+      length is stopped as soon as the bytes received pass the limit.
+    - Crash guard: any exception nobody mapped becomes a short 500 in the
+      error shape, and is logged.
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, counter: Counter, max_bytes: int) -> None:
         self.app = app
+        self.counter = counter
         self.max_bytes = max_bytes
+        # Children of the counter by label values: `labels()` validates and
+        # locks on every call, a dict lookup does not.
+        self._counted: dict[tuple[str, str, str], Any] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = Headers(scope=scope).get("content-length")
+        status = 0  # 0 until the response starts
+        declared = _content_length(scope)
         received = 0
 
         async def limited_receive() -> Message:
             nonlocal received
-            if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            if declared > self.max_bytes:
                 raise self._too_large()
             message = await receive()
             if message["type"] == "http.request":
@@ -77,7 +59,33 @@ class BodyLimit:
                     raise self._too_large()
             return message
 
-        await self.app(scope, limited_receive, send)
+        async def watching_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, watching_send)
+        except Exception:
+            log.exception("unhandled error in %s %s", scope["method"], scope["path"])
+            if status:
+                raise  # too late for a clean answer; let the server close the connection
+            status = 500
+            await _send_internal_error(send)
+        finally:
+            self._count(scope, status or 500)
+
+    def _count(self, scope: Scope, status: int) -> None:
+        # The router records the matched route in the shared scope; raw
+        # paths would give one time series per reservation id.
+        template = getattr(scope.get("route"), "path", None) or "unmatched"
+        key = (scope["method"], template, str(status))
+        child = self._counted.get(key)
+        if child is None:
+            child = self.counter.labels(method=key[0], route=key[1], status=key[2])
+            self._counted[key] = child
+        child.inc()
 
     def _too_large(self) -> HTTPException:
         # FastAPI re-raises HTTPExceptions met while reading the body, so this
@@ -85,31 +93,12 @@ class BodyLimit:
         return HTTPException(413, f"the body is larger than {self.max_bytes} bytes")
 
 
-class CrashGuard:
-    """Any exception nobody mapped becomes a short 500 in the error shape, and is logged."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-
-        async def watching_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, receive, watching_send)
-        except Exception:
-            log.exception("unhandled error in %s %s", scope["method"], scope["path"])
-            if started:
-                raise  # too late for a clean answer; let the server close the connection
-            await _send_internal_error(send)
+def _content_length(scope: Scope) -> int:
+    """The declared Content-Length, or -1 when absent or not a plain number."""
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            return int(value) if value.isdigit() else -1
+    return -1
 
 
 async def _send_internal_error(send: Send) -> None:

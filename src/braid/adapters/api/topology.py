@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Final
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
-from braid.adapters.api.deps import Caller, Service
+from braid.adapters.api.deps import Authorized
+from braid.adapters.api.health import store_check
 from braid.adapters.api.models import (
     MaintenanceIn,
     MaintenanceOut,
@@ -15,6 +17,7 @@ from braid.adapters.api.models import (
     TopologyOut,
     TopologyPutOut,
 )
+from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
 from braid.app import operations
 
@@ -26,26 +29,29 @@ _READ_ONLY: Final = ("v", "version")
 
 
 @router.get("/v1/topology", response_model=TopologyOut, responses=errors(401))
-def get_topology(user: Caller, service: Service) -> JSONResponse:
+async def get_topology(caller: Authorized) -> JSONResponse:
     """The current topology version, normalised (capacities in Mbit/s)."""
-    del user  # any authenticated caller may read it
-    return JSONResponse(operations.get_topology(service))
+    # Any authenticated caller may read it.
+    return JSONResponse(await off_loop(operations.get_topology, caller.service))
 
 
 @router.put(
     "/v1/topology", response_model=TopologyPutOut, responses=errors(401, 403, 409, 413, 422)
 )
-def put_topology(
+async def put_topology(
     body: TopologyIn,
-    user: Caller,
-    service: Service,
+    caller: Authorized,
+    request: Request,
     force: Annotated[
         bool, Query(description="mark reservations that no longer fit as failed")
     ] = False,
 ) -> JSONResponse:
     """Store a new topology version (operators); refuses if bookings would no longer fit."""
     data = {k: v for k, v in body.sent().items() if k not in _READ_ONLY}
-    return JSONResponse(operations.put_topology(service, user, data, force=force))
+    put = partial(operations.put_topology, force=force)
+    answer = await off_loop(put, caller.service, caller.user, data)
+    store_check(request).forget()  # /healthz shows the new version at once
+    return JSONResponse(answer)
 
 
 @router.post(
@@ -54,6 +60,7 @@ def put_topology(
     response_model=MaintenanceOut,
     responses=errors(401, 403, 409, 413, 422),
 )
-def maintenance(body: MaintenanceIn, user: Caller, service: Service) -> JSONResponse:
+async def maintenance(body: MaintenanceIn, caller: Authorized) -> JSONResponse:
     """Take a link or node out for a window (operators); affected bookings are re-routed."""
-    return JSONResponse(operations.maintenance(service, user, body.sent()), status_code=201)
+    answer = await off_loop(operations.maintenance, caller.service, caller.user, body.sent())
+    return JSONResponse(answer, status_code=201)
