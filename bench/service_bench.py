@@ -63,7 +63,8 @@ from service_store import (
 
 # Sizes relative to the preloaded bookings: the latency run asks for twice as
 # much (so a fair share is refused and both answers are timed), the throughput
-# run for the same (most fit, as in a busy but working network).
+# run for the same sizes as the bookings in place (about half of them fit: what
+# the store's load leaves, not a tuned share).
 LATENCY_SCALE, THROUGHPUT_SCALE = 2.0, 1.0
 WARM_UP_POSTS = 20
 # GET /healthz per client thread when measuring what the clients can issue.

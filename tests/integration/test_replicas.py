@@ -464,3 +464,31 @@ def test_a_replica_whose_clock_lags_by_a_second_at_a_hold_expiry_keeps_answering
     finally:
         for repo in repos:
             repo.close()
+
+
+def test_a_modification_plans_on_what_the_other_replica_booked(tmp_path: Path) -> None:
+    """Replica B widens its booking after A filled the rest of its link: B moves it elsewhere.
+
+    B's mirror last read the store before A's booking. Keeping the same path
+    would overbook A-B-1 (the store refuses that write), so B must catch up
+    and move the booking to a link with room rather than retry on a stale
+    view until it gives up.
+    """
+    database = f"sqlite:///{tmp_path / 'modify.db'}"
+    repos = [open_repository(database), open_repository(database)]
+    try:
+        a = ReservationService(repos[0], clock=lambda: BASE - 3600)
+        a.start(TOPOLOGY)
+        b = ReservationService(repos[1], clock=lambda: BASE - 3600)
+        b.start()
+        alice, window = User("alice", "user"), {"start": iso(BASE), "end": iso(BASE + 900)}
+        a_to_b: dict[str, Any] = {"src": "A", "dst": "B", **window}
+        mine = b.reserve(alice, {**a_to_b, "bandwidth": 5})
+        theirs = a.reserve(alice, {**a_to_b, "bandwidth": 5})
+        assert [p["links"] for p in mine["paths"]] == [p["links"] for p in theirs["paths"]]
+        wider = b.modify(alice, mine["id"], {"bandwidth": 10})
+        assert wider["bandwidth"] == 10
+        assert wider["paths"][0]["links"] != theirs["paths"][0]["links"]
+    finally:
+        for repo in repos:
+            repo.close()

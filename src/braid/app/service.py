@@ -219,14 +219,19 @@ class ReservationService:
             raise InputError(unknown[0], "only 'end' and 'bandwidth' can be modified")
         if not body:
             raise InputError("", "give a new 'end', a new 'bandwidth', or both")
+        refused = False
         for _ in range(ATTEMPTS):
             now = self.clock()
             old = self._visible(user, reservation_id)
             _require_booked(old, now)
+            # Plan on what other replicas booked too, as an admission does;
+            # after a refused write, read the store whatever the feed says.
+            self.live.catch_up(now, read=refused)
             new = self._replan(old, body, now)
             try:
                 stored = self.write_record(new, user, "modified", now, expected=old.version)
             except ConflictError:
+                refused = True
                 continue
             return reservation_view(stored, now)
         raise RejectedError("the reservation kept changing under us; try again")
