@@ -118,24 +118,26 @@ def postgres_rows(result: dict[str, Any]) -> list[TableRow]:
     ratio = two["admissions_per_s"] / one["admissions_per_s"] if one["admissions_per_s"] else 0
     rows: list[TableRow] = [
         (
-            "PostgreSQL: admissions/s, 8 clients, 2 replicas",
+            "PostgreSQL: admissions/s, 8 clients, 2 replicas" + _median_of(two),
             f"{two['admissions_per_s']:.0f}",
             f"≥ {FLOOR_ADMISSIONS_PER_S:g}",
             two["admissions_per_s"] >= FLOOR_ADMISSIONS_PER_S,
         ),
+        *_runs_row(two),
         _decisions_row(two),
         *latency_rows("2 replicas", two),
-        _check_row("PostgreSQL: overbooking after 2 replicas", two["check"]),
+        _check_row("PostgreSQL: overbooking after 2 replicas" + _every(two), two["check"]),
         *_capacity_rows(two),
         (
-            "PostgreSQL: admissions/s, 8 clients, 1 replica",
+            "PostgreSQL: admissions/s, 8 clients, 1 replica" + _median_of(one),
             f"{one['admissions_per_s']:.0f}",
             "",
             None,
         ),
+        *_runs_row(one),
         _decisions_row(one),
         *latency_rows("1 replica", one),
-        _check_row("PostgreSQL: overbooking after 1 replica", one["check"]),
+        _check_row("PostgreSQL: overbooking after 1 replica" + _every(one), one["check"]),
         ("2 replicas / 1 replica (admissions/s)", f"×{ratio:.2f}", "", None),
         (
             "PostgreSQL: ReservationService.reserve p50 (no HTTP, 1 thread)",
@@ -145,6 +147,23 @@ def postgres_rows(result: dict[str, Any]) -> list[TableRow]:
         ),
     ]
     return rows
+
+
+def _median_of(result: dict[str, Any]) -> str:
+    runs = result.get("all_admissions_per_s", [])
+    return f" (median of {len(runs)} runs)" if len(runs) > 1 else ""
+
+
+def _every(result: dict[str, Any]) -> str:
+    return ", every run" if len(result.get("all_admissions_per_s", [])) > 1 else ""
+
+
+def _runs_row(result: dict[str, Any]) -> list[TableRow]:
+    """Every run's admissions/s in the order run, when there were several."""
+    runs = result.get("all_admissions_per_s", [])
+    if len(runs) < 2:
+        return []
+    return [("  every run, in order", " / ".join(f"{r:.0f}" for r in runs), "", None)]
 
 
 def _capacity_rows(result: dict[str, Any]) -> list[TableRow]:
@@ -207,7 +226,12 @@ def write_json(path: str, document: dict[str, Any]) -> None:
 def failures(sqlite: dict[str, Any], pg: dict[str, Any]) -> list[str]:
     """Anything that makes the run wrong rather than slow: overbooking, unexpected statuses."""
     runs = {"SQLite HTTP": sqlite["http"]}
-    runs.update({f"PostgreSQL {k}": v for k, v in pg.items() if k.startswith("replicas_")})
+    for key, done in pg.items():
+        if key.startswith("runs_"):
+            count = key.removeprefix("runs_")
+            runs.update(
+                {f"PostgreSQL {count} replica(s), run {n + 1}": r for n, r in enumerate(done)}
+            )
     out = []
     for name, figures_ in runs.items():
         if figures_["check"]["overbooked"]:
