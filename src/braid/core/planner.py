@@ -21,6 +21,7 @@ from braid.core.multipath.maxflow import flow_ceiling
 from braid.core.network import Allocation, Booking, Network
 from braid.core.requests import Release, Request
 from braid.core.schedule import all_slots, earliest_start, fixed_path, widest
+from braid.core.search import widest_width
 from braid.core.tenants import TenantAllocator, TenantRequest
 from braid.core.topology import Topology
 from braid.core.units import format_bandwidth, to_mbps
@@ -259,6 +260,15 @@ class Planner:
         path, width = found
         return SplitPlan.single(Allocation(path, width), mode=r.split, max_flow=width)
 
+    def _widest_width(self, r: Request, start: int, end: int) -> int:
+        """What `_widest_plan` grants in all, without tracing its path when it has one path."""
+        if r.max_paths > 1:
+            plan = self._widest_plan(r, start, end)
+            return sum(a.bandwidth for a in plan.allocations) if plan else 0
+        view = self.network.window(start, end, symmetric=r.symmetric)
+        view.prefetch()  # the widest path reads most links
+        return widest_width(self.network.topology, r.src, r.dst, view.usable)
+
     def _max_flow(self, r: Request, start: int, end: int, *, at_least: int = 0) -> int:
         """The max-flow bound between the request's endpoints in [start, end).
 
@@ -312,8 +322,7 @@ class Planner:
                     f"a split over several paths (max_paths >= 2) could carry it: "
                     f"max-flow bound {format_bandwidth(bound)}"
                 )
-        widest_plan = self._widest_plan(r, start, start + duration)
-        best = sum(a.bandwidth for a in widest_plan.allocations) if widest_plan else 0
+        best = self._widest_width(r, start, start + duration)
         alternatives["max_bandwidth"] = to_mbps(best)
         hints.append(f"highest feasible bandwidth in the window: {format_bandwidth(best)}")
         return d.decision(r.id, "rejected", reason="; ".join(hints), alternatives=alternatives)

@@ -10,16 +10,18 @@ Both are static, so they are computed once per topology.
 
 from __future__ import annotations
 
+import heapq
 import weakref
 from collections import deque
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Container, Sequence
 
-from braid.core.search import widest_path
 from braid.core.topology import Hop, Topology
+from braid.core.units import UNBOUNDED
 
-# Hop counts from at most this many sources are kept (afresh when full).
+# Hop counts, and static widths, from at most this many sources are kept
+# (afresh when full).
 RECENT_SOURCES = 256
-# Static widths of at most this many pairs are kept (afresh when full).
+# The relevant nodes of at most this many pairs are kept (afresh when full).
 RECENT_PAIRS = 4096
 
 
@@ -49,7 +51,9 @@ class _Static:
         self.removed = frozenset(removed)
         self.core = frozenset(topology.nodes) - self.removed
         self.ranks: dict[str, dict[str, int]] = {}
-        self.widths: dict[tuple[str, str], int] = {}
+        self.widths: dict[str, dict[str, int]] = {}
+        self.kept: dict[tuple[str, str], Container[str]] = {}
+        self.nodes = topology.nodes
         self.order = tuple(topology.nodes)
         # Within the core alone: each node's hops, and the nodes that are
         # more than a pass-through between two others.
@@ -100,23 +104,60 @@ def core_of(topology: Topology) -> _Static:
 def static_width(topology: Topology, src: str, dst: str) -> int:
     """The widest bottleneck between two nodes with nothing booked (0 if unconnected).
 
-    No request wider than this ever fits one path, whatever the window.
+    No request wider than this ever fits one path, whatever the window. A
+    link carries its capacity both ways, so the widths from either end serve.
     """
-    static = _static(topology)
-    key = (src, dst)
-    found = static.widths.get(key)
+    widths = _static(topology).widths
+    found = widths.get(src)
     if found is None:
-        if len(static.widths) >= RECENT_PAIRS:
-            static.widths.clear()  # simple, and safe if threads share it
-        links = topology.links
-        best = widest_path(topology, src, dst, lambda hop: links[hop.link].capacity)
-        found = static.widths[key] = 0 if best is None else best[1]
-    return found
+        found = widths.get(dst)
+        if found is not None:
+            return found.get(src, 0)
+        if len(widths) >= RECENT_SOURCES:
+            widths.clear()  # simple, and safe if threads share it
+        found = widths[src] = _widths_from(topology, src)
+    return found.get(dst, 0)
+
+
+def _widths_from(topology: Topology, src: str) -> dict[str, int]:
+    """The widest bottleneck from src to every node it reaches over links with capacity."""
+    links = topology.links
+    width = {src: UNBOUNDED}
+    heap = [(-UNBOUNDED, src)]
+    done: dict[str, int] = {}
+    while heap:
+        negative, node = heapq.heappop(heap)
+        if node in done:
+            continue
+        done[node] = -negative
+        for hop in topology.hops(node):
+            grown = min(-negative, links[hop.link].capacity)
+            if grown > width.get(hop.to, 0):
+                width[hop.to] = grown
+                heapq.heappush(heap, (-grown, hop.to))
+    return done
 
 
 def relevant_nodes(topology: Topology, ends: Collection[str]) -> set[str] | None:
     """Nodes some simple path between `ends` may visit; None when that may be any node."""
     return _static(topology).relevant(ends)
+
+
+def relevant_between(topology: Topology, src: str, dst: str) -> Container[str]:
+    """`relevant_nodes` of two ends, kept for the pair (every node if all may be visited).
+
+    Searches between the ends skip the other nodes: none is on a simple path
+    between them, nor improves one. Do not modify the result.
+    """
+    static = _static(topology)
+    key = (src, dst)
+    found = static.kept.get(key)
+    if found is None:
+        if len(static.kept) >= RECENT_PAIRS:
+            static.kept.clear()  # simple, and safe if threads share it
+        relevant = static.relevant(key)
+        found = static.kept[key] = static.nodes if relevant is None else frozenset(relevant)
+    return found
 
 
 def hop_counts(topology: Topology, src: str) -> dict[str, int]:

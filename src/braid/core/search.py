@@ -15,14 +15,23 @@ from typing import Any
 
 from braid.core.landmarks import landmarks
 from braid.core.paths import Path
+from braid.core.reach import relevant_between
+from braid.core.sides import Usable, remember_side, same_both_ways
 from braid.core.topology import Hop, Topology
+from braid.core.units import UNBOUNDED
 
-Usable = Callable[[Hop], int]
+__all__ = [
+    "UNBOUNDED",
+    "Usable",
+    "best_path",
+    "shortest_feasible_path",
+    "widest_path",
+    "widest_width",
+]
+
 Label = tuple[Any, ...]
 # How a label grows over one hop; None when the hop cannot be taken.
 Extend = Callable[[Label, Hop], Label | None]
-
-UNBOUNDED = 1 << 80  # a width larger than any link's capacity
 
 
 def best_path(
@@ -64,9 +73,12 @@ def shortest_feasible_path(
     to float rounding between paths whose latencies differ by ~1e-12 ms).
     Heap entries are (latency + bound, hops, node).
     """
-    if src != dst and _cut_off(topology, src, dst, usable, need):
-        return None
-    adjacency = topology.adjacency
+    if src != dst:
+        walled = _cut_off(topology, src, dst, usable, need)
+        if walled is not None:
+            remember_side(usable, (dst, src), need, False, walled)
+            return None
+    adjacency, relevant = topology.adjacency, relevant_between(topology, src, dst)
     finder = landmarks(topology)
     bound, latency_of = finder.bounds_to(dst), finder.latency
     best: dict[str, tuple[float, int]] = {src: (0.0, 0)}
@@ -84,7 +96,7 @@ def shortest_feasible_path(
         count += 1
         for hop in adjacency.get(node, ()):
             to = hop.to
-            if to in done:
+            if to in done or to not in relevant:
                 continue
             grown = (latency + latency_of[hop.link], count)
             old = best.get(to)
@@ -93,6 +105,9 @@ def shortest_feasible_path(
                 best[to] = grown
                 came[to] = (node, hop)
                 heapq.heappush(heap, (grown[0] + bound[to], count, to))
+    # Every node src reaches with room was taken (of those a simple path to
+    # dst may visit): a wall surrounds them.
+    remember_side(usable, (src, dst), need, True, done)
     return None
 
 
@@ -102,37 +117,43 @@ def shortest_feasible_path(
 _CUT_OFF_NODES = 16
 
 
-def _cut_off(topology: Topology, src: str, dst: str, usable: Usable, need: int) -> bool:
-    """Whether a few nodes around dst, all unreachable from src, wall dst in."""
+def _cut_off(topology: Topology, src: str, dst: str, usable: Usable, need: int) -> set[str] | None:
+    """The few nodes around dst, all unreachable from src, that reach dst with room, if any.
+
+    None when they are more than a few, or src is among them.
+    """
     # A symmetric window offers the same both ways: no need to turn hops round.
-    view = getattr(usable, "__self__", None)
-    same_both_ways = bool(getattr(view, "symmetric", False)) and usable == getattr(
-        view, "usable", None
-    )
+    turn = not same_both_ways(usable)
+    relevant = relevant_between(topology, src, dst)
     seen = {dst}
     todo = [dst]
     while todo:
         if len(seen) > _CUT_OFF_NODES:
-            return False
+            return None
         node = todo.pop()
         for hop in topology.hops(node):
-            if hop.to in seen:
+            if hop.to in seen or hop.to not in relevant:
                 continue
-            into = hop if same_both_ways else Hop(hop.link, node, not hop.forward)
+            into = Hop(hop.link, node, not hop.forward) if turn else hop
             if usable(into) >= need:
                 if hop.to == src:
-                    return False
+                    return None
                 seen.add(hop.to)
                 todo.append(hop.to)
-    return True
+    return seen
 
 
-def widest_path(topology: Topology, src: str, dst: str, usable: Usable) -> tuple[Path, int] | None:
+def widest_path(
+    topology: Topology, src: str, dst: str, usable: Usable, *, skip_dead_ends: bool = True
+) -> tuple[Path, int] | None:
     """The path with the largest bottleneck; among equals, the lowest latency.
 
     `best_path` with the label (-width, latency) written out, as above.
+    Dead ends (see `reach`) are skipped unless `skip_dead_ends` is False, as
+    it must be on a topology whose hops do not all go both ways.
     """
     links, adjacency = topology.links, topology.adjacency
+    relevant = relevant_between(topology, src, dst) if skip_dead_ends else topology.nodes
     best: dict[str, tuple[int, float]] = {src: (-UNBOUNDED, 0.0)}
     came: dict[str, tuple[str, Hop]] = {}
     heap: list[tuple[int, float, str]] = [(-UNBOUNDED, 0.0, src)]
@@ -146,7 +167,7 @@ def widest_path(topology: Topology, src: str, dst: str, usable: Usable) -> tuple
         done.add(node)
         for hop in adjacency.get(node, ()):
             to = hop.to
-            if to in done:
+            if to in done or to not in relevant:
                 continue
             width = usable(hop)
             if width > -negative:
@@ -162,82 +183,35 @@ def widest_path(topology: Topology, src: str, dst: str, usable: Usable) -> tuple
     return None
 
 
-def walled_in(
-    topology: Topology, ends: tuple[str, str], usable: Usable, need: int, *, out: bool = True
-) -> list[tuple[Hop, int]] | None:
-    """The wall around what `ends[0]` joins over hops with `need` free, or None if `ends[1]` too.
+def widest_width(topology: Topology, src: str, dst: str, usable: Usable) -> int:
+    """The bottleneck of `widest_path` alone (0 if no path has room): no path is traced.
 
-    Joined are the nodes reached from `ends[0]` (`out`) or reaching it
-    (not `out`) over hops with `need` free each; the wall is every hop
-    leaving them (or entering them), each with less than `need` free, and
-    what it has free. Every path between the ends crosses it. None when the
-    other end is joined: then some path has `need` free throughout.
+    The largest bottleneck is one number however ties between paths fall, so
+    the label is the width alone.
     """
-    side = _Side(topology, ends, usable, need, out)
-    while side.todo:
-        if side.grow():
-            return None
-    return side.wall()
-
-
-def nearer_wall(
-    topology: Topology, ends: tuple[str, str], usable: Usable, need: int
-) -> list[tuple[Hop, int]] | None:
-    """The wall of `walled_in` around src or dst, whichever is found first.
-
-    Both sides grow a node at a time in turn, so the search costs about
-    twice the smaller side: a refused request is mostly walled in close
-    to one end, and the other side may be most of the network.
-    """
-    src, dst = ends
-    sides = (
-        _Side(topology, (src, dst), usable, need, True),
-        _Side(topology, (dst, src), usable, need, False),
-    )
-    # A node joined to both ends lies on a path with room throughout.
-    sides[0].meets, sides[1].meets = sides[1].side, sides[0].side
-    while True:
-        for side in sides:
-            if not side.todo:
-                return side.wall()
-            if side.grow():
-                return None
-
-
-class _Side:
-    """The nodes joined to one end so far, and the hops found lacking room."""
-
-    def __init__(
-        self, topology: Topology, ends: tuple[str, str], usable: Usable, need: int, out: bool
-    ) -> None:
-        self.topology, self.usable, self.need, self.out = topology, usable, need, out
-        self.end = ends[0]
-        self.side = {self.end}
-        self.meets = {ends[1]}  # nodes whose joining means the other end is joined
-        self.todo = [self.end]
-        self.crossing: list[tuple[Hop, int, str]] = []
-
-    def grow(self) -> bool:
-        """Join the nodes one more node reaches with room; True if that takes in the other end."""
-        node = self.todo.pop()
-        side, need = self.side, self.need
-        for hop in self.topology.hops(node):
-            if hop.to in side:
+    adjacency = topology.adjacency
+    relevant = relevant_between(topology, src, dst)
+    best: dict[str, int] = {src: UNBOUNDED}
+    heap: list[tuple[int, str]] = [(-UNBOUNDED, src)]
+    done: set[str] = set()
+    while heap:
+        negative, node = heapq.heappop(heap)
+        if node == dst:
+            return -negative
+        if node in done:
+            continue
+        done.add(node)
+        for hop in adjacency.get(node, ()):
+            to = hop.to
+            if to in done or to not in relevant:
                 continue
-            step = hop if self.out else Hop(hop.link, node, not hop.forward)
-            width = self.usable(step)
-            if width < need:
-                self.crossing.append((step, width, hop.to))
-            elif hop.to in self.meets:
-                return True
-            else:
-                side.add(hop.to)
-                self.todo.append(hop.to)
-        return False
-
-    def wall(self) -> list[tuple[Hop, int]]:
-        # A hop to a node joined later is no longer in the wall.
-        return [(hop, width) for hop, width, beyond in self.crossing if beyond not in self.side]
+            width = usable(hop)
+            if width > -negative:
+                width = -negative
+            if width > best.get(to, 0):
+                best[to] = width
+                heapq.heappush(heap, (-width, to))
+    return 0
 
 
 def trace_path(src: str, dst: str, came: dict[str, tuple[str, Hop]]) -> Path:

@@ -18,6 +18,8 @@ BPS_PER_MBPS: Final = 1_000_000
 # An open-ended booking (a tenant without an end) lasts until this instant;
 # far beyond any calendar a network will see, yet still an exact integer.
 FOREVER: Final = 2**62
+# A width larger than any link's capacity.
+UNBOUNDED: Final = 1 << 80
 
 _MULTIPLIERS: Final = {
     "": BPS_PER_MBPS,  # a bare number means Mbit/s

@@ -18,7 +18,8 @@ from braid.core.reach import static_width
 from braid.core.requests import parse_request
 from braid.core.schedule import fixed_path
 from braid.core.schedule.walls import skip_walls
-from braid.core.search import UNBOUNDED, nearer_wall, walled_in, widest_path
+from braid.core.search import UNBOUNDED, widest_path
+from braid.core.sides import nearer_wall, walled_in
 from braid.core.topology import Topology, topology_from_dict
 from braid.core.units import to_mbps
 from tests.unit.core.netgen import HORIZON, feasible, loaded_networks

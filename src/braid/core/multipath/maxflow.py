@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 from braid.core.multipath.chains import Chain, Contraction
 from braid.core.network import Direction, WindowView
 from braid.core.paths import Path
-from braid.core.search import UNBOUNDED, walled_in, widest_path
+from braid.core.search import UNBOUNDED, widest_path
+from braid.core.sides import known_side, walled_in
 from braid.core.topology import Hop, Topology
 
 Usable = Callable[[Hop], int]
@@ -209,7 +210,10 @@ def flow_ceiling(
         return 0
     usable = _per_link(topology, usable, symmetric=symmetric, prefetch=False)
     best = UNBOUNDED
-    for ends, out in (((dst, src), False), ((src, dst), True)):
+    sides = [((dst, src), False), ((src, dst), True)]
+    # A side the window knows already (the refused search found it) costs least.
+    sides.sort(key=lambda side: known_side(usable, side[0], need, side[1]) is None)
+    for ends, out in sides:
         wall = walled_in(topology, ends, usable, need, out=out)
         if wall is None:
             return UNBOUNDED
@@ -338,7 +342,7 @@ def decompose(
         },
     )
     while value > 0:
-        found = widest_path(carrying, src, dst, remaining)
+        found = widest_path(carrying, src, dst, remaining, skip_dead_ends=False)
         if found is None:
             raise RuntimeError("flow decomposition lost track of the flow")
         path, width = found

@@ -11,13 +11,15 @@ a jump or two usually lands on the answer.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
-from braid.core.network import Network
-from braid.core.search import nearer_wall
+from braid.core.network import Direction, Network
+from braid.core.sides import nearer_wall
 from braid.core.timeline import Timeline
 from braid.core.topology import Hop
+
+Row = tuple[Direction, ...]  # the link directions a booking over one hop loads
 
 # Jumps tried, and hops of all their walls read, before the search falls
 # back to scanning every link.
@@ -48,6 +50,8 @@ def skip_walls(
     """
     topology = network.topology
     spent = 0
+    # Per row read so far: no start before this fits it (from the first lo on).
+    known: dict[Row, int] = {}
     for _ in range(jumps):
         if stop is not None and lo >= stop:
             return None, True
@@ -55,8 +59,8 @@ def skip_walls(
         wall = nearer_wall(topology, ends, usable, need)
         if wall is None:
             return lo, True  # a path has room throughout
-        rows = [_timelines(network, hop, symmetric) for hop, _ in wall]
-        room = _first_room(rows, need, duration, lo, stop)
+        rows = [_directions(network, hop, symmetric) for hop, _ in wall]
+        room = _first_room(network, rows, need, duration, (lo, stop), known)
         if room is None:
             return None, True  # no hop of the wall has room again in time
         lo = room
@@ -67,23 +71,32 @@ def skip_walls(
 
 
 def _first_room(
-    rows: Sequence[Sequence[Timeline]], need: int, duration: int, lo: int, stop: int | None
+    network: Network,
+    rows: Sequence[Row],
+    need: int,
+    duration: int,
+    starts: tuple[int, int | None],
+    known: dict[Row, int],
 ) -> int | None:
     """The first start s >= lo (s < stop) at which some row has `need` free for `duration`.
 
-    A row is the timelines a booking over one hop loads. Rows are read a
-    stretch of starts at a time, all of them, so a row that stays full long
-    is not read beyond the stretch in which another has room.
+    A row is the link directions a booking over one hop loads. Rows are read
+    a stretch of starts at a time, all of them, so a row that stays full long
+    is not read beyond the stretch in which another has room. `known` holds,
+    per row read before from an earlier lo, a start before which none fits
+    it: reading resumes there, and it is kept up to date.
     """
-    rows = [row for row in rows if all(t.capacity >= need for t in row)]
-    reached = [lo] * len(rows)  # per row: no start before it fits
+    lo, stop = starts
+    timelines = network.timelines()
+    rows = [row for row in rows if all(timelines[key].capacity >= need for key in row)]
+    reached = [max(lo, known.get(row, lo)) for row in rows]  # per row: no start before fits
     until, stretch = lo, max(_FIRST_STRETCH, duration)
     while rows:
         until += stretch
         if stop is not None:
             until = min(until, stop)
-        for k, row in enumerate(rows):
-            reached[k] = _fit(row, need, duration, reached[k], until)
+        reached = _fits(network, rows, need, duration, reached, until)
+        known.update(zip(rows, reached, strict=True))
         best = min(reached)
         if best < until:
             return best
@@ -91,6 +104,24 @@ def _first_room(
             return None
         stretch *= 4
     return None
+
+
+def _fits(
+    network: Network,
+    rows: Sequence[Row],
+    need: int,
+    duration: int,
+    starts: list[int],
+    until: int,
+) -> list[int]:
+    """`_fit` of every row still short of `until`, from its start."""
+    timelines = network.timelines()
+    return [
+        _fit([timelines[key] for key in row], need, duration, start, until)
+        if start < until
+        else start
+        for row, start in zip(rows, starts, strict=True)
+    ]
 
 
 def _fit(row: Sequence[Timeline], need: int, duration: int, start: int, until: int) -> int:
@@ -112,7 +143,9 @@ def _fit(row: Sequence[Timeline], need: int, duration: int, start: int, until: i
 def _fit_one(timeline: Timeline, limit: int, duration: int, start: int, until: int) -> int:
     """`_fit` on one timeline, booked at most `limit` throughout the start's duration.
 
-    Walks the pieces once: a piece above the limit moves the start to its end.
+    A piece above the limit within the start's duration refuses every start
+    up to its end: the start moves past the last such piece at once. Only
+    the pieces after it are read one by one, the others are read in C.
     """
     times, levels = timeline._times, timeline._levels
     count = len(times)
@@ -120,24 +153,24 @@ def _fit_one(timeline: Timeline, limit: int, duration: int, start: int, until: i
     while start < until:
         if i >= 0 and levels[i] > limit:
             i += 1
-            if i == count:
-                return _NEVER  # the last level holds for ever
-            start = times[i]
-            continue
-        end = start + duration
-        j = i + 1
-        while j < count and times[j] < end and levels[j] <= limit:
-            j += 1
-        if j == count or times[j] >= end:
-            return start
-        i, start = j, times[j]
+        else:
+            j = bisect_left(times, start + duration, i + 1)  # pieces i + 1 .. j - 1 lie within
+            if j == i + 1 or max(levels[i + 1 : j]) <= limit:
+                return start
+            i = j - 1
+            while levels[i] <= limit:
+                i -= 1
+            i += 1  # the piece after the last one above the limit
+        if i == count:
+            return _NEVER  # the last level holds for ever
+        start = times[i]
     return start
 
 
-def _timelines(network: Network, hop: Hop, symmetric: bool) -> list[Timeline]:
-    """The timelines a booking over `hop` loads (one for both ways if they agree)."""
+def _directions(network: Network, hop: Hop, symmetric: bool) -> Row:
+    """The link directions a booking over `hop` loads (one for both ways if they agree)."""
     if symmetric and network.one_way.get(hop.link):
-        return [network.timeline(hop.link, True), network.timeline(hop.link, False)]
+        return ((hop.link, True), (hop.link, False))
     if symmetric:
-        return [network.forward[hop.link]]
-    return [network.timeline(hop.link, hop.forward)]
+        return ((hop.link, True),)
+    return ((hop.link, hop.forward),)
