@@ -161,6 +161,8 @@ def postgres_stage(run: Run) -> dict[str, Any]:
         for replicas, done in runs.items():
             out[f"replicas_{replicas}"] = median_run(done)
             out[f"runs_{replicas}"] = done
+        if "client_capacity" in runs[2][0]:  # probed after the first run only
+            out["replicas_2"]["client_capacity"] = runs[2][0]["client_capacity"]
         warm = run.bodies("warm", WARM_UP_POSTS, LATENCY_SCALE)
         posts = run.bodies("latency", run.sizes.latency_posts, LATENCY_SCALE)
         with task(run.progress, "PostgreSQL: ReservationService.reserve", len(posts)) as tick:
