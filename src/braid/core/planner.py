@@ -208,16 +208,7 @@ class Planner:
                 not_after,
                 **self._split_options(r),
             )
-        start = earliest_start(
-            self.network,
-            r.src,
-            r.dst,
-            r.bandwidth,
-            duration,
-            not_before,
-            not_after,
-            symmetric=r.symmetric,
-        )
+        start = self._single_path_start(r, duration, not_before, not_after)
         if start is None:
             return None
         path = fixed_path(
@@ -237,6 +228,17 @@ class Planner:
         if r.max_paths > 1:
             found = self._earliest_plan(r, duration, not_before, None)
             return None if found is None else found[0]
+        return self._single_path_start(r, duration, not_before, None, refused_at_start=True)
+
+    def _single_path_start(
+        self,
+        r: Request,
+        duration: int,
+        not_before: int,
+        not_after: int | None,
+        *,
+        refused_at_start: bool = False,
+    ) -> int | None:
         return earliest_start(
             self.network,
             r.src,
@@ -244,9 +246,9 @@ class Planner:
             r.bandwidth,
             duration,
             not_before,
-            None,
+            not_after,
             symmetric=r.symmetric,
-            refused_at_start=True,
+            refused_at_start=refused_at_start,
         )
 
     def _widest_plan(self, r: Request, start: int, end: int) -> SplitPlan | None:
