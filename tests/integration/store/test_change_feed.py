@@ -256,3 +256,16 @@ def kill(url: str, pid: int | None) -> None:
             connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
     finally:
         admin.dispose()
+
+
+def test_braid_sessions_run_without_jit_and_keep_the_callers_options(postgres_url: str) -> None:
+    """A generic plan's cost estimate must not make PostgreSQL compile a lookup of a few rows."""
+    engine = create_engine_from_url(
+        postgres_url, connect_args={"options": "-c statement_timeout=4321"}
+    )
+    try:
+        with engine.connect() as connection:
+            assert connection.execute(text("SHOW jit")).scalar_one() == "off"
+            assert connection.execute(text("SHOW statement_timeout")).scalar_one() == "4321ms"
+    finally:
+        engine.dispose()
