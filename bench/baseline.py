@@ -21,8 +21,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from braid.core.network import Network
-from braid.core.topology import Topology
+from braid.core.model.network import Network
+from braid.core.model.topology import Topology
 
 Direction = tuple[str, bool]
 Span = tuple[int, int]

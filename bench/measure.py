@@ -17,10 +17,10 @@ from typing import Any
 
 import baseline as base
 from baseline import KPath, Rows
-from braid.core.network import Allocation, Booking
-from braid.core.paths import Path
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.paths import Path
+from braid.core.model.topology import Topology
 from braid.core.schedule import all_slots, earliest_start, fixed_path, widest
-from braid.core.topology import Topology
 from workload import DAY, MAX_DURATION, MIN_DURATION, T0, WEEK, Tick, World, log_uniform
 
 K_PATHS = 10

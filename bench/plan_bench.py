@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from braid.core.topology import Topology
+from braid.core.model.topology import Topology
 from workload import DAY, MAX_DURATION, MIN_DURATION, T0, WEEK, SizeModel, Tick, log_uniform
 
 # Mostly fixed and earliest, as the issue asks; the rest exercise every path

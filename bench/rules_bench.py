@@ -31,8 +31,9 @@ from braid.adapters.southbound.controller import ControllerDriver
 from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.driver import SouthboundDriver
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox, missing_tools
-from braid.core.network import Allocation
-from braid.core.paths import Path as NetPath
+from braid.core.model.booking import Allocation
+from braid.core.model.paths import Path as NetPath
+from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.rules.changes import install_steps, make_before_break, removal_steps
 from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.labels import LabelPool
@@ -45,7 +46,6 @@ from braid.core.rules.model import (
     StepKind,
     SwitchPorts,
 )
-from braid.core.topology import Topology, topology_from_dict
 
 PATHS = 4
 SWITCHES = ["in", *(f"m{i}" for i in range(PATHS)), "out"]

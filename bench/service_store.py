@@ -30,9 +30,9 @@ from braid.app.records import User
 from braid.app.service import ReservationService
 from braid.app.timefmt import format_instant
 from braid.cli.serve_cmd import initial_topology
-from braid.core.loads import capacity_lookup, peak_problems
+from braid.core.model.loads import capacity_lookup, peak_problems
+from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.schedule import fixed_path
-from braid.core.topology import Topology, topology_from_dict
 from workload import MAX_DURATION, MIN_DURATION, WEEK, SizeModel, log_uniform, shared_data_dir
 from workload import size_model as fit_sizes
 

@@ -13,8 +13,8 @@ import argparse
 import os
 import time
 
-from braid.app.sim.success_rate import run_success_rate
-from braid.core.negotiation.sim_workload import SimConfig
+from braid.studies.success_rate.study import run_success_rate
+from braid.studies.success_rate.workload import SimConfig
 
 
 def timed(config: SimConfig, seed: int, workers: int) -> tuple[float, dict[str, object]]:

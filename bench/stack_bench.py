@@ -26,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from braid.core.network import Allocation, Booking, Network
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.network import Network
 from braid.core.schedule import earliest_start, fixed_path
 from workload import DAY, MAX_DURATION, MIN_DURATION, T0, WEEK, World, build_world, log_uniform
 

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from braid.adapters.topology_files import load_topology
-from braid.core.network import Allocation, Booking, Network
+from braid.core.graph.search import shortest_feasible_path
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.network import Network
+from braid.core.model.topology import Topology
 from braid.core.schedule import fixed_path
-from braid.core.search import shortest_feasible_path
-from braid.core.topology import Topology
 
 DAY = 86_400
 WEEK = 7 * DAY

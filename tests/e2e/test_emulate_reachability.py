@@ -7,8 +7,8 @@ from typer.testing import CliRunner
 
 from braid.adapters.emulation.iperf import ClientOptions, IperfError, IperfServer, run_client
 from braid.adapters.emulation.network import HostSpec
-from braid.app.emulation import EMULATOR, EmulationSession, SessionOptions
 from braid.cli.emulate_cmd import app
+from braid.emulation.session import EMULATOR, EmulationSession, SessionOptions
 from tests.e2e.emulation_fixtures import emulation_host
 
 pytestmark = [pytest.mark.e2e, pytest.mark.filterwarnings("ignore::DeprecationWarning")]

@@ -59,11 +59,11 @@ from braid.app.mirror import as_booking
 from braid.app.ports import Change
 from braid.app.records import Reservation, User
 from braid.app.service import ReservationService
-from braid.core.lifecycle import State
-from braid.core.loads import capacity_lookup, loads_of, peak_problems
-from braid.core.network import Allocation
-from braid.core.paths import Path as RoutePath
-from braid.core.topology import Topology, topology_from_dict
+from braid.core.model.booking import Allocation
+from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
+from braid.core.model.paths import Path as RoutePath
+from braid.core.model.topology import Topology, topology_from_dict
+from braid.core.planning.lifecycle import State
 from tests.integration.store.conftest import postgres_base_url
 
 TOPOLOGY: dict[str, Any] = {

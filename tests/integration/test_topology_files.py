@@ -363,7 +363,7 @@ def test_graphml_without_namespace(tmp_path: Path) -> None:
     assert data["links"] == [{"id": "x-y", "a": "x", "b": "y"}]
 
 
-# --- through the core (needs braid.core.topology.topology_from_dict) ----------------------
+# --- through the core (needs braid.core.model.topology.topology_from_dict) ----------------------
 
 
 def test_load_small_yaml_through_the_core(tmp_path: Path) -> None:

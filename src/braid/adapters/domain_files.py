@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from braid.adapters.topology_files import read_topology_dict
-from braid.core.domains import (
+from braid.core.model.topology import Topology, topology_from_dict
+from braid.core.negotiation.domains import (
     GlobalView,
     domain_topology_dict,
     global_view_from_dict,
     points_of,
     strip_domain_keys,
 )
-from braid.core.topology import Topology, topology_from_dict
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from braid.adapters.oscars import OscarsFormatError, is_oscars, oscars_to_dict
 from braid.core.errors import BraidError
 
 if TYPE_CHECKING:
-    from braid.core.topology import Topology
+    from braid.core.model.topology import Topology
 
 SUPPORTED_SUFFIXES = (".yaml", ".yml", ".json", ".graphml")
 
@@ -70,7 +70,7 @@ def load_topology(
 ) -> Topology:
     """Read a topology file and validate it into the core's model."""
     # Imported here so that reading files does not depend on the core's import graph.
-    from braid.core.topology import topology_from_dict
+    from braid.core.model.topology import topology_from_dict
 
     return topology_from_dict(
         read_topology_dict(path),

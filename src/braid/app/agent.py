@@ -17,6 +17,8 @@ from typing import TypeVar, cast
 from braid.adapters.domain_files import MultiDomainFile
 from braid.app.agent_store import AgentStore
 from braid.core.errors import InputError
+from braid.core.model.network import Network
+from braid.core.model.units import FOREVER
 from braid.core.negotiation.holds import (
     BadTokenError,
     Hold,
@@ -27,8 +29,6 @@ from braid.core.negotiation.holds import (
     StateConflictError,
     UnknownTransactionError,
 )
-from braid.core.network import Network
-from braid.core.units import FOREVER
 
 _TRANSACTION_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,128}$")

@@ -14,9 +14,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path as FilePath
 from typing import Any
 
+from braid.core.model.booking import Allocation
+from braid.core.model.paths import Path
 from braid.core.negotiation.holds import Hold, HoldState, SegmentAsk, VlanPick
-from braid.core.network import Allocation
-from braid.core.paths import Path
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS agent_holds (

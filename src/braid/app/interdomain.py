@@ -28,7 +28,7 @@ from braid.app.negotiation.results import NegotiationRequest, NegotiationResult,
 from braid.app.records import User
 from braid.app.timefmt import format_instant, parse_instant
 from braid.core.errors import BraidError, InputError
-from braid.core.units import parse_bandwidth, to_mbps
+from braid.core.model.units import parse_bandwidth, to_mbps
 
 T = TypeVar("T")
 MAX_PATHS: Final = 8

@@ -27,7 +27,7 @@ from braid.app.ports import (
     WriteStep,
 )
 from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
-from braid.core.lifecycle import (
+from braid.core.planning.lifecycle import (
     BOOKED,
     State,
     counts_against_capacity,

@@ -19,13 +19,14 @@ from typing import Final
 
 from braid.app.ports import ChangeFeed, FeedNews, Repository
 from braid.app.records import Reservation
-from braid.core.lifecycle import counts_against_capacity
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.network import Network
+from braid.core.model.timeline import OverbookingError
+from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.multipath import proportional_shares
-from braid.core.network import Allocation, Booking, Network
-from braid.core.planner import Planner
-from braid.core.requests import Request
-from braid.core.timeline import OverbookingError
-from braid.core.topology import Topology, topology_from_dict
+from braid.core.planning.lifecycle import counts_against_capacity
+from braid.core.planning.planner import Planner
+from braid.core.planning.requests import Request
 
 log = logging.getLogger(__name__)
 # Forgetting a learnt write only makes catch-up apply it again, harmlessly.

@@ -14,14 +14,14 @@ from braid.app.records import Reservation, TopologyVersion, User
 from braid.app.service import ATTEMPTS, ReservationService, counting_at
 from braid.app.timefmt import parse_instant
 from braid.app.views import reservation_view
-from braid.core.decisions import paths_field
 from braid.core.errors import InputError
-from braid.core.lifecycle import State, counts_against_capacity, state_at
-from braid.core.loads import capacity_lookup, loads_of, peak_problems
-from braid.core.network import Allocation, Booking
-from braid.core.paths import Path
-from braid.core.requests import Request
-from braid.core.topology import Topology, topology_from_dict, topology_to_dict
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
+from braid.core.model.paths import Path
+from braid.core.model.topology import Topology, topology_from_dict, topology_to_dict
+from braid.core.planning.decisions import paths_field
+from braid.core.planning.lifecycle import State, counts_against_capacity, state_at
+from braid.core.planning.requests import Request
 
 
 def require_operator(user: User) -> None:

@@ -12,7 +12,7 @@ from typing import Final
 
 from braid.app.records import Reservation
 from braid.core.errors import InputError
-from braid.core.lifecycle import State
+from braid.core.planning.lifecycle import State
 
 MAX_PAGE: Final = 1000
 

@@ -10,11 +10,11 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from braid.core import decisions as d
 from braid.core.errors import InputError
-from braid.core.planner import Planner
-from braid.core.requests import parse_request
-from braid.core.topology import Topology
+from braid.core.model.topology import Topology
+from braid.core.planning import decisions as d
+from braid.core.planning.planner import Planner
+from braid.core.planning.requests import parse_request
 
 
 def plan_lines(topology: Topology, lines: Iterable[str]) -> Iterator[dict[str, Any]]:

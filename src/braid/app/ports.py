@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
-from braid.core.lifecycle import State
+from braid.core.planning.lifecycle import State
 
 # Given the loads already booked on the links a change touches (overlapping
 # its window), say what would be overbooked; empty means the change fits.

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from braid.core.lifecycle import State
-from braid.core.loads import LinkLoad
-from braid.core.network import Allocation
+from braid.core.model.booking import Allocation
+from braid.core.model.loads import LinkLoad
+from braid.core.planning.lifecycle import State
 
 __all__ = ["AuditEntry", "LinkLoad", "Reservation", "TopologyVersion", "User"]
 

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import orjson
 
-from braid.core.requests import Request
+from braid.core.planning.requests import Request
 
 # Distinct refusals between two changes of the network; a few suffice.
 MEMO_LIMIT: Final = 256

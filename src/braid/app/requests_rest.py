@@ -13,8 +13,8 @@ from typing import Any, Final
 
 from braid.app.timefmt import format_instant, parse_instant
 from braid.core.errors import InputError
-from braid.core.requests import Request, parse_request
-from braid.core.topology import Topology
+from braid.core.model.topology import Topology
+from braid.core.planning.requests import Request, parse_request
 
 INSTANT_FIELDS: Final = ("start", "end", "not_before", "not_after", "window_start", "window_end")
 RESERVABLE_MODES: Final = ("fixed", "earliest", "max-bandwidth")

@@ -27,12 +27,18 @@ from braid.app.requests_rest import readable_reason, to_request, with_instants
 from braid.app.timefmt import format_instant, parse_instant
 from braid.app.views import audit_view, reservation_view
 from braid.core.errors import InputError
-from braid.core.lifecycle import BOOKED, State, check_transition, counts_against_capacity, state_at
-from braid.core.loads import capacity_lookup, loads_of, peak_problems
-from braid.core.network import Booking
-from braid.core.requests import Request
-from braid.core.topology import Topology, topology_from_dict
-from braid.core.units import parse_bandwidth
+from braid.core.model.booking import Booking
+from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
+from braid.core.model.topology import Topology, topology_from_dict
+from braid.core.model.units import parse_bandwidth
+from braid.core.planning.lifecycle import (
+    BOOKED,
+    State,
+    check_transition,
+    counts_against_capacity,
+    state_at,
+)
+from braid.core.planning.requests import Request
 
 ATTEMPTS: Final = 5
 

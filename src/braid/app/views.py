@@ -6,9 +6,9 @@ from typing import Any
 
 from braid.app.records import AuditEntry, Reservation
 from braid.app.timefmt import format_instant
-from braid.core.decisions import paths_field
-from braid.core.lifecycle import state_at
-from braid.core.units import to_mbps
+from braid.core.model.units import to_mbps
+from braid.core.planning.decisions import paths_field
+from braid.core.planning.lifecycle import state_at
 
 
 def reservation_view(r: Reservation, now: int) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from braid.core.units import BPS_PER_MBPS, format_bandwidth
+from braid.core.model.units import BPS_PER_MBPS, format_bandwidth
 
 
 def bandwidth(mbps: object) -> str:

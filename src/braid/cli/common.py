@@ -9,8 +9,8 @@ import typer
 from rich.console import Console
 
 from braid.core.errors import InputError
-from braid.core.topology import Topology
-from braid.core.units import parse_bandwidth
+from braid.core.model.topology import Topology
+from braid.core.model.units import parse_bandwidth
 
 err_console = Console(stderr=True)
 

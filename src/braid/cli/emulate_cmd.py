@@ -95,9 +95,9 @@ def _ready(driver: str) -> None:
 
 
 def _run(name: str, out: Path | None, strict: bool, experiment: Callable[[Any], Any]) -> None:
-    from braid.app.emulation_plots import PLOTTERS
-    from braid.app.emulation_report import write_report
     from braid.core.errors import InputError
+    from braid.emulation.plots import PLOTTERS
+    from braid.emulation.report import write_report
 
     try:
         with _progress() as progress:
@@ -118,7 +118,7 @@ def _run(name: str, out: Path | None, strict: bool, experiment: Callable[[Any], 
 
 
 def _session(driver: str, mtu: int) -> Any:
-    from braid.app.emulation import SessionOptions
+    from braid.emulation.session import SessionOptions
 
     return SessionOptions(driver=driver, mtu=mtu)
 
@@ -194,7 +194,7 @@ def sdx_split(
     strict: StrictOpt = False,
 ) -> None:
     """One reservation over one tunnel vs split over two at SS1-SS5 (seed 000 Fig. 8)."""
-    from braid.app.emulation_sdx import SdxOptions, run_sdx_split
+    from braid.emulation.experiments.sdx_split import SdxOptions, run_sdx_split
 
     options = _options(
         lambda s, brief: SdxOptions.short(s) if brief else SdxOptions(session=s),
@@ -225,13 +225,13 @@ def multipath(
     ] = None,
 ) -> None:
     """N TCP flows over 2 or 3 disjoint paths vs the best single path (seed 002 Table II)."""
-    from braid.app.emulation_multipath import (
+    from braid.core.errors import InputError
+    from braid.emulation.experiments.multipath import (
         MultipathOptions,
         parse_cases,
         parse_flows,
         run_multipath,
     )
-    from braid.core.errors import InputError
 
     try:
         flow_counts = parse_flows(flows) if flows else None
@@ -262,7 +262,7 @@ def tenants(
     strict: StrictOpt = False,
 ) -> None:
     """Two tenants on TALON's 7-switch network: braid's allocation vs a shared path (seed 004)."""
-    from braid.app.emulation_tenants import TenantOptions, run_tenants
+    from braid.emulation.experiments.tenants import TenantOptions, run_tenants
 
     options = _options(
         lambda s, brief: TenantOptions.short(s) if brief else TenantOptions(session=s),

@@ -188,7 +188,7 @@ def _started_service(
 def initial_topology(path: Path, default_capacity: str | None) -> dict[str, Any]:
     """A topology file (any supported format) as braid's own normalised dict."""
     from braid.cli.common import open_topology
-    from braid.core.topology import topology_to_dict
+    from braid.core.model.topology import topology_to_dict
 
     data = topology_to_dict(open_topology(path, default_capacity))
     data.pop("v")  # the export format's version tag is not part of the stored topology

@@ -12,12 +12,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from braid.app.sim.success_rate import SuccessRateStudy, run_success_rate
 from braid.cli.common import err_console, fail
 from braid.core.errors import InputError
-from braid.core.negotiation.sim import PAPER_FIGURES
-from braid.core.negotiation.sim_eval import PAPER_STRATEGIES
-from braid.core.negotiation.sim_workload import SimConfig
+from braid.studies.success_rate.evaluate import PAPER_STRATEGIES
+from braid.studies.success_rate.sim import PAPER_FIGURES
+from braid.studies.success_rate.study import SuccessRateStudy, run_success_rate
+from braid.studies.success_rate.workload import SimConfig
 
 app = typer.Typer(help="Simulations (in-process, reproducible from a seed).", no_args_is_help=True)
 
@@ -69,7 +69,7 @@ def success_rate(
     study = _run_with_progress(config, seed, workers)
     elapsed = time.perf_counter() - began
     if plot is not None:
-        from braid.app.sim.plot import plot_success_rate
+        from braid.studies.success_rate.plot import plot_success_rate
 
         try:
             plot_success_rate(study, plot)

@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 from braid.cli.common import open_topology
-from braid.core.topology import topology_to_dict
-from braid.core.units import format_bandwidth
+from braid.core.model.topology import topology_to_dict
+from braid.core.model.units import format_bandwidth
 
 app = typer.Typer(help="Inspect and export topologies.", no_args_is_help=True)
 

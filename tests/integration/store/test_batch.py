@@ -19,7 +19,7 @@ from sqlalchemy.exc import DBAPIError
 from braid.adapters.store import SqlRepository, batch, open_repository
 from braid.app.ports import ConflictError, WriteStep
 from braid.app.records import Reservation
-from braid.core.paths import Path
+from braid.core.model.paths import Path
 from tests.integration.store.conftest import Backend
 from tests.integration.store.workload import (
     GBIT,

@@ -11,7 +11,7 @@ from typing import Any
 from braid.adapters.store import SqlRepository
 from braid.app.ports import ConflictError, Repository, WriteStep
 from braid.app.records import Reservation
-from braid.core.lifecycle import State
+from braid.core.planning.lifecycle import State
 from tests.integration.store.conftest import Backend
 from tests.integration.store.workload import (
     GBIT,

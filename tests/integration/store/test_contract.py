@@ -10,9 +10,9 @@ import pytest
 
 from braid.app.ports import Change, ConflictError, Filters, StateStep, TopologyStep, WriteStep
 from braid.app.records import LinkLoad, Reservation, User
-from braid.core.lifecycle import BOOKED, State
-from braid.core.network import Allocation
-from braid.core.paths import Path
+from braid.core.model.booking import Allocation
+from braid.core.model.paths import Path
+from braid.core.planning.lifecycle import BOOKED, State
 from tests.integration.store.conftest import Backend
 from tests.integration.store.workload import (
     GBIT,

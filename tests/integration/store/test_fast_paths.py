@@ -13,8 +13,8 @@ import pytest
 
 from braid.app.ports import ConflictError, Filters, WriteStep
 from braid.app.records import LinkLoad
-from braid.core.lifecycle import State
-from braid.core.paths import Path
+from braid.core.model.paths import Path
+from braid.core.planning.lifecycle import State
 from tests.integration.store.workload import (
     GBIT,
     book,

@@ -17,9 +17,10 @@ from sqlalchemy import text
 
 from braid.app.ports import Change, ConflictError, Repository, Validator
 from braid.app.records import LinkLoad, Reservation
-from braid.core.lifecycle import State
-from braid.core.network import Allocation, Direction
-from braid.core.paths import Path
+from braid.core.model.booking import Allocation
+from braid.core.model.network import Direction
+from braid.core.model.paths import Path
+from braid.core.planning.lifecycle import State
 
 _IMPORTED = time.monotonic()
 GBIT = 1_000_000_000

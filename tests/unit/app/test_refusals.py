@@ -11,7 +11,7 @@ from braid.app.memory_store import MemoryRepository
 from braid.app.records import User
 from braid.app.service import ReservationService
 from braid.app.timefmt import format_instant
-from braid.core.planner import Planner
+from braid.core.planning.planner import Planner
 
 T0 = 1_800_000_000
 ALICE = User("alice", "user")

@@ -13,7 +13,7 @@ from braid.app.records import User
 from braid.app.service import ReservationService
 from braid.app.timefmt import format_instant
 from braid.core.errors import InputError
-from braid.core.loads import capacity_lookup, peak_problems
+from braid.core.model.loads import capacity_lookup, peak_problems
 
 T0 = 1_800_000_000
 ALICE, BOB, OPS = User("alice", "user"), User("bob", "user"), User("ops", "operator")

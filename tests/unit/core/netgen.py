@@ -10,9 +10,10 @@ from collections.abc import Iterator
 
 from hypothesis import strategies as st
 
-from braid.core.network import Allocation, Booking, Network
-from braid.core.paths import Path
-from braid.core.topology import Topology, topology_from_dict
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.network import Network
+from braid.core.model.paths import Path
+from braid.core.model.topology import Topology, topology_from_dict
 
 HORIZON = 40
 

@@ -24,8 +24,8 @@ from typing import Any, Final
 from braid.adapters.emulation.scaling import MAX_LINK_MBPS
 from braid.adapters.emulation.sweep import HOST_PREFIX, SWITCH_PREFIX, exclusive, sweep
 from braid.core.errors import InputError
+from braid.core.model.topology import Topology
 from braid.core.rules.model import HostPort, PortMap, SwitchPorts
-from braid.core.topology import Topology
 
 DEFAULT_MTU: Final = 9000
 BURST: Final = "15k"

@@ -9,9 +9,9 @@ from sqlalchemy import Row, Table
 
 from braid.adapters.store.schema import Base
 from braid.app.records import AuditEntry, LinkLoad, Reservation
-from braid.core.lifecycle import State
-from braid.core.network import Allocation
-from braid.core.paths import Path
+from braid.core.model.booking import Allocation
+from braid.core.model.paths import Path
+from braid.core.planning.lifecycle import State
 
 RESERVATIONS: Final[Table] = Base.metadata.tables["reservations"]
 PATHS: Final[Table] = Base.metadata.tables["reservation_paths"]
@@ -71,7 +71,7 @@ NEVER: Final = 2**62
 def counts_until(state: State, end: int, hold_expires_at: int | None) -> int:
     """From when a reservation's loads stop counting (see `LinkLoadRow.counts_until`).
 
-    The same rule as `braid.core.lifecycle.counts_against_capacity`: counting
+    The same rule as `braid.core.planning.lifecycle.counts_against_capacity`: counting
     at `now` is `now < counts_until(...)`.
     """
     if state == State.HELD:

@@ -22,9 +22,9 @@ from braid.adapters.store.codec import (
 )
 from braid.app.ports import Filters
 from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
-from braid.core.lifecycle import State
-from braid.core.network import Allocation
-from braid.core.paths import Path
+from braid.core.model.booking import Allocation
+from braid.core.model.paths import Path
+from braid.core.planning.lifecycle import State
 
 # Well under every backend's limit on bound parameters (SQLite's is 32766).
 _CHUNK: Final = 500
@@ -154,7 +154,7 @@ def filtered(filters: Filters) -> list[ColumnElement[bool]]:
 
 
 def due_at(now: int) -> ColumnElement[bool]:
-    """Booked rows whose state `braid.core.lifecycle.state_at` moves on at `now`."""
+    """Booked rows whose state `braid.core.planning.lifecycle.state_at` moves on at `now`."""
     state, r = RESERVATIONS.c.state, RESERVATIONS.c
     return or_(
         and_(state == State.HELD.value, r.hold_expires_at.is_not(None), r.hold_expires_at <= now),

@@ -56,7 +56,7 @@ from braid.app.ports import (
     WriteStep,
 )
 from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
-from braid.core.lifecycle import BOOKED, State, transition_problem
+from braid.core.planning.lifecycle import BOOKED, State, transition_problem
 
 # Cursor values a transaction took -> the (id, version) of what it wrote under each.
 _Written = dict[int, set[tuple[str, int]]]

@@ -44,7 +44,7 @@ from braid.adapters.store.codec import (
 )
 from braid.app.ports import Change, ConflictError
 from braid.app.records import AuditEntry, LinkLoad, Reservation
-from braid.core.lifecycle import BOOKED
+from braid.core.planning.lifecycle import BOOKED
 
 _BOOKED_VALUES: Final = sorted(s.value for s in BOOKED)
 

@@ -27,9 +27,10 @@ from braid.app.negotiation.results import (
     PathOutcome,
     TraceEvent,
 )
-from braid.core.domains import GlobalView
 from braid.core.errors import InputError
+from braid.core.model.units import format_bandwidth
 from braid.core.negotiation.domain_paths import domain_paths
+from braid.core.negotiation.domains import GlobalView
 from braid.core.negotiation.holds import SegmentAsk
 from braid.core.negotiation.result_rules import (
     CommittedPath,
@@ -40,7 +41,6 @@ from braid.core.negotiation.result_rules import (
 from braid.core.negotiation.routes import Leg, domain_pairs, route_legs
 from braid.core.negotiation.strategies import Ask, Offer, Refusal, Strategy, compose
 from braid.core.negotiation.transaction import Decision, Transaction, Vote
-from braid.core.units import format_bandwidth
 
 _ROUTES_KEPT = 4096
 

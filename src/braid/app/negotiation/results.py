@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from braid.core.model.units import to_mbps
 from braid.core.negotiation.result_rules import SwitchPlan, SwitchRule, Way
 from braid.core.negotiation.routes import Leg
 from braid.core.negotiation.strategies import STRATEGIES, Strategy
-from braid.core.units import to_mbps
 
 DEFAULT_STRATEGY: Strategy = "partial-offers"
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from typing import NamedTuple
 
-from braid.core.reach import core_of, passes_through, relevant_nodes
-from braid.core.topology import Hop, Topology
+from braid.core.graph.reach import core_of, passes_through, relevant_nodes
+from braid.core.model.topology import Hop, Topology
 
 Usable = Callable[[Hop], int]
 

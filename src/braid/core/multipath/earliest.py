@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from braid.core.model.network import Network
+from braid.core.model.topology import Topology
 from braid.core.multipath.maxflow import (
     Cut,
     Usable,
@@ -15,10 +17,8 @@ from braid.core.multipath.maxflow import (
 from braid.core.multipath.mdi import DEFAULT_POLICY, MdiPolicy
 from braid.core.multipath.plan import Gate, SplitPlan
 from braid.core.multipath.split import check_positive, check_request, split_in_view
-from braid.core.network import Network
 from braid.core.schedule import earliest_start
 from braid.core.schedule.earliest import last_useful_start
-from braid.core.topology import Topology
 
 
 def split_earliest(

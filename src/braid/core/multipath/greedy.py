@@ -13,10 +13,10 @@ import heapq
 from collections import defaultdict
 from collections.abc import Sequence
 
+from braid.core.graph.search import UNBOUNDED
+from braid.core.model.paths import Path
+from braid.core.model.topology import Hop, Topology
 from braid.core.multipath.chains import Chain, Contraction, Usable
-from braid.core.paths import Path
-from braid.core.search import UNBOUNDED
-from braid.core.topology import Hop, Topology
 
 Corridor = tuple[Hop, ...]
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from braid.core.errors import InputError
+from braid.core.model.network import Network
 from braid.core.multipath.maxflow import max_flow
 from braid.core.multipath.mdi import DEFAULT_POLICY, MdiPolicy
 from braid.core.multipath.plan import Gate, SplitPlan, build_plan
 from braid.core.multipath.select import most_bandwidth, total
 from braid.core.multipath.split import check_request, verified
-from braid.core.network import Network
 
 
 def split_max_bandwidth(

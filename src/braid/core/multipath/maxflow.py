@@ -14,12 +14,12 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
+from braid.core.graph.search import UNBOUNDED, widest_path
+from braid.core.graph.sides import known_side, walled_in
+from braid.core.model.network import Direction, WindowView
+from braid.core.model.paths import Path
+from braid.core.model.topology import Hop, Topology
 from braid.core.multipath.chains import Chain, Contraction
-from braid.core.network import Direction, WindowView
-from braid.core.paths import Path
-from braid.core.search import UNBOUNDED, widest_path
-from braid.core.sides import known_side, walled_in
-from braid.core.topology import Hop, Topology
 
 Usable = Callable[[Hop], int]
 Cut = tuple[Hop, ...]  # the hops from a cut's source side to its sink side

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from braid.core.errors import InputError
-from braid.core.paths import Path
-from braid.core.topology import Topology
+from braid.core.model.paths import Path
+from braid.core.model.topology import Topology
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from braid.core.errors import InputError
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.paths import Path
+from braid.core.model.topology import Topology
+from braid.core.model.units import format_bandwidth
 from braid.core.multipath.maxflow import FlowPath
 from braid.core.multipath.mdi import MdiPolicy, paths_mdi
 from braid.core.multipath.shares import proportional_shares, weights
-from braid.core.network import Allocation, Booking
-from braid.core.paths import Path
-from braid.core.topology import Topology
-from braid.core.units import format_bandwidth
 
 MODES = ("flow", "packet")
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from braid.core.model.network import WindowView
+from braid.core.model.paths import Path
+from braid.core.model.topology import Hop, Topology
 from braid.core.multipath.greedy import ChainWidths
 from braid.core.multipath.maxflow import FlowPath
-from braid.core.network import WindowView
-from braid.core.paths import Path
-from braid.core.topology import Hop, Topology
 
 # A symmetric booking loads both directions of a link alike, so one counter
 # per link suffices; a directional one needs a counter per direction.

@@ -13,14 +13,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations, zip_longest
 
+from braid.core.graph.search import widest_path
+from braid.core.model.network import WindowView
+from braid.core.model.paths import Path
+from braid.core.model.topology import Hop
 from braid.core.multipath.maxflow import FlowPath, MaxFlow
 from braid.core.multipath.mdi import mdi
 from braid.core.multipath.plan import Gate
 from braid.core.multipath.residual import Ledger, path_hops, successive_widest
-from braid.core.network import WindowView
-from braid.core.paths import Path
-from braid.core.search import widest_path
-from braid.core.topology import Hop
 
 # At most 2^10 subsets to try: milliseconds on a national network, and ten
 # paths between two sites already cover what an operator would configure.

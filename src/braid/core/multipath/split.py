@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from braid.core.errors import InputError
+from braid.core.graph.search import shortest_feasible_path
+from braid.core.model.booking import Booking
+from braid.core.model.network import Network, WindowView
 from braid.core.multipath.maxflow import FlowPath, max_flow
 from braid.core.multipath.mdi import DEFAULT_POLICY, MdiPolicy
 from braid.core.multipath.plan import (
@@ -16,8 +19,6 @@ from braid.core.multipath.plan import (
     where,
 )
 from braid.core.multipath.select import fewest_paths, most_bandwidth, total
-from braid.core.network import Booking, Network, WindowView
-from braid.core.search import shortest_feasible_path
 
 
 def split_fixed(

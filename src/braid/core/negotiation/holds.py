@@ -13,12 +13,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from braid.core.domains import VlanRange
 from braid.core.errors import InputError
+from braid.core.graph.search import shortest_feasible_path
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.network import Network
+from braid.core.model.timeline import OverbookingError
 from braid.core.multipath import SplitPlan, max_flow_value, split_fixed
-from braid.core.network import Allocation, Booking, Network
-from braid.core.search import shortest_feasible_path
-from braid.core.timeline import OverbookingError
+from braid.core.negotiation.domains import VlanRange
 
 
 class HoldState(Enum):

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from braid.core.domains import BorderLink, GlobalView
 from braid.core.errors import InputError
+from braid.core.negotiation.domains import BorderLink, GlobalView
 from braid.core.negotiation.routes import route_links
 from braid.core.negotiation.sdx_plan import EdgeSwitch, SdxRulePlan, SdxSwitch, plan_sdx_rules
 from braid.core.rules.model import (

@@ -11,8 +11,8 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from braid.core.domains import BorderLink, GlobalView
 from braid.core.errors import InputError
+from braid.core.negotiation.domains import BorderLink, GlobalView
 
 
 @dataclass(frozen=True, slots=True)

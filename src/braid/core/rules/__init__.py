@@ -1,1 +1,1 @@
-"""Allocations to abstract OpenFlow 1.3 rule sets, and a fake switch to check them."""
+"""Allocations to abstract OpenFlow 1.3 rule sets: compiler, labels, flow hashing and pinning."""

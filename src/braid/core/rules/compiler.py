@@ -27,7 +27,8 @@ from math import gcd
 from typing import Final
 
 from braid.core.errors import InputError
-from braid.core.paths import Path, path_problems
+from braid.core.model.paths import Path, path_problems
+from braid.core.model.topology import Topology
 from braid.core.rules.labels import LabelPool, reservation_cookie
 from braid.core.rules.model import (
     ETH_TYPE_ARP,
@@ -48,7 +49,6 @@ from braid.core.rules.model import (
     RuleRequest,
     RuleSet,
 )
-from braid.core.topology import Topology
 
 __all__ = ["ENTRY_PRIORITY", "LABEL_PRIORITY", "bucket_weights", "compile_reservation"]
 

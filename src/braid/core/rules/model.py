@@ -1,7 +1,7 @@
 """Abstract OpenFlow 1.3 rule sets: what braid wants a switch's tables to hold.
 
 The compiler (`braid.core.rules.compiler`) turns an allocation into these
-objects, the fake switch (`braid.core.rules.fake_switch`) evaluates them on
+objects, the fake switch (`braid.testing.fake_switch`) evaluates them on
 packet headers, and the southbound drivers (`braid.adapters.southbound`) write
 them to real switches and read them back. Everything here is a frozen value,
 and `RuleSet.of` orders entries canonically, so a rule set read back from a
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from braid.core.errors import InputError
-from braid.core.network import Allocation
-from braid.core.paths import Path
+from braid.core.model.booking import Allocation
+from braid.core.model.paths import Path
 from braid.core.rules.addresses import canonical_ipv4, canonical_mac
 from braid.core.rules.wiring import HostPort, PortMap, SwitchPorts
 

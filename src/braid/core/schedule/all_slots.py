@@ -16,8 +16,8 @@ is exact and several times faster than lists of spans.
 
 from __future__ import annotations
 
-from braid.core.intervals import IntervalSet
-from braid.core.network import Network
+from braid.core.model.intervals import IntervalSet
+from braid.core.model.network import Network
 from braid.core.schedule.slot_bits import all_slots_bits, first_slot_bits
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from braid.core.network import Network
-from braid.core.reach import static_width
+from braid.core.graph.reach import static_width
+from braid.core.model.network import Network
+from braid.core.model.units import FOREVER
 from braid.core.schedule.all_slots import first_slot
 from braid.core.schedule.fixed import fixed_path
 from braid.core.schedule.walls import skip_walls
-from braid.core.units import FOREVER
 
 # The first chunk of start times searched; later chunks grow fourfold, so a
 # far-off answer costs a few passes and a near one stays cheap.

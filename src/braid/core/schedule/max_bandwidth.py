@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from braid.core.network import Network
-from braid.core.paths import Path
-from braid.core.search import widest_path
+from braid.core.graph.search import widest_path
+from braid.core.model.network import Network
+from braid.core.model.paths import Path
 
 
 def widest(

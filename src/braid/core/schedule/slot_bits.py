@@ -16,10 +16,10 @@ import heapq
 import re
 from collections.abc import Mapping
 
-from braid.core.intervals import IntervalSet, Span
-from braid.core.network import Network
-from braid.core.reach import hop_counts, relevant_nodes
-from braid.core.topology import Hop, Link, Topology
+from braid.core.graph.reach import hop_counts, relevant_nodes
+from braid.core.model.intervals import IntervalSet, Span
+from braid.core.model.network import Network
+from braid.core.model.topology import Hop, Link, Topology
 
 _Key = str | tuple[str, bool]
 _RUN = re.compile("1+")

@@ -14,10 +14,10 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
-from braid.core.network import Direction, Network
-from braid.core.sides import nearer_wall
-from braid.core.timeline import Timeline
-from braid.core.topology import Hop
+from braid.core.graph.sides import nearer_wall
+from braid.core.model.network import Direction, Network
+from braid.core.model.timeline import Timeline
+from braid.core.model.topology import Hop
 
 Row = tuple[Direction, ...]  # the link directions a booking over one hop loads
 

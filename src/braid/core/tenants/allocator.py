@@ -46,12 +46,13 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 from braid.core.errors import InputError
-from braid.core.network import Allocation, Booking, Network
-from braid.core.paths import Path
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.network import Network
+from braid.core.model.paths import Path
+from braid.core.model.units import FOREVER, format_bandwidth
 from braid.core.tenants.draft import Draft
 from braid.core.tenants.model import TenantOutcome, TenantRequest, TenantState
 from braid.core.tenants.routes import main_path, path_directions, path_room, sub_path
-from braid.core.units import FOREVER, format_bandwidth
 
 Victim = tuple[str, int, int]  # request id, index among its subs, bandwidth
 

@@ -13,10 +13,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
-from braid.core.intervals import Span
-from braid.core.network import Booking, Direction, Network
-from braid.core.timeline import OverbookingError
-from braid.core.topology import Hop
+from braid.core.model.booking import Booking
+from braid.core.model.intervals import Span
+from braid.core.model.network import Direction, Network
+from braid.core.model.timeline import OverbookingError
+from braid.core.model.topology import Hop
 
 Usable = Callable[[Hop], int]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from braid.core.network import Allocation, Booking
-from braid.core.paths import Path
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.paths import Path
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,7 +14,7 @@ class TenantRequest:
 
     `main_path` is the node list the tenant's own controller routed the flow
     on; None means "use the shortest path by latency, whatever its load".
-    An open-ended tenant passes `braid.core.units.FOREVER` as `end`.
+    An open-ended tenant passes `braid.core.model.units.FOREVER` as `end`.
     """
 
     id: str

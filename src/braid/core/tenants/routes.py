@@ -6,11 +6,11 @@ from collections.abc import Iterator, Sequence
 from itertools import pairwise
 
 from braid.core.errors import InputError
-from braid.core.network import Direction
-from braid.core.paths import Path
-from braid.core.search import UNBOUNDED, Label, best_path, shortest_feasible_path
+from braid.core.graph.search import UNBOUNDED, Label, best_path, shortest_feasible_path
+from braid.core.model.network import Direction
+from braid.core.model.paths import Path
+from braid.core.model.topology import Hop, Topology
 from braid.core.tenants.draft import Usable
-from braid.core.topology import Hop, Topology
 
 
 def main_path(

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from braid.adapters.southbound.driver import SouthboundError
 from braid.adapters.southbound.ofctl_text import flow_text, group_text, parse_flow, parse_group
-from braid.core.rules.fake_switch import FakeSwitch
 from braid.core.rules.model import GroupAction
+from braid.testing.fake_switch import FakeSwitch
 
 _PREFIX = {"add-groups": "group ", "add-flows": "flow ", "del-groups": "group delete "}
 

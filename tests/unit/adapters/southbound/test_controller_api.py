@@ -15,8 +15,8 @@ from braid.adapters.southbound.http_api import make_server
 from braid.core.errors import InputError
 from braid.core.rules.changes import install_steps, removal_steps
 from braid.core.rules.compiler import compile_reservation
-from braid.core.rules.fake_switch import FakeSwitch
 from braid.core.rules.model import RuleSet
+from braid.testing.fake_switch import FakeSwitch
 from tests.unit.core.rules.scenarios import run, two_path_scenario
 
 

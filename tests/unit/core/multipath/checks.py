@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from braid.core.invariants import booking_problems, overbooking, split_problems
+from braid.core.model.network import Network
 from braid.core.multipath import MdiPolicy, SplitPlan
-from braid.core.network import Network
+from braid.core.planning.invariants import booking_problems, overbooking, split_problems
 
 
 def check_plan(

@@ -7,8 +7,8 @@ from typing import Any
 
 import networkx as nx
 
-from braid.core.network import Network
-from braid.core.topology import Hop, Topology, topology_from_dict
+from braid.core.model.network import Network
+from braid.core.model.topology import Hop, Topology, topology_from_dict
 
 M = 1_000_000  # bit/s in one Mbit/s
 

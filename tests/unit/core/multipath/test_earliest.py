@@ -7,9 +7,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.network import Network
+from braid.core.model.paths import Path
 from braid.core.multipath import SplitPlan, max_flow_value, split_earliest, split_fixed
-from braid.core.network import Allocation, Booking, Network
-from braid.core.paths import Path
 from braid.core.schedule import earliest_start
 from tests.unit.core.multipath.checks import check_plan
 from tests.unit.core.multipath.nets import M, network

@@ -11,14 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from braid.core.invariants import overbooking
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.network import Network
+from braid.core.model.paths import path_problems
+from braid.core.model.topology import topology_from_dict
 from braid.core.multipath import MaxFlow, max_flow, max_flow_value, min_cut
 from braid.core.multipath.maxflow import cut_capacity
 from braid.core.multipath.residual import successive_widest
-from braid.core.network import Allocation, Booking, Network
-from braid.core.paths import path_problems
+from braid.core.planning.invariants import overbooking
 from braid.core.schedule import fixed_path
-from braid.core.topology import topology_from_dict
 from tests.unit.core.multipath.nets import M, network, nx_digraph
 from tests.unit.core.netgen import HORIZON, loaded_networks
 

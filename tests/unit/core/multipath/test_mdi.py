@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from braid.core.errors import InputError
+from braid.core.model.network import Network
 from braid.core.multipath import (
     MdiPolicy,
     SplitPlan,
@@ -13,7 +14,6 @@ from braid.core.multipath import (
     split_fixed,
     split_max_bandwidth,
 )
-from braid.core.network import Network
 from tests.unit.core.multipath.nets import M, network, two_links
 
 

@@ -10,12 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from braid.core.errors import InputError
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.network import Network
+from braid.core.model.paths import Path
+from braid.core.model.units import format_bandwidth
 from braid.core.multipath import SplitPlan, SplitRefusal, max_flow, split_fixed
 from braid.core.multipath.residual import path_hops
-from braid.core.network import Allocation, Booking, Network
-from braid.core.paths import Path
 from braid.core.schedule import widest
-from braid.core.units import format_bandwidth
 from tests.unit.core.multipath.checks import check_plan
 from tests.unit.core.multipath.nets import M, network
 from tests.unit.core.netgen import HORIZON, loaded_networks, simple_paths

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 import yaml
 
-from braid.core.domains import (
+from braid.core.errors import TopologyError
+from braid.core.negotiation.domains import (
     domain_topology_dict,
     global_view_from_dict,
     parse_vlan_range,
 )
-from braid.core.errors import TopologyError
 from braid.core.negotiation.routes import Leg, route_legs
 
 EXAMPLE = Path(__file__).resolve().parents[4] / "src" / "braid" / "examples" / "fig6a.yaml"

@@ -8,8 +8,8 @@ from importlib import resources
 import pytest
 import yaml
 
-from braid.core.domains import GlobalView, global_view_from_dict
 from braid.core.errors import InputError
+from braid.core.negotiation.domains import GlobalView, global_view_from_dict
 from braid.core.negotiation.result_rules import (
     CommittedPath,
     SwitchRule,

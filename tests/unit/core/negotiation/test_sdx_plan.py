@@ -20,9 +20,9 @@ from braid.core.negotiation.sdx_plan import (
     plan_sdx_rules,
 )
 from braid.core.negotiation.strategies import DomainPath
-from braid.core.rules.fake_switch import FakeSwitch, Packet
 from braid.core.rules.flow_hash import FiveTuple
 from braid.core.rules.labels import LabelPool
+from braid.testing.fake_switch import FakeSwitch, Packet
 
 M = 1_000_000
 TWO_WANS: list[DomainPath] = [("A", "RN1", "RE1", "RN2", "C"), ("A", "RN1", "RE2", "RN2", "C")]

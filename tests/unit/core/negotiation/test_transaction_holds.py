@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from braid.core.domains import VlanRange
+from braid.core.model.network import Network
+from braid.core.model.topology import topology_from_dict
+from braid.core.negotiation.domains import VlanRange
 from braid.core.negotiation.holds import (
     BadTokenError,
     HoldBook,
@@ -16,8 +18,6 @@ from braid.core.negotiation.holds import (
     StateConflictError,
     UnknownTransactionError,
 )
-from braid.core.network import Network
-from braid.core.topology import topology_from_dict
 
 G = 10**9
 TOKEN = "t" * 20

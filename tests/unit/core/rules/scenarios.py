@@ -7,12 +7,11 @@ from typing import Protocol
 
 from hypothesis import strategies as st
 
-from braid.core.network import Allocation
-from braid.core.paths import Path
+from braid.core.model.booking import Allocation
+from braid.core.model.paths import Path
+from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.rules.changes import install_steps
 from braid.core.rules.compiler import compile_reservation
-from braid.core.rules.fake_network import Delivery, FakeNetwork
-from braid.core.rules.fake_switch import Packet
 from braid.core.rules.model import (
     HostPort,
     PortMap,
@@ -24,7 +23,8 @@ from braid.core.rules.model import (
     StepKind,
     SwitchPorts,
 )
-from braid.core.topology import Topology, topology_from_dict
+from braid.testing.fake_network import Delivery, FakeNetwork
+from braid.testing.fake_switch import Packet
 from tests.unit.core.netgen import simple_paths, topologies
 
 SRC_IP, DST_IP, BYSTANDER_IP = "10.0.0.1", "10.0.0.2", "10.0.0.3"

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from braid.core.errors import InputError
-from braid.core.network import Allocation
-from braid.core.paths import Path
+from braid.core.model.booking import Allocation
+from braid.core.model.paths import Path
 from braid.core.rules.compiler import (
     ENTRY_PRIORITY,
     LABEL_PRIORITY,

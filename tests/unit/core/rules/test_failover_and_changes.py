@@ -7,12 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from braid.core.errors import InputError
-from braid.core.network import Allocation
+from braid.core.model.booking import Allocation
 from braid.core.rules.changes import install_steps, make_before_break
 from braid.core.rules.compiler import compile_reservation
-from braid.core.rules.fake_network import FakeNetwork
 from braid.core.rules.labels import LabelPool
 from braid.core.rules.model import RuleRequest, Selection, StepKind
+from braid.testing.fake_network import FakeNetwork
 from tests.unit.core.netgen import simple_paths
 from tests.unit.core.rules.scenarios import (
     DST_IP,

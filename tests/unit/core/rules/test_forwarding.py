@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from braid.core.rules.changes import removal_steps
 from braid.core.rules.compiler import bucket_weights
-from braid.core.rules.fake_network import Delivery
-from braid.core.rules.fake_switch import Packet
 from braid.core.rules.model import ETH_TYPE_ARP, RulePlan, Selection
+from braid.testing.fake_network import Delivery
+from braid.testing.fake_switch import Packet
 from tests.unit.core.rules.scenarios import (
     BYSTANDER_IP,
     DST_IP,

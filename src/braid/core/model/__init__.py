@@ -1,0 +1,1 @@
+"""The model every query reads: units, intervals, timelines, topology, paths, bookings, loads."""

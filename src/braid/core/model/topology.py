@@ -1,0 +1,247 @@
+"""The network: nodes, full-duplex links (parallel links allowed), domains."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from braid.core.errors import InputError, TopologyError
+from braid.core.graph.geo import fibre_latency_ms
+from braid.core.model.units import parse_bandwidth, to_mbps
+
+DOMAIN_KINDS = ("site", "wan", "sdx")
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    id: str
+    name: str = ""
+    domain: str | None = None
+    lat: float | None = None
+    lon: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A full-duplex link: `capacity` bit/s in each direction."""
+
+    id: str
+    a: str
+    b: str
+    capacity: int
+    latency_ms: float
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def other_end(self, node: str) -> str:
+        return self.b if node == self.a else self.a
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    id: str
+    kind: str = "wan"
+    visible: bool = True
+    agent: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """Leaving a node over `link`, towards `to`; `forward` is True when going a -> b."""
+
+    link: str
+    to: str
+    forward: bool
+
+
+@dataclass(frozen=True)
+class Topology:
+    nodes: Mapping[str, Node]
+    links: Mapping[str, Link]
+    domains: Mapping[str, Domain] = field(default_factory=dict)
+    adjacency: Mapping[str, tuple[Hop, ...]] = field(default_factory=dict)
+
+    def hops(self, node: str) -> tuple[Hop, ...]:
+        return self.adjacency.get(node, ())
+
+    def require_node(self, node: str, field_name: str) -> None:
+        if node not in self.nodes:
+            raise InputError(field_name, f"unknown node {node!r}")
+
+
+def topology_from_dict(
+    data: Mapping[str, Any],
+    *,
+    default_capacity_bps: int | None = None,
+    default_latency_ms: float = 1.0,
+) -> Topology:
+    """Validate braid's topology format and build the model; errors name the field."""
+    if not isinstance(data, Mapping):
+        raise TopologyError("", "a topology must be a mapping with 'nodes' and 'links'")
+    unknown = set(data) - {"nodes", "links", "domains", "notes", "name"}
+    if unknown:
+        raise TopologyError(sorted(unknown)[0], "unknown top-level key")
+    domains = _domains(_list(data, "domains", required=False))
+    nodes = _nodes(_list(data, "nodes"), domains)
+    links = _links(_list(data, "links"), nodes, default_capacity_bps, default_latency_ms)
+    return Topology(nodes, links, domains, _adjacency(nodes, links))
+
+
+def _list(data: Mapping[str, Any], key: str, *, required: bool = True) -> Sequence[Any]:
+    value = data.get(key)
+    if value is None:
+        if required:
+            raise TopologyError(key, "missing; a topology needs 'nodes' and 'links' lists")
+        return []
+    if not isinstance(value, list):
+        raise TopologyError(key, f"must be a list, got {type(value).__name__}")
+    return value
+
+
+def _entry(item: object, where: str, allowed: set[str]) -> Mapping[str, Any]:
+    if not isinstance(item, Mapping):
+        raise TopologyError(where, "must be a mapping")
+    unknown = set(item) - allowed
+    if unknown:
+        raise TopologyError(f"{where}.{sorted(unknown)[0]}", "unknown key")
+    if not isinstance(item.get("id"), str) or not item["id"]:
+        raise TopologyError(f"{where}.id", "missing or not a non-empty string")
+    return item
+
+
+def _domains(items: Sequence[Any]) -> dict[str, Domain]:
+    domains: dict[str, Domain] = {}
+    for i, item in enumerate(items):
+        where = f"domains[{i}]"
+        entry = _entry(item, where, {"id", "kind", "visible", "agent", "name"})
+        kind = entry.get("kind", "wan")
+        if kind not in DOMAIN_KINDS:
+            raise TopologyError(f"{where}.kind", f"must be one of {', '.join(DOMAIN_KINDS)}")
+        visible = entry.get("visible", True)
+        if not isinstance(visible, bool):
+            raise TopologyError(f"{where}.visible", "must be true or false")
+        agent = entry.get("agent")
+        if agent is not None and not isinstance(agent, str):
+            raise TopologyError(f"{where}.agent", "must be a 'host:port' string")
+        _unique(domains, entry["id"], where)
+        domains[entry["id"]] = Domain(entry["id"], kind, visible, agent)
+    return domains
+
+
+def _nodes(items: Sequence[Any], domains: Mapping[str, Domain]) -> dict[str, Node]:
+    nodes: dict[str, Node] = {}
+    for i, item in enumerate(items):
+        where = f"nodes[{i}]"
+        entry = _entry(item, where, {"id", "name", "domain", "lat", "lon"})
+        domain = entry.get("domain")
+        if domain is not None and domains and domain not in domains:
+            raise TopologyError(f"{where}.domain", f"unknown domain {domain!r}")
+        lat = _coordinate(entry.get("lat"), f"{where}.lat", 90.0)
+        lon = _coordinate(entry.get("lon"), f"{where}.lon", 180.0)
+        _unique(nodes, entry["id"], where)
+        nodes[entry["id"]] = Node(entry["id"], str(entry.get("name") or ""), domain, lat, lon)
+    if not nodes:
+        raise TopologyError("nodes", "a topology needs at least one node")
+    return nodes
+
+
+def _coordinate(value: object, where: str, bound: float) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or abs(value) > bound:
+        raise TopologyError(where, f"must be a number between -{bound:g} and {bound:g}")
+    return float(value)
+
+
+def _links(
+    items: Sequence[Any],
+    nodes: Mapping[str, Node],
+    default_capacity: int | None,
+    default_latency: float,
+) -> dict[str, Link]:
+    links: dict[str, Link] = {}
+    allowed = {"id", "a", "b", "capacity", "latency_ms", "name", "oscars", "vlans", "owner"}
+    for i, item in enumerate(items):
+        where = f"links[{i}]"
+        entry = _entry(item, where, allowed)
+        for end in ("a", "b"):
+            if entry.get(end) not in nodes:
+                raise TopologyError(f"{where}.{end}", f"unknown node {entry.get(end)!r}")
+        if entry["a"] == entry["b"]:
+            raise TopologyError(f"{where}.b", "a link must join two different nodes")
+        capacity = _capacity(entry, where, default_capacity)
+        latency = _latency(entry, where, nodes, default_latency)
+        extra = {k: v for k, v in entry.items() if k in ("oscars", "name", "vlans", "owner")}
+        _unique(links, entry["id"], where)
+        links[entry["id"]] = Link(entry["id"], entry["a"], entry["b"], capacity, latency, extra)
+    return links
+
+
+def _capacity(entry: Mapping[str, Any], where: str, default: int | None) -> int:
+    if "capacity" not in entry:
+        if default is None:
+            raise TopologyError(f"{where}.capacity", "missing; give one or pass a default capacity")
+        return default
+    try:
+        return parse_bandwidth(entry["capacity"], f"{where}.capacity")
+    except InputError as exc:
+        raise TopologyError(exc.field, exc.message) from exc
+
+
+def _latency(
+    entry: Mapping[str, Any], where: str, nodes: Mapping[str, Node], default: float
+) -> float:
+    value = entry.get("latency_ms")
+    if value is not None:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise TopologyError(f"{where}.latency_ms", "must be a non-negative number")
+        return float(value)
+    a, b = nodes[entry["a"]], nodes[entry["b"]]
+    if None in (a.lat, a.lon, b.lat, b.lon):
+        return default
+    assert a.lat is not None and a.lon is not None and b.lat is not None and b.lon is not None
+    return fibre_latency_ms(a.lat, a.lon, b.lat, b.lon)
+
+
+def _unique(seen: Mapping[str, object], key: str, where: str) -> None:
+    if key in seen:
+        raise TopologyError(f"{where}.id", f"duplicate id {key!r}")
+
+
+def _adjacency(nodes: Mapping[str, Node], links: Mapping[str, Link]) -> dict[str, tuple[Hop, ...]]:
+    out: dict[str, list[Hop]] = {node: [] for node in nodes}
+    for link in links.values():
+        out[link.a].append(Hop(link.id, link.b, True))
+        out[link.b].append(Hop(link.id, link.a, False))
+    return {node: tuple(hops) for node, hops in out.items()}
+
+
+def topology_to_dict(topology: Topology) -> dict[str, Any]:
+    """The normalised topology (capacity in Mbit/s) that outside checkers read."""
+    return {
+        "v": 1,
+        "nodes": [_node_dict(n) for n in topology.nodes.values()],
+        "links": [
+            {
+                "id": link.id,
+                "a": link.a,
+                "b": link.b,
+                "capacity": to_mbps(link.capacity),
+                "latency_ms": round(link.latency_ms, 6),
+            }
+            for link in topology.links.values()
+        ],
+        "domains": [
+            {"id": d.id, "kind": d.kind, "visible": d.visible, "agent": d.agent}
+            for d in topology.domains.values()
+        ],
+    }
+
+
+def _node_dict(node: Node) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": node.id}
+    for key in ("name", "domain", "lat", "lon"):
+        value = getattr(node, key)
+        if value not in (None, ""):
+            out[key] = value
+    return out

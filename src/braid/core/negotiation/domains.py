@@ -1,0 +1,248 @@
+"""The orchestrator's global view: domains, their border points, the links between them.
+
+A multi-domain topology file describes every domain's nodes and links, but the
+orchestrator keeps only what crosses a domain boundary: each domain's kind,
+agent and visibility, its border points, and the inter-domain links with their
+VLAN ranges. A domain's inside is its agent's business (`domain_topology_dict`
+cuts out the part one agent serves).
+
+Every inter-domain link is *owned* by one of its two domains, whose agent books
+its capacity and picks its VLANs; the other end is the *hand-off point* where
+one domain's segment stops and the next one's starts. By default an SDX owns
+its links (it is the exchange), then a WAN owns its links to sites; the file
+may say `owner:` explicitly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from braid.core.errors import TopologyError
+from braid.core.model.units import parse_bandwidth
+
+DOMAIN_KINDS = ("site", "wan", "sdx")
+_OWNER_RANK = {"sdx": 0, "wan": 1, "site": 2}
+_ADDRESS = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$")
+VLAN_MIN, VLAN_MAX = 1, 4094
+
+
+@dataclass(frozen=True, slots=True)
+class DomainSpec:
+    id: str
+    kind: str
+    visible: bool
+    agent: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class VlanRange:
+    low: int
+    high: int
+
+    def __contains__(self, vlan: object) -> bool:
+        return isinstance(vlan, int) and self.low <= vlan <= self.high
+
+
+@dataclass(frozen=True, slots=True)
+class BorderLink:
+    """A link between two domains; `handoff` is its end in the non-owning domain."""
+
+    id: str
+    a: str
+    b: str
+    a_domain: str
+    b_domain: str
+    capacity: int
+    vlans: VlanRange
+    owner: str
+
+    @property
+    def handoff(self) -> str:
+        return self.b if self.owner == self.a_domain else self.a
+
+    def other_domain(self, domain: str) -> str:
+        return self.b_domain if domain == self.a_domain else self.a_domain
+
+
+@dataclass(frozen=True)
+class GlobalView:
+    domains: Mapping[str, DomainSpec]
+    links: Mapping[str, BorderLink]
+    borders: Mapping[str, frozenset[str]]
+
+    def links_of(self, domain: str) -> tuple[BorderLink, ...]:
+        return tuple(
+            link for link in self.links.values() if domain in (link.a_domain, link.b_domain)
+        )
+
+    def require_domain(self, domain: str, field: str) -> DomainSpec:
+        spec = self.domains.get(domain)
+        if spec is None:
+            raise TopologyError(field, f"unknown domain {domain!r}")
+        return spec
+
+
+def global_view_from_dict(data: Mapping[str, Any]) -> GlobalView:
+    """Validate the multi-domain parts of a topology dict; errors name the field."""
+    domains = _domains(data.get("domains"))
+    node_domain = _node_domains(data.get("nodes"), domains)
+    links: dict[str, BorderLink] = {}
+    raw_links = data.get("links")
+    if not isinstance(raw_links, list):
+        raise TopologyError("links", "must be a list")
+    for i, item in enumerate(raw_links):
+        link = _border_link(item, f"links[{i}]", node_domain, domains)
+        if link is not None:
+            links[link.id] = link
+    borders: dict[str, set[str]] = {d: set() for d in domains}
+    for link in links.values():
+        borders[link.a_domain].add(link.a)
+        borders[link.b_domain].add(link.b)
+    return GlobalView(domains, links, {d: frozenset(p) for d, p in borders.items()})
+
+
+def _domains(value: object) -> dict[str, DomainSpec]:
+    if not isinstance(value, list) or not value:
+        raise TopologyError("domains", "a multi-domain topology needs a non-empty 'domains' list")
+    out: dict[str, DomainSpec] = {}
+    for i, item in enumerate(value):
+        where = f"domains[{i}]"
+        if not isinstance(item, Mapping) or not isinstance(item.get("id"), str) or not item["id"]:
+            raise TopologyError(f"{where}.id", "missing or not a non-empty string")
+        kind = item.get("kind", "wan")
+        if kind not in DOMAIN_KINDS:
+            raise TopologyError(f"{where}.kind", f"must be one of {', '.join(DOMAIN_KINDS)}")
+        visible = item.get("visible", True)
+        if not isinstance(visible, bool):
+            raise TopologyError(f"{where}.visible", "must be true or false")
+        agent = item.get("agent")
+        if agent is not None and not (isinstance(agent, str) and _valid_address(agent)):
+            raise TopologyError(f"{where}.agent", f"must be 'host:port', got {agent!r}")
+        if item["id"] in out:
+            raise TopologyError(f"{where}.id", f"duplicate id {item['id']!r}")
+        out[item["id"]] = DomainSpec(item["id"], kind, visible, agent)
+    return out
+
+
+def _valid_address(text: str) -> bool:
+    match = _ADDRESS.match(text)
+    return match is not None and 0 < int(match.group(2)) < 65536
+
+
+def _node_domains(value: object, domains: Mapping[str, DomainSpec]) -> dict[str, str]:
+    if not isinstance(value, list):
+        raise TopologyError("nodes", "must be a list")
+    out: dict[str, str] = {}
+    for i, item in enumerate(value):
+        if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
+            raise TopologyError(f"nodes[{i}].id", "missing or not a string")
+        domain = item.get("domain")
+        if domain is None:
+            raise TopologyError(f"nodes[{i}].domain", "every node needs a domain here")
+        if domain not in domains:
+            raise TopologyError(f"nodes[{i}].domain", f"unknown domain {domain!r}")
+        out[item["id"]] = domain
+    return out
+
+
+def _border_link(
+    item: object,
+    where: str,
+    node_domain: Mapping[str, str],
+    domains: Mapping[str, DomainSpec],
+) -> BorderLink | None:
+    if not isinstance(item, Mapping):
+        raise TopologyError(where, "must be a mapping")
+    a, b = item.get("a"), item.get("b")
+    for end, node in (("a", a), ("b", b)):
+        if node not in node_domain:
+            raise TopologyError(f"{where}.{end}", f"unknown node {node!r}")
+    assert isinstance(a, str) and isinstance(b, str)
+    a_domain, b_domain = node_domain[a], node_domain[b]
+    if a_domain == b_domain:
+        for key in ("vlans", "owner"):
+            if key in item:
+                raise TopologyError(f"{where}.{key}", "only links between two domains have one")
+        return None
+    capacity = parse_bandwidth(item.get("capacity"), f"{where}.capacity")
+    vlans = parse_vlan_range(item.get("vlans"), f"{where}.vlans")
+    owner = _owner(item.get("owner"), a_domain, b_domain, domains, f"{where}.owner")
+    return BorderLink(str(item.get("id")), a, b, a_domain, b_domain, capacity, vlans, owner)
+
+
+def parse_vlan_range(value: object, field: str) -> VlanRange:
+    """'100-199', a single number, or [low, high]; within 1..4094."""
+    if isinstance(value, bool) or value is None:
+        raise TopologyError(field, "missing; an inter-domain link needs a VLAN range like 100-199")
+    if isinstance(value, int):
+        low = high = value
+    elif isinstance(value, str) and re.fullmatch(r"\s*\d+\s*(-\s*\d+\s*)?", value):
+        parts = [int(p) for p in value.split("-")]
+        low, high = parts[0], parts[-1]
+    elif isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value):
+        low, high = value
+    else:
+        raise TopologyError(field, f"must look like 100-199, got {value!r}")
+    if not VLAN_MIN <= low <= high <= VLAN_MAX:
+        raise TopologyError(field, f"must be an ascending range within {VLAN_MIN}-{VLAN_MAX}")
+    return VlanRange(low, high)
+
+
+def _owner(
+    value: object, a_domain: str, b_domain: str, domains: Mapping[str, DomainSpec], field: str
+) -> str:
+    if value is not None:
+        if value not in (a_domain, b_domain):
+            raise TopologyError(field, f"must be {a_domain!r} or {b_domain!r}, got {value!r}")
+        return str(value)
+    ranks = (_OWNER_RANK[domains[a_domain].kind], _OWNER_RANK[domains[b_domain].kind])
+    return b_domain if ranks[1] < ranks[0] else a_domain
+
+
+def strip_domain_keys(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The topology dict without the link keys only the multi-domain view reads."""
+    out = dict(data)
+    out["links"] = [
+        {k: v for k, v in link.items() if k not in ("vlans", "owner")}
+        if isinstance(link, Mapping)
+        else link
+        for link in data.get("links") or []
+    ]
+    return out
+
+
+def domain_topology_dict(data: Mapping[str, Any], view: GlobalView, domain: str) -> dict[str, Any]:
+    """The part of the network that `domain`'s agent serves.
+
+    Its own nodes and inside links, plus every inter-domain link it owns with
+    the far end (the hand-off point) as a stub node.
+    """
+    view.require_domain(domain, "domain")
+    owned = {link.id: link for link in view.links.values() if link.owner == domain}
+    stubs = {link.handoff for link in owned.values()}
+    nodes = [
+        {k: v for k, v in n.items() if k in ("id", "name", "lat", "lon")}
+        for n in _mappings(data.get("nodes"))
+        if n.get("domain") == domain or n.get("id") in stubs
+    ]
+    inside = points_of(data, domain)
+    links = [
+        {k: v for k, v in link.items() if k not in ("vlans", "owner")}
+        for link in _mappings(data.get("links"))
+        if link.get("id") in owned or (link.get("id") not in view.links and link.get("a") in inside)
+    ]
+    return {"nodes": nodes, "links": links}
+
+
+def _mappings(value: object) -> Sequence[Mapping[str, Any]]:
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
+def points_of(data: Mapping[str, Any], domain: str) -> frozenset[str]:
+    """Every node a domain's agent may name in a span (its own nodes)."""
+    return frozenset(
+        str(n["id"]) for n in _mappings(data.get("nodes")) if n.get("domain") == domain
+    )

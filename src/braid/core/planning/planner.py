@@ -1,0 +1,331 @@
+"""The online planner: requests in, decisions out, each booking seen by the next.
+
+This is the one service behind `braid plan`, and later the REST and gRPC
+front ends: it takes validated requests and returns JSON-ready decisions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from braid.core.graph.search import widest_width
+from braid.core.model.booking import Allocation, Booking
+from braid.core.model.network import Network
+from braid.core.model.topology import Topology
+from braid.core.model.units import format_bandwidth, to_mbps
+from braid.core.multipath import (
+    MdiPolicy,
+    SplitPlan,
+    max_flow_value,
+    split_earliest,
+    split_fixed,
+    split_max_bandwidth,
+)
+from braid.core.multipath.maxflow import flow_ceiling
+from braid.core.planning import decisions as d
+from braid.core.planning.requests import Release, Request
+from braid.core.schedule import all_slots, earliest_start, fixed_path, widest
+from braid.core.tenants import TenantAllocator, TenantRequest
+
+Decision = dict[str, Any]
+
+
+class Planner:
+    def __init__(self, topology: Topology, *, policy: MdiPolicy | None = None) -> None:
+        self.network = Network(topology)
+        self.tenants = TenantAllocator(self.network)
+        self.policy = policy or MdiPolicy()
+        self._tenant_ids: set[str] = set()
+        self._staged: Booking | None = None
+
+    def handle(self, item: Request | Release) -> Decision:
+        """Decide and book: what this request books, the next one sees."""
+        decision, staged = self.decide(item)
+        if staged is not None:
+            self.network.commit(staged)
+        return decision
+
+    def decide(self, item: Request | Release) -> tuple[Decision, Booking | None]:
+        """Decide without booking; the caller commits the returned booking when it may.
+
+        A service that must first write the booking to a shared store uses
+        this, and commits to the in-memory network only once the store agreed.
+        Tenant requests and releases change the network directly.
+        """
+        self._staged = None
+        if isinstance(item, Release):
+            return self._release(item.id), None
+        if item.id in self.network.bookings:
+            return d.error(item.id, "already names a booking; choose a new id", field="id"), None
+        handler = {
+            "fixed": self._fixed,
+            "earliest": self._earliest,
+            "max-bandwidth": self._max_bandwidth,
+            "all-slots": self._all_slots,
+            "tenant": self._tenant,
+        }[item.mode]
+        decision = handler(item)
+        return decision, self._staged
+
+    # -- the four queries -------------------------------------------------
+
+    def _fixed(self, r: Request) -> Decision:
+        if r.max_paths == 1:
+            path = fixed_path(
+                self.network, r.src, r.dst, r.bandwidth, r.start, r.end, symmetric=r.symmetric
+            )
+            if path is not None:
+                return self._book(r, r.start, r.end, self._single(r, path, r.bandwidth))
+            why = (
+                f"no single path has {format_bandwidth(r.bandwidth)} free between "
+                f"{r.src} and {r.dst} throughout [{r.start}, {r.end})"
+            )
+        else:
+            outcome = split_fixed(
+                self.network, r.src, r.dst, r.bandwidth, r.start, r.end, **self._split_options(r)
+            )
+            if isinstance(outcome, SplitPlan):
+                return self._book(r, r.start, r.end, outcome)
+            why = outcome.reason
+        return self._reject(r, why, r.start, r.end - r.start)
+
+    def _earliest(self, r: Request) -> Decision:
+        found = self._earliest_plan(r, r.duration, r.not_before, r.not_after)
+        if found is not None:
+            start, plan = found
+            return self._book(r, start, start + r.duration, plan)
+        limit = f" ending by {r.not_after}" if r.not_after is not None else ""
+        why = (
+            f"no start from {r.not_before}{limit} gives {format_bandwidth(r.bandwidth)} "
+            f"for {r.duration} s between {r.src} and {r.dst}"
+        )
+        return self._reject(r, why, r.not_before, r.duration, earliest=False)
+
+    def _max_bandwidth(self, r: Request) -> Decision:
+        plan = self._widest_plan(r, r.start, r.end)
+        if plan is None:
+            why = f"no bandwidth is free between {r.src} and {r.dst} in [{r.start}, {r.end})"
+            return d.decision(r.id, "rejected", reason=why, max_bandwidth=0)
+        granted = sum(a.bandwidth for a in plan.allocations)
+        if r.reserve:
+            return self._book(r, r.start, r.end, plan, max_bandwidth=to_mbps(granted))
+        return d.decision(
+            r.id,
+            "answered",
+            start=r.start,
+            end=r.end,
+            max_bandwidth=to_mbps(granted),
+            paths=d.paths_field(plan.allocations),
+            max_flow=to_mbps(
+                plan.max_flow if r.max_paths > 1 else self._max_flow(r, r.start, r.end)
+            ),
+        )
+
+    def _all_slots(self, r: Request) -> Decision:
+        slots = all_slots(
+            self.network,
+            r.src,
+            r.dst,
+            r.bandwidth,
+            r.duration,
+            r.start,
+            r.end - r.duration + 1,
+            symmetric=r.symmetric,
+        )
+        return d.decision(
+            r.id,
+            "answered",
+            start=r.start,
+            end=r.end,
+            duration=r.duration,
+            bandwidth=to_mbps(r.bandwidth),
+            slots=d.slots_field(slots),
+        )
+
+    def _tenant(self, r: Request) -> Decision:
+        outcome = self.tenants.allocate(
+            TenantRequest(
+                r.id, r.tenant, r.src, r.dst, r.bandwidth, r.start, r.end, r.main_path, r.symmetric
+            )
+        )
+        for moved in outcome.reallocated:
+            if not moved.allocations:  # a victim left with nothing is dropped
+                self._tenant_ids.discard(moved.id)
+        if outcome.booking is None:
+            return d.decision(r.id, "rejected", reason=outcome.reason, tenant=r.tenant)
+        self._tenant_ids.add(r.id)
+        return d.decision(
+            r.id,
+            "reserved",
+            tenant=r.tenant,
+            **d.booking_fields(outcome.booking),
+            weights=d.weights_of(outcome.booking.allocations),
+            shortfall=to_mbps(outcome.shortfall) if outcome.shortfall else None,
+            reason=outcome.reason,
+            reallocated=[
+                {"id": b.id, "paths": d.paths_field(b.allocations)} for b in outcome.reallocated
+            ],
+        )
+
+    def _release(self, request_id: str) -> Decision:
+        booking = self.network.bookings.get(request_id)
+        if booking is None:
+            return d.error(request_id, "nothing is booked under this id", field="id")
+        if request_id in self._tenant_ids:
+            self.tenants.release(request_id)
+            self._tenant_ids.discard(request_id)
+        else:
+            self.network.release(request_id)
+        return d.decision(request_id, "released", **d.booking_fields(booking))
+
+    # -- shared steps -------------------------------------------------------
+
+    def _split_options(self, r: Request) -> dict[str, Any]:
+        return {
+            "max_paths": r.max_paths,
+            "mode": r.split,
+            "symmetric": r.symmetric,
+            "policy": self.policy,
+        }
+
+    def _single(self, r: Request, path: Any, bandwidth: int) -> SplitPlan:
+        return SplitPlan.single(Allocation(path, bandwidth), mode=r.split)
+
+    def _earliest_plan(
+        self,
+        r: Request,
+        duration: int,
+        not_before: int,
+        not_after: int | None,
+    ) -> tuple[int, SplitPlan] | None:
+        if r.max_paths > 1:
+            return split_earliest(
+                self.network,
+                r.src,
+                r.dst,
+                r.bandwidth,
+                duration,
+                not_before,
+                not_after,
+                **self._split_options(r),
+            )
+        start = self._single_path_start(r, duration, not_before, not_after)
+        if start is None:
+            return None
+        path = fixed_path(
+            self.network,
+            r.src,
+            r.dst,
+            r.bandwidth,
+            start,
+            start + duration,
+            symmetric=r.symmetric,
+        )
+        assert path is not None, "earliest start found without a path"
+        return start, self._single(r, path, r.bandwidth)
+
+    def _earliest_start(self, r: Request, duration: int, not_before: int) -> int | None:
+        """`_earliest_plan`'s start after a refusal at `not_before`, without working out a path."""
+        if r.max_paths > 1:
+            found = self._earliest_plan(r, duration, not_before, None)
+            return None if found is None else found[0]
+        return self._single_path_start(r, duration, not_before, None, refused_at_start=True)
+
+    def _single_path_start(
+        self,
+        r: Request,
+        duration: int,
+        not_before: int,
+        not_after: int | None,
+        *,
+        refused_at_start: bool = False,
+    ) -> int | None:
+        return earliest_start(
+            self.network,
+            r.src,
+            r.dst,
+            r.bandwidth,
+            duration,
+            not_before,
+            not_after,
+            symmetric=r.symmetric,
+            refused_at_start=refused_at_start,
+        )
+
+    def _widest_plan(self, r: Request, start: int, end: int) -> SplitPlan | None:
+        if r.max_paths > 1:
+            return split_max_bandwidth(
+                self.network, r.src, r.dst, start, end, **self._split_options(r)
+            )
+        found = widest(self.network, r.src, r.dst, start, end, symmetric=r.symmetric)
+        if found is None:
+            return None
+        path, width = found
+        return SplitPlan.single(Allocation(path, width), mode=r.split, max_flow=width)
+
+    def _widest_width(self, r: Request, start: int, end: int) -> int:
+        """What `_widest_plan` grants in all, without tracing its path when it has one path."""
+        if r.max_paths > 1:
+            plan = self._widest_plan(r, start, end)
+            return sum(a.bandwidth for a in plan.allocations) if plan else 0
+        view = self.network.window(start, end, symmetric=r.symmetric)
+        view.prefetch()  # the widest path reads most links
+        return widest_width(self.network.topology, r.src, r.dst, view.usable)
+
+    def _max_flow(self, r: Request, start: int, end: int, *, at_least: int = 0) -> int:
+        """The max-flow bound between the request's endpoints in [start, end).
+
+        Below `at_least` it may be any lower value instead: a refusal only
+        reports a bound that reaches the request, and a cut near either end
+        often shows cheaply that it cannot.
+        """
+        topology = self.network.topology
+        view = self.network.window(start, end, symmetric=r.symmetric)
+        if at_least > 0:
+            ceiling = flow_ceiling(
+                topology, r.src, r.dst, view.usable, at_least, symmetric=r.symmetric
+            )
+            if ceiling < at_least:
+                return ceiling
+        return max_flow_value(topology, r.src, r.dst, view.usable, symmetric=r.symmetric)
+
+    def _book(self, r: Request, start: int, end: int, plan: SplitPlan, **extra: Any) -> Decision:
+        booking = Booking(r.id, start, end, plan.allocations, r.symmetric)
+        self._staged = booking
+        return d.decision(
+            r.id,
+            "reserved",
+            **d.booking_fields(booking),
+            split=plan.mode,
+            weights=list(plan.weights),
+            mdi=round(plan.mdi, 6),
+            resequence=plan.resequence,
+            recommended_streams=plan.recommended_streams,
+            max_flow=to_mbps(plan.max_flow) if r.max_paths > 1 else None,
+            **extra,
+        )
+
+    def _reject(
+        self, r: Request, why: str, start: int, duration: int, *, earliest: bool = True
+    ) -> Decision:
+        """A rejection that names the nearest alternatives the user could accept."""
+        alternatives: dict[str, Any] = {}
+        hints = [why]
+        if earliest:
+            # Only `_fixed` asks for it, for this very window, which it just saw refused.
+            first = self._earliest_start(r, duration, start)
+            if first is not None:
+                alternatives["earliest_start"] = first
+                hints.append(f"earliest feasible start for the same duration: {first}")
+        if r.max_paths == 1 and r.mode == "fixed":
+            bound = self._max_flow(r, start, start + duration, at_least=r.bandwidth)
+            if bound >= r.bandwidth:
+                alternatives["max_flow"] = to_mbps(bound)
+                hints.append(
+                    f"a split over several paths (max_paths >= 2) could carry it: "
+                    f"max-flow bound {format_bandwidth(bound)}"
+                )
+        best = self._widest_width(r, start, start + duration)
+        alternatives["max_bandwidth"] = to_mbps(best)
+        hints.append(f"highest feasible bandwidth in the window: {format_bandwidth(best)}")
+        return d.decision(r.id, "rejected", reason="; ".join(hints), alternatives=alternatives)

@@ -1,0 +1,182 @@
+"""Requests to the planner, validated field by field (the `braid plan` contract, v1)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from braid.core.errors import InputError
+from braid.core.model.topology import Topology
+from braid.core.model.units import FOREVER, parse_bandwidth, parse_seconds
+
+Mode = Literal["fixed", "earliest", "max-bandwidth", "all-slots", "tenant"]
+Split = Literal["flow", "packet"]
+MODES: Final = ("fixed", "earliest", "max-bandwidth", "all-slots", "tenant")
+SPLITS: Final = ("flow", "packet")
+MAX_PATHS_LIMIT: Final = 16
+
+_COMMON: Final = {"id", "op", "src", "dst", "mode", "directional"}
+_SPLITTING: Final = {"max_paths", "split"}
+_MODE_FIELDS: Final[dict[str, tuple[set[str], set[str]]]] = {
+    # mode: (required, optional); all-slots answers for single paths, and a
+    # tenant's sub-paths are chosen by the tenant allocator, so neither splits.
+    "fixed": ({"bandwidth", "start", "end"}, _SPLITTING),
+    "earliest": ({"bandwidth", "duration", "not_before"}, {"not_after"} | _SPLITTING),
+    "max-bandwidth": ({"start", "end"}, {"reserve"} | _SPLITTING),
+    "all-slots": ({"bandwidth", "duration", "window_start", "window_end"}, set()),
+    "tenant": ({"bandwidth", "tenant", "start"}, {"end", "main_path"}),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    id: str
+    mode: Mode
+    src: str
+    dst: str
+    bandwidth: int = 0
+    start: int = 0
+    end: int = 0
+    duration: int = 0
+    not_before: int = 0
+    not_after: int | None = None
+    reserve: bool = False
+    tenant: str = ""
+    main_path: tuple[str, ...] | None = None
+    max_paths: int = 1
+    split: Split = "flow"
+    directional: bool = False
+
+    @property
+    def symmetric(self) -> bool:
+        return not self.directional
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    id: str
+
+
+def parse_request(data: object, topology: Topology) -> Request | Release:
+    """Validate one request object; raises InputError naming the first bad field."""
+    if not isinstance(data, Mapping):
+        raise InputError("", "each line must be a JSON object")
+    request_id = data.get("id")
+    if not isinstance(request_id, str) or not request_id.strip():
+        raise InputError("id", "required: a non-empty string that names the request")
+    op = data.get("op", "reserve")
+    if op == "release":
+        _reject_unknown(data, {"id", "op"})
+        return Release(request_id)
+    if op != "reserve":
+        raise InputError("op", f"must be 'reserve' or 'release', got {op!r}")
+    mode = data.get("mode", "fixed")
+    if mode not in MODES:
+        raise InputError("mode", f"must be one of {', '.join(MODES)}; got {mode!r}")
+    required, optional = _MODE_FIELDS[mode]
+    _reject_unknown(data, _COMMON | required | optional, mode)
+    for name in sorted(required):
+        if name not in data:
+            raise InputError(name, f"required in {mode} mode")
+    return _build(data, request_id, mode, topology)
+
+
+def _reject_unknown(data: Mapping[str, Any], allowed: set[str], mode: str = "") -> None:
+    for name in sorted(data):
+        if name not in allowed:
+            where = f" in {mode} mode" if mode else ""
+            raise InputError(name, f"unknown or not used{where}")
+
+
+def _build(data: Mapping[str, Any], request_id: str, mode: Mode, topology: Topology) -> Request:
+    src, dst = _node(data, "src", topology), _node(data, "dst", topology)
+    if src == dst:
+        raise InputError("dst", "must differ from src")
+    fields: dict[str, Any] = {"id": request_id, "mode": mode, "src": src, "dst": dst}
+    if "bandwidth" in data:
+        fields["bandwidth"] = parse_bandwidth(data["bandwidth"], "bandwidth")
+    fields.update(_times(data, mode))
+    fields.update(_options(data, topology, src, dst))
+    return Request(**fields)
+
+
+def _node(data: Mapping[str, Any], name: str, topology: Topology) -> str:
+    value = data.get(name)
+    if not isinstance(value, str):
+        raise InputError(name, "required: a node id")
+    topology.require_node(value, name)
+    return value
+
+
+def _times(data: Mapping[str, Any], mode: Mode) -> dict[str, Any]:
+    got = {k: parse_seconds(data[k], k) for k in _TIME_FIELDS if data.get(k) is not None}
+    if "duration" in got and got["duration"] <= 0:
+        raise InputError("duration", "must be a positive number of seconds")
+    if mode in ("fixed", "max-bandwidth"):
+        _ordered(got, "start", "end")
+    elif mode == "tenant":
+        got.setdefault("end", FOREVER)
+        _ordered(got, "start", "end")
+    elif mode == "earliest" and "not_after" in got:
+        if got["not_after"] < got["not_before"] + got["duration"]:
+            raise InputError("not_after", "leaves no room: must be at least not_before + duration")
+    elif mode == "all-slots":
+        _ordered(got, "window_start", "window_end")
+        if got["window_end"] - got["window_start"] < got["duration"]:
+            raise InputError("window_end", "the window is shorter than the duration")
+        got["start"], got["end"] = got.pop("window_start"), got.pop("window_end")
+    if "reserve" in data:
+        got["reserve"] = _flag(data, "reserve")
+    return got
+
+
+_TIME_FIELDS: Final = (
+    "start", "end", "duration", "not_before", "not_after", "window_start", "window_end",
+)  # fmt: skip
+
+
+def _ordered(got: dict[str, int], first: str, last: str) -> None:
+    if got[last] <= got[first]:
+        raise InputError(last, f"must be after {first} ({got[first]}), got {got[last]}")
+
+
+def _options(data: Mapping[str, Any], topology: Topology, src: str, dst: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    max_paths = data.get("max_paths", 1)
+    if isinstance(max_paths, bool) or not isinstance(max_paths, int):
+        raise InputError("max_paths", "must be an integer")
+    if not 1 <= max_paths <= MAX_PATHS_LIMIT:
+        raise InputError("max_paths", f"must be between 1 and {MAX_PATHS_LIMIT}")
+    out["max_paths"] = max_paths
+    split = data.get("split", "flow")
+    if split not in SPLITS:
+        raise InputError("split", f"must be 'flow' or 'packet', got {split!r}")
+    out["split"] = split
+    if "directional" in data:
+        out["directional"] = _flag(data, "directional")
+    if "tenant" in data:
+        tenant = data["tenant"]
+        if not isinstance(tenant, str) or not tenant:
+            raise InputError("tenant", "must be a non-empty string")
+        out["tenant"] = tenant
+    if data.get("main_path") is not None:
+        out["main_path"] = _main_path(data["main_path"], topology, src, dst)
+    return out
+
+
+def _main_path(value: object, topology: Topology, src: str, dst: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        raise InputError("main_path", "must be a list of node ids")
+    for node in value:
+        topology.require_node(node, "main_path")
+    if len(value) < 2 or value[0] != src or value[-1] != dst:
+        raise InputError("main_path", f"must run from src {src!r} to dst {dst!r}")
+    return tuple(value)
+
+
+def _flag(data: Mapping[str, Any], name: str) -> bool:
+    value = data[name]
+    if not isinstance(value, bool):
+        raise InputError(name, f"must be true or false, got {value!r}")
+    return value

@@ -1,0 +1,1 @@
+"""Mininet + Open vSwitch experiments: a session, its traffic, reports and the experiments."""

@@ -1,0 +1,1 @@
+"""The experiments `braid emulate` runs, each reproducing one of the papers' results."""

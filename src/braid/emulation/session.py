@@ -1,0 +1,284 @@
+"""Emulation sessions: book through braid, compile rules, install them, measure with iperf3.
+
+A session owns one emulated network (Mininet + userspace Open vSwitch), one
+southbound driver and braid's reservation service on an in-memory store.
+Every reservation an experiment makes goes the way REST and the CLI go
+(`ReservationService.reserve` / `.cancel`), or, for tenant requests, the
+way `braid plan` goes (`Planner` via `decide_line`); the rules that carry it
+come from the rule compiler and reach the switches through the driver.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import TracebackType
+from typing import Any, Final
+
+from braid.adapters.emulation.network import EmulatedNetwork, HostSpec
+from braid.adapters.emulation.ovs import OvsStart, ensure_ovs, stop_ovs
+from braid.adapters.emulation.sendbuffer import raised_send_buffer, switchd_send_buffer
+from braid.adapters.emulation.sweep import exclusive
+from braid.adapters.southbound.driver import SouthboundDriver
+from braid.app.memory_store import MemoryRepository
+from braid.app.records import User
+from braid.app.service import ReservationService
+from braid.app.timefmt import format_instant
+from braid.core.model.booking import Allocation
+from braid.core.model.paths import Path
+from braid.core.model.topology import Topology, topology_from_dict
+from braid.core.rules.changes import install_steps, removal_steps
+from braid.core.rules.compiler import compile_reservation
+from braid.core.rules.flow_pinning import pin_client_ports
+from braid.core.rules.labels import LabelPool
+from braid.core.rules.model import RulePlan, RuleRequest, RuleSet, Selection, StepKind
+from braid.emulation.flow_counts import PortRotation
+
+DRIVERS: Final = ("direct", "controller")
+EMULATOR: Final = User("emulate", "operator")
+
+
+@dataclass(frozen=True, slots=True)
+class Installed:
+    """A reservation whose rules are in the switches."""
+
+    reservation_id: str
+    allocations: tuple[Allocation, ...]
+    plan: RulePlan
+    pins: tuple[RuleSet, ...] = ()
+    booked: bool = True  # False for baselines installed without a booking
+    view: Mapping[str, Any] = field(default_factory=dict)  # the service's view of the booking
+
+    @property
+    def bandwidth(self) -> int:
+        return sum(a.bandwidth for a in self.allocations)
+
+
+@dataclass
+class SessionOptions:
+    driver: str = "direct"
+    mtu: int = 9000
+    clock: Callable[[], int] = field(default=lambda: int(time.time()))
+
+
+class EmulationSession:
+    """`with EmulationSession(topology_data, hosts, options) as s:` — torn down on any exit."""
+
+    def __init__(
+        self,
+        topology_data: Mapping[str, Any],
+        hosts: Sequence[HostSpec],
+        options: SessionOptions | None = None,
+    ) -> None:
+        self.options = options or SessionOptions()
+        if self.options.driver not in DRIVERS:
+            raise ValueError(f"driver must be one of {', '.join(DRIVERS)}")
+        self.topology_data = dict(topology_data)
+        self.topology = topology_from_dict(self.topology_data)
+        self.hosts = tuple(hosts)
+        self.net = EmulatedNetwork(self.topology, self.hosts, mtu=self.options.mtu, take_lock=False)
+        self.service = self._new_service(self.topology_data)
+        self.driver: SouthboundDriver | None = None
+        self._ovs: OvsStart | None = None
+        self._closers: list[Callable[[], None]] = []
+        self._installed: dict[str, Installed] = {}
+        self._lock = contextlib.ExitStack()
+        self.ports = PortRotation()
+        self.send_buffer = 0
+
+    # -- lifetime ------------------------------------------------------------
+
+    def __enter__(self) -> EmulationSession:
+        # One emulation per host at a time (fixed bridge names); OVS is started and stopped
+        # under the same lock, so a waiting session never finds it gone.
+        self._lock.enter_context(exclusive())
+        try:
+            # Before Open vSwitch forwards its first frame, which creates its send socket.
+            self.send_buffer = self._lock.enter_context(raised_send_buffer())
+            self._ovs = ensure_ovs()
+            self.net.__enter__()
+            self.net.reserve_ports(self.ports.ports)
+            self.driver = self._make_driver()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for installed in list(self._installed.values()):
+            try:
+                self.uninstall(installed)
+            except Exception:
+                self._installed.pop(installed.reservation_id, None)
+        while self._closers:
+            self._closers.pop()()
+        try:
+            self.net.close()
+            if self._ovs is not None:
+                stop_ovs(self._ovs)
+                self._ovs = None
+        finally:
+            self._lock.close()
+
+    def datapath_note(self) -> str:
+        """What room Open vSwitch had for queued frames (see `sendbuffer`); after traffic."""
+        actual = switchd_send_buffer()
+        if actual is None:
+            return "ovs-vswitchd's send buffer could not be read (ss -0)"
+        note = f"ovs-vswitchd's send buffer: {actual / 2**20:.1f} MiB"
+        if actual < self.send_buffer:
+            note += (
+                f" (less than the {self.send_buffer / 2**20:.1f} MiB braid set: Open vSwitch was "
+                "already running; restart it for full rates with many flows)"
+            )
+        return note
+
+    def _make_driver(self) -> SouthboundDriver:
+        from braid.emulation.drivers import make_driver
+
+        driver, closer = make_driver(self.options.driver, self.net)
+        self._closers.append(closer)
+        return driver
+
+    @property
+    def live_driver(self) -> SouthboundDriver:
+        if self.driver is None:
+            raise RuntimeError("the session has not started")
+        return self.driver
+
+    # -- the reservation service -------------------------------------------------
+
+    def _new_service(self, topology_data: Mapping[str, Any]) -> ReservationService:
+        service = ReservationService(MemoryRepository(), clock=self.options.clock)
+        service.start(topology_data)
+        return service
+
+    def retopologise(self, topology_data: Mapping[str, Any]) -> None:
+        """Same wiring, new capacities (e.g. other tunnel offers): re-shape links, fresh book."""
+        topology = topology_from_dict(topology_data)
+        if set(topology.links) != set(self.topology.links):
+            raise ValueError("retopologise keeps the links; only capacities may change")
+        for link in topology.links.values():
+            if link.capacity != self.topology.links[link.id].capacity:
+                self.net.set_link_rate(link.id, link.capacity)
+        self.topology, self.topology_data = topology, dict(topology_data)
+        self.service = self._new_service(topology_data)
+
+    def reserve(
+        self, src: str, dst: str, bandwidth_bps: int, seconds: int, **extra: Any
+    ) -> dict[str, Any]:
+        """Book through the service (as REST does); returns the reservation's view."""
+        now = self.options.clock()
+        body = {
+            "src": src,
+            "dst": dst,
+            "bandwidth": f"{bandwidth_bps}bps",
+            "start": format_instant(now),
+            "end": format_instant(now + seconds),
+            **extra,
+        }
+        return self.service.reserve(EMULATOR, body)
+
+    def allocations(self, reservation_id: str) -> tuple[Allocation, ...]:
+        record = self.service.repo.get(reservation_id)
+        if record is None:
+            raise KeyError(reservation_id)
+        return record.allocations
+
+    # -- rules -----------------------------------------------------------------
+
+    def install(
+        self,
+        reservation_id: str,
+        allocations: Sequence[Allocation],
+        src_host: str,
+        dst_host: str,
+        *,
+        pinned: Sequence[tuple[int, int]] = (),
+        booked: bool = True,
+    ) -> Installed:
+        """Compile and install; `pinned` = (path index, client TCP port) per-flow placements."""
+        pool = LabelPool().with_plans(i.plan for i in self._installed.values())
+        request = RuleRequest(
+            reservation_id, tuple(allocations), src_host, dst_host, selection=Selection.FLOW
+        )
+        plan = compile_reservation(request, self.topology, self.net.port_map, pool)
+        driver = self.live_driver
+        for step in install_steps(plan):
+            driver.apply(step.rule_set)
+        pins = pin_client_ports(plan, request, self.net.port_map, pinned)
+        for rule_set in pins:
+            driver.apply(rule_set)
+        installed = Installed(reservation_id, tuple(allocations), plan, pins, booked)
+        self._installed[reservation_id] = installed
+        return installed
+
+    def uninstall(self, installed: Installed) -> None:
+        driver = self.live_driver
+        for rule_set in installed.pins:
+            driver.remove(rule_set)
+        for step in removal_steps(installed.plan):
+            if step.kind is StepKind.REMOVE:
+                driver.remove(step.rule_set)
+        self._installed.pop(installed.reservation_id, None)
+
+    def uninstall_all(self) -> None:
+        for installed in list(self._installed.values()):
+            self.uninstall(installed)
+
+    def cancel(self, installed: Installed) -> None:
+        """Take the rules out, then cancel the booking (as an ending reservation would)."""
+        self.uninstall(installed)
+        if installed.booked:
+            self.service.cancel(EMULATOR, installed.reservation_id)
+
+    def reserve_and_install(
+        self,
+        src_host: str,
+        dst_host: str,
+        bandwidth_bps: int,
+        seconds: int,
+        *,
+        pinned_per_path: Callable[[Sequence[Allocation]], Sequence[tuple[int, int]]] | None = None,
+        **extra: Any,
+    ) -> Installed:
+        src, dst = self._node_of(src_host), self._node_of(dst_host)
+        view = self.reserve(src, dst, bandwidth_bps, seconds, **extra)
+        rid = str(view["id"])
+        allocations = self.allocations(rid)
+        pinned = pinned_per_path(allocations) if pinned_per_path else ()
+        installed = self.install(rid, allocations, src_host, dst_host, pinned=pinned)
+        return replace(installed, view=view)
+
+    def _node_of(self, host: str) -> str:
+        return self.net.wiring.hosts[host].switch
+
+
+def path_of(topology: Topology, nodes: Sequence[str]) -> Path:
+    """The path through `nodes`, taking the first link joining each pair."""
+    links = []
+    for here, there in itertools.pairwise(nodes):
+        found = next(
+            (link.id for link in topology.links.values() if {link.a, link.b} == {here, there}),
+            None,
+        )
+        if found is None:
+            raise ValueError(f"no link joins {here} and {there}")
+        links.append(found)
+    return Path(tuple(nodes), tuple(links))
+
+
+def write_json(path: Any, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")

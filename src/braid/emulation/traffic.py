@@ -1,0 +1,105 @@
+"""Traffic for experiments: concurrent iperf3 clients plus per-path counters sampled over time."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from braid.adapters.emulation.iperf import ClientOptions, IperfResult, IperfServer, run_client
+from braid.emulation.session import EmulationSession
+
+SAMPLE_SECONDS = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Flowset:
+    """One iperf3 client run from `client` to `server`, starting `delay` seconds in."""
+
+    label: str
+    client: str
+    server: str
+    options: ClientOptions
+    delay: float = 0.0
+    before: Callable[[], None] | None = None  # e.g. install a reservation when traffic starts
+
+
+@dataclass
+class Measurement:
+    results: dict[str, IperfResult]
+    times: list[float] = field(default_factory=list)
+    path_mbps: dict[str, list[float]] = field(default_factory=dict)
+
+
+def measure(
+    session: EmulationSession,
+    flowsets: Sequence[Flowset],
+    counters: Mapping[str, tuple[str, str]] | None = None,
+) -> Measurement:
+    """Run the flowsets together; sample `counters` (label -> (link id, sending node))."""
+    servers = [IperfServer(session.net.host(f.server), f.options.server_port) for f in flowsets]
+    results: dict[str, IperfResult] = {}
+    errors: list[BaseException] = []
+    stop = threading.Event()
+    measurement = Measurement(results)
+    try:
+        threads = [
+            threading.Thread(target=_client, args=(session, f, results, errors), daemon=True)
+            for f in flowsets
+        ]
+        sampler = threading.Thread(
+            target=_sample, args=(session, counters or {}, measurement, stop), daemon=True
+        )
+        sampler.start()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        stop.set()
+        for server in servers:
+            server.close()
+    if errors:
+        raise errors[0]
+    return measurement
+
+
+def _client(
+    session: EmulationSession,
+    flowset: Flowset,
+    results: dict[str, IperfResult],
+    errors: list[BaseException],
+) -> None:
+    try:
+        if flowset.delay:
+            time.sleep(flowset.delay)
+        if flowset.before is not None:
+            flowset.before()
+        server_ip = session.net.ip(flowset.server)
+        results[flowset.label] = run_client(
+            session.net.host(flowset.client), server_ip, flowset.options
+        )
+    except BaseException as exc:
+        errors.append(exc)
+
+
+def _sample(
+    session: EmulationSession,
+    counters: Mapping[str, tuple[str, str]],
+    measurement: Measurement,
+    stop: threading.Event,
+) -> None:
+    if not counters:
+        return
+    began = time.monotonic()
+    last = {k: session.net.tx_bytes(*v) for k, v in counters.items()}
+    for label in counters:
+        measurement.path_mbps[label] = []
+    while not stop.wait(SAMPLE_SECONDS):
+        now = {k: session.net.tx_bytes(*v) for k, v in counters.items()}
+        measurement.times.append(round(time.monotonic() - began, 2))
+        for label in counters:
+            delta = now[label] - last[label]
+            measurement.path_mbps[label].append(round(delta * 8 / SAMPLE_SECONDS / 1e6, 3))
+        last = now

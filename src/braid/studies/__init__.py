@@ -1,0 +1,1 @@
+"""Simulation studies run by `braid sim`."""

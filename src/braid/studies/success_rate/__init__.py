@@ -1,0 +1,1 @@
+"""Success rate against the number of paths, per negotiation strategy (`braid sim`)."""

@@ -1,0 +1,57 @@
+import pytest
+
+from braid.core.errors import InputError
+from braid.core.model.units import format_bandwidth, parse_bandwidth, parse_seconds, to_mbps
+
+
+@pytest.mark.parametrize(
+    ("value", "bps"),
+    [
+        (500, 500_000_000),
+        (2.5, 2_500_000),
+        ("500M", 500_000_000),
+        ("10G", 10_000_000_000),
+        ("2.5Gbps", 2_500_000_000),
+        ("100 Mbit/s", 100_000_000),
+        ("800k", 800_000),
+        ("1T", 10**12),
+        ("1000bps", 1000),
+        ("1e3", 1_000_000_000),
+        ("250", 250_000_000),
+    ],
+)
+def test_parse_bandwidth_reads_numbers_as_mbps_and_units_exactly(value: object, bps: int) -> None:
+    assert parse_bandwidth(value) == bps
+
+
+@pytest.mark.parametrize("value", [0, -5, "-5G", "0M", "ten", "", None, True, [1], "5 parsecs"])
+def test_parse_bandwidth_rejects_with_the_field_named(value: object) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_bandwidth(value, "links[2].capacity")
+    assert caught.value.field == "links[2].capacity"
+    assert str(caught.value).startswith("links[2].capacity:")
+
+
+def test_zero_allowed_only_when_asked() -> None:
+    assert parse_bandwidth(0, allow_zero=True) == 0
+
+
+def test_output_in_mbps_stays_exact() -> None:
+    assert to_mbps(10_000_000_000) == 10_000
+    assert to_mbps(2_500_000) == 2.5
+    assert isinstance(to_mbps(1_000_000), int)
+
+
+def test_format_bandwidth_is_human() -> None:
+    assert format_bandwidth(10**10) == "10 Gbit/s"
+    assert format_bandwidth(2_500_000_000) == "2.5 Gbit/s"
+    assert format_bandwidth(999) == "999 bit/s"
+
+
+def test_parse_seconds() -> None:
+    assert parse_seconds(60, "duration") == 60
+    assert parse_seconds("60", "duration") == 60
+    assert parse_seconds(60.0, "duration") == 60
+    for bad in (1.5, "soon", None, True):
+        with pytest.raises(InputError, match="duration"):
+            parse_seconds(bad, "duration")
