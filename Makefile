@@ -18,6 +18,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

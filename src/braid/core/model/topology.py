@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from braid.core.errors import InputError, TopologyError
-from braid.core.graph.geo import fibre_latency_ms
+from braid.core.model.geo import fibre_latency_ms
 from braid.core.model.units import parse_bandwidth, to_mbps
 
 DOMAIN_KINDS = ("site", "wan", "sdx")
