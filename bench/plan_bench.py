@@ -69,7 +69,8 @@ def _request(
 
 
 def run_in_process(topology: Topology, lines: list[str], tick: Tick) -> dict[str, Any]:
-    """Time every decision of `plan_lines` (a fresh planner, as `braid plan` makes)."""
+    """Time every decision of `plan_lines` and its contract line, as `braid plan` makes them."""
+    from braid.adapters.plan_contract import encode
     from braid.app.planning import plan_lines
 
     per_decision: list[int] = []
@@ -77,10 +78,11 @@ def run_in_process(topology: Topology, lines: list[str], tick: Tick) -> dict[str
     began = time.perf_counter_ns()
     last = began
     for decision in plan_lines(topology, lines):
+        line = encode(decision)
         stamp = time.perf_counter_ns()
         per_decision.append(stamp - last)
         last = stamp
-        statuses[decision["status"]] += 1
+        statuses[line["status"]] += 1
         tick(1)
     total_s = (time.perf_counter_ns() - began) / 1e9
     return {

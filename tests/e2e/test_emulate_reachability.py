@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 from braid.adapters.emulation.iperf import ClientOptions, IperfError, IperfServer, run_client
 from braid.adapters.emulation.network import HostSpec
 from braid.cli.emulate_cmd import app
+from braid.core.planning.lifecycle import State
 from braid.emulation.session import EMULATOR, EmulationSession, SessionOptions
 from tests.e2e.emulation_fixtures import emulation_host
 
@@ -44,13 +45,13 @@ def test_hosts_reach_each_other_only_while_the_reservation_is_active(driver: str
         assert not _reaches(session, "h1", "h2"), "traffic flowed before any reservation"
 
         installed = session.reserve_and_install("h1", "h2", 10_000_000, 300)
-        assert session.service.get(EMULATOR, installed.reservation_id)["state"] == "active"
+        assert session.service.get(EMULATOR, installed.reservation_id).state == State.ACTIVE
         assert _reaches(session, "h1", "h2")
         assert not _reaches(session, "h3", "h2"), "a host outside the reservation got through"
 
         session.cancel(installed)
-        view = session.service.get(EMULATOR, installed.reservation_id)
-        assert view["state"] == "cancelled"
+        seen = session.service.get(EMULATOR, installed.reservation_id)
+        assert seen.state == State.CANCELLED
         assert not _reaches(session, "h1", "h2"), "traffic flowed after the cancel"
         assert all(rule_set.empty for rule_set in session.live_driver.dump().values())
 

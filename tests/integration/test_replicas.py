@@ -65,6 +65,7 @@ from braid.core.model.paths import Path as RoutePath
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.planning.lifecycle import State
 from tests.integration.store.conftest import postgres_base_url
+from tests.unit.app.rest_shape import rest
 
 TOPOLOGY: dict[str, Any] = {
     "nodes": [{"id": "A"}, {"id": "B"}, {"id": "M"}],
@@ -447,19 +448,19 @@ def test_a_replica_whose_clock_lags_by_a_second_at_a_hold_expiry_keeps_answering
         b.start()
         alice, window = User("alice", "user"), {"start": iso(BASE), "end": iso(BASE + 900)}
         a_to_b: dict[str, Any] = {"src": "A", "dst": "B", **window}
-        a.reserve(alice, {**a_to_b, "bandwidth": 40, "max_paths": 4, "hold": True})
+        rest(a).reserve(alice, {**a_to_b, "bandwidth": 40, "max_paths": 4, "hold": True})
         clock_b[0], clock_a[0] = BASE - 3000, BASE - 3001  # the hold expires at BASE - 3000
-        b.reserve(alice, {**a_to_b, "bandwidth": 10})
+        rest(b).reserve(alice, {**a_to_b, "bandwidth": 10})
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(400)  # should the recursion come back, fail in 1 s, not 10
         try:
             with contextlib.suppress(RejectedError):  # either answer is fine; an error is not
-                a.reserve(alice, {**a_to_b, "bandwidth": 1})
+                rest(a).reserve(alice, {**a_to_b, "bandwidth": 1})
         finally:
             sys.setrecursionlimit(limit)
         clock_a[0] = BASE - 3000
         operations.tick(a)  # records the expired hold, as the ticker of `braid serve` does
-        widest = a.availability(alice, {**a_to_b, "mode": "max-bandwidth", "max_paths": 4})
+        widest = rest(a).availability(alice, {**a_to_b, "mode": "max-bandwidth", "max_paths": 4})
         assert widest["max_bandwidth"] == 30  # 40 Mbit/s A -> B, less B's 10; the hold is gone
     finally:
         for repo in repos:
@@ -483,10 +484,10 @@ def test_a_modification_plans_on_what_the_other_replica_booked(tmp_path: Path) -
         b.start()
         alice, window = User("alice", "user"), {"start": iso(BASE), "end": iso(BASE + 900)}
         a_to_b: dict[str, Any] = {"src": "A", "dst": "B", **window}
-        mine = b.reserve(alice, {**a_to_b, "bandwidth": 5})
-        theirs = a.reserve(alice, {**a_to_b, "bandwidth": 5})
+        mine = rest(b).reserve(alice, {**a_to_b, "bandwidth": 5})
+        theirs = rest(a).reserve(alice, {**a_to_b, "bandwidth": 5})
         assert [p["links"] for p in mine["paths"]] == [p["links"] for p in theirs["paths"]]
-        wider = b.modify(alice, mine["id"], {"bandwidth": 10})
+        wider = rest(b).modify(alice, mine["id"], {"bandwidth": 10})
         assert wider["bandwidth"] == 10
         assert wider["paths"][0]["links"] != theirs["paths"][0]["links"]
     finally:

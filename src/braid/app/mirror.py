@@ -24,6 +24,7 @@ from braid.core.model.network import Network
 from braid.core.model.timeline import OverbookingError
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.multipath import proportional_shares
+from braid.core.planning.decisions import reason_of
 from braid.core.planning.lifecycle import counts_against_capacity
 from braid.core.planning.planner import Planner
 from braid.core.planning.requests import Request
@@ -275,7 +276,7 @@ class Mirror:
         )
         decision, booking = self.planner.decide(request)
         if booking is None:
-            return str(decision.get("reason", "does not fit"))
+            return reason_of(decision) or "does not fit"
         return booking.allocations
 
 

@@ -11,15 +11,15 @@ from braid.app.errors import ForbiddenError, RejectedError
 from braid.app.mirror import as_booking
 from braid.app.ports import ConflictError, StateStep, Step, TopologyStep
 from braid.app.records import Reservation, TopologyVersion, User
+from braid.app.results import MaintenanceDone, Rerouted, Seen
 from braid.app.service import ATTEMPTS, ReservationService, counting_at
 from braid.app.timefmt import parse_instant
-from braid.app.views import reservation_view
 from braid.core.errors import InputError
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
 from braid.core.model.paths import Path
 from braid.core.model.topology import Topology, topology_from_dict, topology_to_dict
-from braid.core.planning.decisions import paths_field
+from braid.core.planning.decisions import reason_of
 from braid.core.planning.lifecycle import State, counts_against_capacity, state_at
 from braid.core.planning.requests import Request
 
@@ -82,7 +82,9 @@ def no_longer_fit(topology: Topology, booked: Iterable[Reservation]) -> list[dic
     return out
 
 
-def maintenance(service: ReservationService, user: User, body: Mapping[str, Any]) -> dict[str, Any]:
+def maintenance(
+    service: ReservationService, user: User, body: Mapping[str, Any]
+) -> MaintenanceDone:
     """Take a link or node out of service for a window; re-route what can be re-routed.
 
     The re-routes, the failures and the maintenance booking itself are
@@ -107,8 +109,7 @@ def maintenance(service: ReservationService, user: User, body: Mapping[str, Any]
         service.live.catch_up(now)
         stored = done[-1]
         assert isinstance(stored, Reservation)
-        view = reservation_view(stored, now)
-        return {"maintenance": view, "rerouted": rerouted, "failed": failed}
+        return MaintenanceDone(Seen(stored, now), tuple(rerouted), tuple(failed))
     raise RejectedError("bookings on these links kept changing; try again")
 
 
@@ -135,21 +136,21 @@ def _moves(
     plans: list[tuple[Reservation, tuple[Allocation, ...] | str]],
     links: list[str],
     now: int,
-) -> tuple[list[Step], list[dict[str, Any]], list[dict[str, str]]]:
+) -> tuple[list[Step], list[Rerouted], list[tuple[str, str]]]:
     """Store steps for the planned moves: failures first, so their bandwidth is free."""
     fails: list[Step] = []
     moves: list[Step] = []
-    rerouted: list[dict[str, Any]] = []
-    failed: list[dict[str, str]] = []
+    rerouted: list[Rerouted] = []
+    failed: list[tuple[str, str]] = []
     for r, allocations in plans:
         if isinstance(allocations, str):
             why = f"maintenance on {', '.join(links)}: {allocations}"
             fails.append(StateStep(r.id, State.FAILED, {"why": why}))
-            failed.append({"id": r.id, "why": allocations})
+            failed.append((r.id, allocations))
             continue
         moved = replace(r, start=max(r.start, now), allocations=allocations, updated_at=now)
         moves.append(service.write_step(moved, "rerouted", expected=r.version))
-        rerouted.append({"id": r.id, "paths": paths_field(allocations)})
+        rerouted.append(Rerouted(r.id, allocations))
     return fails + moves, rerouted, failed
 
 
@@ -186,7 +187,7 @@ def _plan_around(
             )
             decision, booking = mirror.planner.decide(request)
             if booking is None:
-                plans.append((r, str(decision.get("reason", "no other path"))))
+                plans.append((r, reason_of(decision) or "no other path"))
             else:
                 network.commit(booking)
                 plans.append((r, booking.allocations))

@@ -76,22 +76,3 @@ def _looks_like(value: int, instants: set[int | None]) -> bool:
     # them; a ten-digit number far from every one is something else.
     known = [i for i in instants if i]
     return any(abs(value - i) <= 366 * 86400 for i in known)
-
-
-def with_instants(decision: Mapping[str, Any], request: Request) -> dict[str, Any]:
-    """A planner decision with its epoch fields given as ISO 8601, as the wire speaks."""
-    out = dict(decision)
-    if isinstance(out.get("reason"), str):
-        out["reason"] = readable_reason(out["reason"], request)
-    for name in ("start", "end"):
-        if isinstance(out.get(name), int):
-            out[name] = format_instant(out[name])
-    if "slots" in out:
-        out["slots"] = [[format_instant(a), format_instant(b)] for a, b in out["slots"]]
-    alternatives = out.get("alternatives")
-    if isinstance(alternatives, dict) and "earliest_start" in alternatives:
-        out["alternatives"] = {
-            **alternatives,
-            "earliest_start": format_instant(alternatives["earliest_start"]),
-        }
-    return out

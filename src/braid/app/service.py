@@ -21,16 +21,17 @@ from braid.app.metrics import Metrics
 from braid.app.mirror import Mirror, as_booking
 from braid.app.paging import decode_cursor, encode_cursor, page_limit, stored_states_for
 from braid.app.ports import Change, ChangeFeed, ConflictError, Filters, Repository, WriteStep
-from braid.app.records import Reservation, User
+from braid.app.records import AuditEntry, Reservation, User
 from braid.app.rejections import Refusal, RefusalMemo
-from braid.app.requests_rest import readable_reason, to_request, with_instants
+from braid.app.requests_rest import readable_reason, to_request
+from braid.app.results import Availability, Page, Seen
 from braid.app.timefmt import format_instant, parse_instant
-from braid.app.views import audit_view, reservation_view
 from braid.core.errors import InputError
 from braid.core.model.booking import Booking
 from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
 from braid.core.model.topology import Topology, topology_from_dict
-from braid.core.model.units import parse_bandwidth
+from braid.core.model.units import parse_bandwidth, to_mbps
+from braid.core.planning.decisions import Decision, Invalid, Refused, Reserved
 from braid.core.planning.lifecycle import (
     BOOKED,
     State,
@@ -107,7 +108,7 @@ class ReservationService:
 
     # -- reservations ------------------------------------------------------------
 
-    def reserve(self, user: User, body: Mapping[str, Any]) -> dict[str, Any]:
+    def reserve(self, user: User, body: Mapping[str, Any]) -> Seen:
         hold = _flag(body, "hold")
         started = time.perf_counter()
         refused = False
@@ -134,12 +135,12 @@ class ReservationService:
                 continue  # another replica got there first: catch up and plan again
             self.live.learn(stored, now)
             self.metrics.admitted(time.perf_counter() - started)
-            return reservation_view(stored, now)
+            return Seen(stored, now)
         raise RejectedError("too many concurrent bookings on these links; try again")
 
     def _plan(
         self, request: Request, body: Mapping[str, Any]
-    ) -> tuple[Mapping[str, Any], Booking] | Refusal:
+    ) -> tuple[Reserved, Booking] | Refusal:
         """The booking the mirror finds for `request`, or the refusal with its offers.
 
         Called under the mirror's lock. A refusal is remembered until the
@@ -155,27 +156,30 @@ class ReservationService:
             return known
         decision, booking = self.live.planner.decide(request)
         if booking is not None:
+            assert isinstance(decision, Reserved), "a booking comes with a Reserved decision"
             return decision, booking
-        reason = readable_reason(str(decision.get("reason", "rejected")), request)
-        refusal = Refusal(_reason_kind(decision), reason, tuple(self._offers(body, decision)))
+        if not isinstance(decision, Refused | Invalid):
+            raise AssertionError(f"a booking request answered with {decision!r}")
+        reason = readable_reason(decision.reason, request)
+        offers = tuple(self._offers(body, decision)) if isinstance(decision, Refused) else ()
+        refusal = Refusal(_reason_kind(decision), reason, offers)
         self.refusals.put(state, request, body, refusal)
         return refusal
 
-    def get(self, user: User, reservation_id: str) -> dict[str, Any]:
-        return reservation_view(self._visible(user, reservation_id), self.clock())
+    def get(self, user: User, reservation_id: str) -> Seen:
+        return Seen(self._visible(user, reservation_id), self.clock())
 
-    def find(self, user: User, query: Mapping[str, Any]) -> dict[str, Any]:
+    def find(self, user: User, query: Mapping[str, Any]) -> Page:
         """One page of the reservations the caller may see, by start then id.
 
-        `{"reservations": [...], "next": cursor or None}`: pass `after=cursor`
-        for the next page. A page scans `limit` stored rows; since `active`
+        Pass `after=page.next` for the next page. A page scans `limit` stored rows; since `active`
         and `finished` follow from the clock, some may not match a state
         filter, so a page can hold fewer (even none) while `next` is set.
         """
         owner = query.get("owner")
         if user.role != "operator":
             if owner not in (None, user.name):
-                return {"reservations": [], "next": None}
+                return Page((), None)
             owner = user.name
         wanted = _states(query.get("state"))
         filters = Filters(
@@ -188,19 +192,19 @@ class ReservationService:
         )
         now = self.clock()
         rows = self.repo.find(filters)
-        views = [reservation_view(r, now) for r in rows]
-        chosen = [v for v in views if wanted is None or State(v["state"]) in wanted]
+        seen = (Seen(r, now) for r in rows)
+        chosen = tuple(s for s in seen if wanted is None or s.state in wanted)
         more = len(rows) == filters.limit
-        return {"reservations": chosen, "next": encode_cursor(rows[-1]) if more else None}
+        return Page(chosen, encode_cursor(rows[-1]) if more else None)
 
-    def audit(self, user: User, reservation_id: str) -> list[dict[str, Any]]:
+    def audit(self, user: User, reservation_id: str) -> list[AuditEntry]:
         self._visible(user, reservation_id)
-        return [audit_view(e) for e in self.repo.audit(reservation_id)]
+        return list(self.repo.audit(reservation_id))
 
-    def cancel(self, user: User, reservation_id: str) -> dict[str, Any]:
+    def cancel(self, user: User, reservation_id: str) -> Seen:
         return self._move(user, reservation_id, State.CANCELLED, "cancelled by " + user.name)
 
-    def confirm(self, user: User, reservation_id: str) -> dict[str, Any]:
+    def confirm(self, user: User, reservation_id: str) -> Seen:
         """Turn a hold into a reservation, re-validated like a new booking.
 
         A replica whose clock ran ahead may already have stopped counting the
@@ -216,9 +220,9 @@ class ReservationService:
             stored = self.write_record(confirmed, user, "confirmed", now, expected=held.version)
         except ConflictError as exc:
             raise RejectedError(f"the hold can no longer be confirmed: {exc}") from exc
-        return reservation_view(stored, now)
+        return Seen(stored, now)
 
-    def modify(self, user: User, reservation_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    def modify(self, user: User, reservation_id: str, body: Mapping[str, Any]) -> Seen:
         """Make-before-break: the new booking is validated and swapped in one transaction."""
         unknown = sorted(set(body) - {"end", "bandwidth"})
         if unknown:
@@ -239,19 +243,17 @@ class ReservationService:
             except ConflictError:
                 refused = True
                 continue
-            return reservation_view(stored, now)
+            return Seen(stored, now)
         raise RejectedError("the reservation kept changing under us; try again")
 
-    def availability(self, user: User, query: Mapping[str, Any]) -> dict[str, Any]:
+    def availability(self, user: User, query: Mapping[str, Any]) -> Availability:
         del user  # any authenticated user may ask
         now = self.clock()
         with self.live.lock:
             self.live.catch_up(now)
             request = to_request(query, "availability", self.topology, now, booking=False)
             decision, _ = self.live.planner.decide(request)  # decide() books nothing
-        if decision.get("status") == "reserved":
-            decision = {**decision, "status": "available"}  # nothing was booked
-        return with_instants(decision, request)
+        return Availability(decision, request)
 
     # -- shared steps ----------------------------------------------------------------
 
@@ -260,11 +262,11 @@ class ReservationService:
         user: User,
         request: Request,
         booking: Booking,
-        decision: Mapping[str, Any],
+        decision: Reserved,
         hold: bool,
         now: int,
     ) -> Reservation:
-        plan = {k: decision[k] for k in _PLAN_FIELDS if k in decision}
+        plan = plan_facts(decision)
         return Reservation(
             id=request.id,
             token=secrets.token_urlsafe(24),
@@ -324,7 +326,7 @@ class ReservationService:
             raise ForbiddenError("this reservation belongs to another user")
         return found
 
-    def _move(self, user: User, reservation_id: str, state: State, why: str) -> dict[str, Any]:
+    def _move(self, user: User, reservation_id: str, state: State, why: str) -> Seen:
         now = self.clock()
         current = self._visible(user, reservation_id)
         effective = state_at(
@@ -335,7 +337,7 @@ class ReservationService:
             reservation_id, state, now=now, actor=user.name, detail={"why": why}
         )
         self.live.catch_up(now)
-        return reservation_view(stored, now)
+        return Seen(stored, now)
 
     def _replan(self, old: Reservation, body: Mapping[str, Any], now: int) -> Reservation:
         end = parse_instant(body["end"], "end") if "end" in body else old.end
@@ -351,14 +353,17 @@ class ReservationService:
             old, start=start, end=end, allocations=allocations, request=request, updated_at=now
         )
 
-    def _offers(self, body: Mapping[str, Any], decision: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def _offers(self, body: Mapping[str, Any], refused: Refused) -> list[dict[str, Any]]:
         """Alternatives as ready-to-post bodies, so accepting one is a single request."""
         offers: list[dict[str, Any]] = []
-        found = decision.get("alternatives") or {}
-        base = {k: v for k, v in body.items() if k != "max_paths" or "max_flow" not in found}
-        if "earliest_start" in found and "start" in body and "end" in body:
+        found = refused.alternatives
+        if found is None:
+            return offers
+        split = found.max_flow is not None
+        base = {k: v for k, v in body.items() if k != "max_paths" or not split}
+        if found.earliest_start is not None and "start" in body and "end" in body:
             span = parse_instant(body["end"], "end") - parse_instant(body["start"], "start")
-            start = found["earliest_start"]
+            start = found.earliest_start
             offers.append(
                 {
                     "kind": "earliest_start",
@@ -369,16 +374,31 @@ class ReservationService:
                     },
                 }
             )
-        if found.get("max_bandwidth"):
+        if found.max_bandwidth:
             offers.append(
-                {"kind": "max_bandwidth", "body": {**base, "bandwidth": found["max_bandwidth"]}}
+                {
+                    "kind": "max_bandwidth",
+                    "body": {**base, "bandwidth": to_mbps(found.max_bandwidth)},
+                }
             )
-        if "max_flow" in found:
+        if split:
             offers.append({"kind": "split", "body": {**base, "max_paths": 4}})
         return offers
 
 
-_PLAN_FIELDS: Final = ("split", "weights", "mdi", "resequence", "recommended_streams", "max_flow")
+def plan_facts(decision: Reserved) -> dict[str, Any]:
+    """How the edge spreads traffic over the paths, as the store keeps it (bandwidth in Mbit/s)."""
+    plan = decision.plan
+    facts: dict[str, Any] = {
+        "split": plan.mode,
+        "weights": list(plan.weights),
+        "mdi": round(plan.mdi, 6),
+        "resequence": plan.resequence,
+        "recommended_streams": plan.recommended_streams,
+    }
+    if decision.max_flow is not None:
+        facts["max_flow"] = to_mbps(decision.max_flow)
+    return facts
 
 
 def counting_at(now: int) -> Callable[[Reservation], bool]:
@@ -414,10 +434,10 @@ def _require_booked(r: Reservation, now: int) -> None:
         raise InputError("state", f"a {state.value} reservation cannot be modified")
 
 
-def _reason_kind(decision: Mapping[str, Any]) -> str:
-    reason = str(decision.get("reason", ""))
-    if decision.get("status") == "error":
+def _reason_kind(decision: Decision) -> str:
+    if isinstance(decision, Invalid):
         return "invalid"
+    reason = decision.reason if isinstance(decision, Refused) else ""
     return "no_path" if "no " in reason[:20] else "capacity"
 
 

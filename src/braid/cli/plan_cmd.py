@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 
+from braid.adapters.plan_contract import encode
 from braid.app.planning import plan_lines
 from braid.cli.common import err_console, fail, open_topology
 from braid.cli.topology_cmd import DefaultCapacityOpt, TopologyOpt
@@ -41,10 +42,11 @@ def plan(
         lines = _with_progress(source, requests, stack)
         decisions = plan_lines(model, lines)
         if table:
-            _print_table(decisions, title=f"braid plan — {topology.name}")
+            lines_out = (encode(d) for d in decisions)
+            _print_table(lines_out, title=f"braid plan — {topology.name}")
         else:
             for decision in decisions:
-                sys.stdout.write(json.dumps(decision) + "\n")
+                sys.stdout.write(json.dumps(encode(decision)) + "\n")
 
 
 def demo(
@@ -62,7 +64,7 @@ def demo(
     decisions = plan_lines(model, lines)
     if as_json:
         for decision in decisions:
-            typer.echo(json.dumps(decision))
+            typer.echo(json.dumps(encode(decision)))
         return
     from rich.console import Console
 
@@ -71,7 +73,7 @@ def demo(
         f"[bold]braid demo[/]: {len(model.nodes)} nodes, {len(model.links)} links; "
         f"{sum(1 for x in lines if x.strip())} requests planned online, each seeing the last"
     )
-    _print_table(decisions, title="decisions", console=console)
+    _print_table((encode(d) for d in decisions), title="decisions", console=console)
 
 
 def _open_requests(name: str, stack: ExitStack) -> TextIO:

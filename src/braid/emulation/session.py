@@ -26,6 +26,7 @@ from braid.adapters.emulation.sweep import exclusive
 from braid.adapters.southbound.driver import SouthboundDriver
 from braid.app.memory_store import MemoryRepository
 from braid.app.records import User
+from braid.app.results import Seen
 from braid.app.service import ReservationService
 from braid.app.timefmt import format_instant
 from braid.core.model.booking import Allocation
@@ -51,7 +52,7 @@ class Installed:
     plan: RulePlan
     pins: tuple[RuleSet, ...] = ()
     booked: bool = True  # False for baselines installed without a booking
-    view: Mapping[str, Any] = field(default_factory=dict)  # the service's view of the booking
+    seen: Seen | None = None  # the reservation as the service stored it
 
     @property
     def bandwidth(self) -> int:
@@ -176,10 +177,8 @@ class EmulationSession:
         self.topology, self.topology_data = topology, dict(topology_data)
         self.service = self._new_service(topology_data)
 
-    def reserve(
-        self, src: str, dst: str, bandwidth_bps: int, seconds: int, **extra: Any
-    ) -> dict[str, Any]:
-        """Book through the service (as REST does); returns the reservation's view."""
+    def reserve(self, src: str, dst: str, bandwidth_bps: int, seconds: int, **extra: Any) -> Seen:
+        """Book through the service (as REST does)."""
         now = self.options.clock()
         body = {
             "src": src,
@@ -255,12 +254,12 @@ class EmulationSession:
         **extra: Any,
     ) -> Installed:
         src, dst = self._node_of(src_host), self._node_of(dst_host)
-        view = self.reserve(src, dst, bandwidth_bps, seconds, **extra)
-        rid = str(view["id"])
+        seen = self.reserve(src, dst, bandwidth_bps, seconds, **extra)
+        rid = seen.record.id
         allocations = self.allocations(rid)
         pinned = pinned_per_path(allocations) if pinned_per_path else ()
         installed = self.install(rid, allocations, src_host, dst_host, pinned=pinned)
-        return replace(installed, view=view)
+        return replace(installed, seen=seen)
 
     def _node_of(self, host: str) -> str:
         return self.net.wiring.hosts[host].switch

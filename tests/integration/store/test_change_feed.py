@@ -25,6 +25,7 @@ from braid.adapters.store.notify import CHANNEL, Connect, CursorListener, engine
 from braid.app.errors import RejectedError
 from braid.app.records import Reservation, User
 from braid.app.service import ReservationService
+from tests.unit.app.rest_shape import rest
 
 TOPOLOGY: dict[str, Any] = {
     "nodes": [{"id": "A"}, {"id": "B"}],
@@ -109,13 +110,13 @@ def started(repo: CountingRepository, topology: dict[str, Any] | None) -> Reserv
 def widest(service: ReservationService) -> float:
     """The widest booking the service's mirror would offer now, in Mbit/s."""
     question = {k: v for k, v in body(1).items() if k != "bandwidth"}
-    answer = service.availability(ALICE, {**question, "mode": "max-bandwidth"})
+    answer = rest(service).availability(ALICE, {**question, "mode": "max-bandwidth"})
     return float(answer["max_bandwidth"])
 
 
 def refused(service: ReservationService, bandwidth: int) -> None:
     with pytest.raises(RejectedError):
-        service.reserve(ALICE, body(bandwidth))
+        rest(service).reserve(ALICE, body(bandwidth))
 
 
 @pytest.fixture
@@ -127,7 +128,7 @@ def replicas(postgres_url: str) -> Iterator[tuple[ReservationService, Reservatio
         for service in (a, b):
             feed = listener_of(service)
             wait_until(partial(listening, feed), "the listeners connect")
-            service.availability(ALICE, body(1))  # the first catch-up of the epoch reads
+            rest(service).availability(ALICE, body(1))  # the first catch-up of the epoch reads
         yield a, b
     finally:
         for service, repo in zip((a, b), repos, strict=True):
@@ -145,7 +146,7 @@ def test_a_booking_by_one_replica_reaches_the_other_by_notification(
     replicas: tuple[ReservationService, ReservationService],
 ) -> None:
     a, b = replicas
-    first = a.reserve(ALICE, body(6))
+    first = rest(a).reserve(ALICE, body(6))
     wait_until(lambda: has_heard(listener_of(b), a.repo.cursor()), "b hears a's booking")
     before = reads(b)
     # A question, not a booking: no store check would catch a stale answer.
@@ -154,9 +155,9 @@ def test_a_booking_by_one_replica_reaches_the_other_by_notification(
     assert first["id"] in b.live.network.bookings
     # Nothing new from elsewhere: refusals and b's own bookings read nothing.
     refused(b, 5)
-    b.reserve(ALICE, body(3))
+    rest(b).reserve(ALICE, body(3))
     refused(b, 2)
-    b.availability(ALICE, body(1))
+    rest(b).availability(ALICE, body(1))
     assert reads(b) == before + 1
 
 
@@ -164,7 +165,7 @@ def test_without_a_listener_every_decision_reads_the_store(
     replicas: tuple[ReservationService, ReservationService],
 ) -> None:
     a, b = replicas
-    a.reserve(ALICE, body(6))
+    rest(a).reserve(ALICE, body(6))
     b.stop()
     assert listener_of(b).news(0) is None
     before = reads(b)
@@ -182,11 +183,11 @@ def test_after_a_lost_connection_the_first_decision_reads_once(postgres_url: str
     b = started(repos[1], None)
     try:
         wait_until(lambda: listening(feed), "b's listener connects")
-        b.availability(ALICE, body(1))
+        rest(b).availability(ALICE, body(1))
         kill(postgres_url, feed.backend_pid)
         wait_until(lambda: feed.news(0) is None, "b's listener notices")
         # Booked while b hears nothing: this notification never reaches b.
-        lost = a.reserve(ALICE, body(7))
+        lost = rest(a).reserve(ALICE, body(7))
         gate.open.set()
         wait_until(lambda: listening(feed, epoch=2), "b's listener reconnects")
         before = reads(b)
@@ -211,7 +212,7 @@ def test_the_listener_hears_committed_cursors_of_other_writers(postgres_url: str
     try:
         wait_until(lambda: listening(feed), "the listener connects")
         for minutes in range(3):
-            a.reserve(ALICE, body(2, minutes))
+            rest(a).reserve(ALICE, body(2, minutes))
         wait_until(lambda: has_heard(feed, 3), "three cursors heard")
         news = feed.news(0)
         assert news is not None

@@ -20,6 +20,7 @@ from braid.app.ports import FeedNews
 from braid.app.records import Reservation, User
 from braid.app.service import ReservationService
 from braid.app.timefmt import format_instant
+from tests.unit.app.rest_shape import rest
 
 T0 = 1_800_000_000
 ALICE = User("alice", "user")
@@ -95,7 +96,9 @@ def body(bandwidth: int, **extra: Any) -> dict[str, Any]:
 
 def widest(service: ReservationService) -> int:
     question = {k: v for k, v in body(0).items() if k != "bandwidth"}
-    answer: Mapping[str, Any] = service.availability(ALICE, {**question, "mode": "max-bandwidth"})
+    answer: Mapping[str, Any] = rest(service).availability(
+        ALICE, {**question, "mode": "max-bandwidth"}
+    )
     return int(answer["max_bandwidth"])
 
 
@@ -109,7 +112,7 @@ def replica(store: MemoryRepository, topology: dict[str, Any] | None = None) -> 
     service = ReservationService(repo, clock=lambda: T0, feed=repo.feed)
     service.start(topology)
     service.live.read_every = 3600.0  # the safety read is tested on its own
-    service.availability(ALICE, body(1))  # the first catch-up of the epoch reads
+    rest(service).availability(ALICE, body(1))  # the first catch-up of the epoch reads
     return service
 
 
@@ -134,18 +137,18 @@ def pair(store: MemoryRepository) -> tuple[ReservationService, ReservationServic
 def test_own_bookings_and_refusals_read_nothing(store: MemoryRepository) -> None:
     a, _ = pair(store)
     before = reads(a)
-    a.reserve(ALICE, body(4))
-    a.reserve(ALICE, body(4))
+    rest(a).reserve(ALICE, body(4))
+    rest(a).reserve(ALICE, body(4))
     feed(a).hear(store.cursor())  # its own notifications come back
     with pytest.raises(RejectedError):
-        a.reserve(ALICE, body(4))
+        rest(a).reserve(ALICE, body(4))
     assert widest(a) == 2
     assert reads(a) == before
 
 
 def test_a_foreign_booking_is_read_once_when_heard(store: MemoryRepository) -> None:
     a, b = pair(store)
-    a.reserve(ALICE, body(6))
+    rest(a).reserve(ALICE, body(6))
     before = reads(b)
     assert widest(b) == 10  # not heard yet: b does not know (the store still would)
     assert reads(b) == before
@@ -157,7 +160,7 @@ def test_a_foreign_booking_is_read_once_when_heard(store: MemoryRepository) -> N
 
 def test_without_a_listening_feed_every_decision_reads(store: MemoryRepository) -> None:
     a, b = pair(store)
-    a.reserve(ALICE, body(6))
+    rest(a).reserve(ALICE, body(6))
     feed(b).stop()
     before = reads(b)
     assert [widest(b) for _ in range(3)] == [4, 4, 4]
@@ -166,7 +169,7 @@ def test_without_a_listening_feed_every_decision_reads(store: MemoryRepository) 
 
 def test_a_new_epoch_reads_once_whatever_was_heard(store: MemoryRepository) -> None:
     a, b = pair(store)
-    a.reserve(ALICE, body(6))  # its notification is lost: b reconnects
+    rest(a).reserve(ALICE, body(6))  # its notification is lost: b reconnects
     feed(b).epoch += 1
     before = reads(b)
     assert [widest(b) for _ in range(2)] == [4, 4]
@@ -175,7 +178,7 @@ def test_a_new_epoch_reads_once_whatever_was_heard(store: MemoryRepository) -> N
 
 def test_the_store_is_read_at_least_every_read_every_seconds(store: MemoryRepository) -> None:
     a, b = pair(store)
-    a.reserve(ALICE, body(6))
+    rest(a).reserve(ALICE, body(6))
     b.live.read_every = 0.0
     before = reads(b)
     assert widest(b) == 4  # never heard of, but read all the same
@@ -184,19 +187,19 @@ def test_the_store_is_read_at_least_every_read_every_seconds(store: MemoryReposi
 
 def test_a_write_the_store_refuses_is_planned_again_after_a_read(store: MemoryRepository) -> None:
     a, b = pair(store)
-    a.reserve(ALICE, body(6))  # b has not heard of it
+    rest(a).reserve(ALICE, body(6))  # b has not heard of it
     before = reads(b)
     with pytest.raises(RejectedError) as refused:
-        b.reserve(ALICE, body(6))
+        rest(b).reserve(ALICE, body(6))
     assert "try again" not in str(refused.value)  # a real refusal, not five blind retries
     assert reads(b) == before + 1
-    assert b.reserve(ALICE, body(4))["state"] == "reserved"
+    assert rest(b).reserve(ALICE, body(4))["state"] == "reserved"
 
 
 def test_an_own_change_the_mirror_did_not_learn_is_read(store: MemoryRepository) -> None:
     a, _ = pair(store)
-    booked = a.reserve(ALICE, body(6))
+    booked = rest(a).reserve(ALICE, body(6))
     before = reads(a)
-    a.cancel(ALICE, booked["id"])  # recorded by the store, not learnt by the mirror
+    rest(a).cancel(ALICE, booked["id"])  # recorded by the store, not learnt by the mirror
     assert reads(a) == before + 1
     assert widest(a) == 10

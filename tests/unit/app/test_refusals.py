@@ -12,6 +12,7 @@ from braid.app.records import User
 from braid.app.service import ReservationService
 from braid.app.timefmt import format_instant
 from braid.core.planning.planner import Planner
+from tests.unit.app.rest_shape import rest
 
 T0 = 1_800_000_000
 ALICE = User("alice", "user")
@@ -50,7 +51,7 @@ def service() -> ReservationService:
 
 def refusal(service: ReservationService, sent: dict[str, Any]) -> RejectedError:
     with pytest.raises(RejectedError) as refused:
-        service.reserve(ALICE, sent)
+        rest(service).reserve(ALICE, sent)
     return refused.value
 
 
@@ -61,7 +62,7 @@ def asked(service: ReservationService) -> int:
 
 
 def test_the_same_refusal_is_served_again_without_planning(service: ReservationService) -> None:
-    service.reserve(ALICE, body(bw=5))
+    rest(service).reserve(ALICE, body(bw=5))
     first = refusal(service, body())
     before = asked(service)
     again = refusal(service, body())
@@ -71,7 +72,7 @@ def test_the_same_refusal_is_served_again_without_planning(service: ReservationS
 
 
 def test_a_different_body_is_planned_on_its_own(service: ReservationService) -> None:
-    service.reserve(ALICE, body(bw=5))
+    rest(service).reserve(ALICE, body(bw=5))
     refusal(service, body())
     before = asked(service)
     other = refusal(service, body(description="another"))
@@ -81,9 +82,9 @@ def test_a_different_body_is_planned_on_its_own(service: ReservationService) -> 
 
 
 def test_any_change_of_the_network_forgets_the_refusals(service: ReservationService) -> None:
-    service.reserve(ALICE, body(bw=5))
+    rest(service).reserve(ALICE, body(bw=5))
     first = refusal(service, body())
-    service.reserve(ALICE, body(bw=5, start=200, end=300))  # the earliest start moves on
+    rest(service).reserve(ALICE, body(bw=5, start=200, end=300))  # the earliest start moves on
     before = asked(service)
     again = refusal(service, body())
     assert asked(service) == before + 1

@@ -14,6 +14,7 @@ from braid.app.service import ReservationService
 from braid.app.timefmt import format_instant
 from braid.core.errors import InputError
 from braid.core.model.loads import capacity_lookup, peak_problems
+from tests.unit.app.rest_shape import rest
 
 T0 = 1_800_000_000
 ALICE, BOB, OPS = User("alice", "user"), User("bob", "user"), User("ops", "operator")
@@ -71,18 +72,18 @@ def no_overbooking(service: ReservationService) -> None:
 
 
 def test_reserve_books_and_the_next_request_sees_it(service: ReservationService) -> None:
-    first = service.reserve(ALICE, body())
+    first = rest(service).reserve(ALICE, body())
     assert first["state"] == "reserved" and first["owner"] == "alice"
     assert [p["nodes"] for p in first["paths"]] == [["A", "B", "D"]]
     assert first["vlans"] == [{"path": 0, "vlan": None}] and first["token"]
-    second = service.reserve(BOB, body())
+    second = rest(service).reserve(BOB, body())
     assert [p["nodes"] for p in second["paths"]] == [["A", "C", "D"]]
     with pytest.raises(RejectedError) as caught:
-        service.reserve(BOB, body())
+        rest(service).reserve(BOB, body())
     kinds = {a["kind"] for a in caught.value.alternatives}
     assert {"earliest_start", "max_bandwidth"} <= kinds
     earliest = next(a for a in caught.value.alternatives if a["kind"] == "earliest_start")
-    assert service.reserve(BOB, earliest["body"])["start"] == at(200)
+    assert rest(service).reserve(BOB, earliest["body"])["start"] == at(200)
     no_overbooking(service)
 
 
@@ -98,104 +99,106 @@ def test_bad_input_names_the_field_and_writes_nothing(service: ReservationServic
     ]
     for sent, field in cases:
         with pytest.raises(InputError) as caught:
-            service.reserve(ALICE, sent)
+            rest(service).reserve(ALICE, sent)
         assert caught.value.field == field
     assert service.repo.find.__self__ is service.repo  # the fake is what we think
-    assert service.find(OPS, {})["reservations"] == []
+    assert rest(service).find(OPS, {})["reservations"] == []
 
 
 def test_users_see_only_their_own(service: ReservationService) -> None:
-    mine = service.reserve(ALICE, body())
+    mine = rest(service).reserve(ALICE, body())
     with pytest.raises(ForbiddenError):
-        service.get(BOB, mine["id"])
+        rest(service).get(BOB, mine["id"])
     with pytest.raises(ForbiddenError):
-        service.cancel(BOB, mine["id"])
+        rest(service).cancel(BOB, mine["id"])
     with pytest.raises(NotFoundError):
-        service.get(ALICE, "r-nope")
-    assert service.find(BOB, {})["reservations"] == []
-    assert [r["id"] for r in service.find(OPS, {"owner": "alice"})["reservations"]] == [mine["id"]]
+        rest(service).get(ALICE, "r-nope")
+    assert rest(service).find(BOB, {})["reservations"] == []
+    assert [r["id"] for r in rest(service).find(OPS, {"owner": "alice"})["reservations"]] == [
+        mine["id"]
+    ]
 
 
 def test_cancel_frees_capacity_and_never_comes_back(
     service: ReservationService, clock: Clock
 ) -> None:
-    a = service.reserve(ALICE, body(bw=10))
-    service.reserve(ALICE, body(bw=10))
+    a = rest(service).reserve(ALICE, body(bw=10))
+    rest(service).reserve(ALICE, body(bw=10))
     with pytest.raises(RejectedError):
-        service.reserve(BOB, body(bw=10))
-    assert service.cancel(ALICE, a["id"])["state"] == "cancelled"
-    assert service.reserve(BOB, body(bw=10))["state"] == "reserved"
+        rest(service).reserve(BOB, body(bw=10))
+    assert rest(service).cancel(ALICE, a["id"])["state"] == "cancelled"
+    assert rest(service).reserve(BOB, body(bw=10))["state"] == "reserved"
     restarted = make(service.repo, clock)  # type: ignore[arg-type]
     with pytest.raises(RejectedError):
         restarted.reserve(BOB, body(bw=10))
     with pytest.raises(InputError):
-        service.cancel(ALICE, a["id"])
+        rest(service).cancel(ALICE, a["id"])
 
 
 def test_lifecycle_follows_the_clock_and_is_audited(
     service: ReservationService, clock: Clock
 ) -> None:
-    r = service.reserve(ALICE, body())
+    r = rest(service).reserve(ALICE, body())
     clock.now = T0 + 150
-    assert service.get(ALICE, r["id"])["state"] == "active"
+    assert rest(service).get(ALICE, r["id"])["state"] == "active"
     tick(service)
     clock.now = T0 + 250
     tick(service)
-    assert service.get(ALICE, r["id"])["state"] == "finished"
-    moves = [(e["from"], e["to"], e["actor"]) for e in service.audit(ALICE, r["id"])]
+    assert rest(service).get(ALICE, r["id"])["state"] == "finished"
+    moves = [(e["from"], e["to"], e["actor"]) for e in rest(service).audit(ALICE, r["id"])]
     assert ("reserved", "active", "system") in moves and ("active", "finished", "system") in moves
 
 
 def test_holds_expire_and_free_capacity(service: ReservationService, clock: Clock) -> None:
-    held = service.reserve(ALICE, body(bw=10, hold=True))
-    service.reserve(ALICE, body(bw=10))
+    held = rest(service).reserve(ALICE, body(bw=10, hold=True))
+    rest(service).reserve(ALICE, body(bw=10))
     assert held["state"] == "held"
     with pytest.raises(RejectedError):
-        service.reserve(BOB, body(bw=10))
+        rest(service).reserve(BOB, body(bw=10))
     clock.now = T0 + 61
     tick(service)
-    assert service.get(ALICE, held["id"])["state"] == "expired"
-    assert service.reserve(BOB, body(bw=10))["state"] == "reserved"
+    assert rest(service).get(ALICE, held["id"])["state"] == "expired"
+    assert rest(service).reserve(BOB, body(bw=10))["state"] == "reserved"
     with pytest.raises(InputError):
-        service.confirm(ALICE, held["id"])
+        rest(service).confirm(ALICE, held["id"])
 
 
 def test_confirm_turns_a_hold_into_a_reservation(service: ReservationService) -> None:
-    held = service.reserve(ALICE, body(hold=True))
-    assert service.confirm(ALICE, held["id"])["state"] == "reserved"
+    held = rest(service).reserve(ALICE, body(hold=True))
+    assert rest(service).confirm(ALICE, held["id"])["state"] == "reserved"
 
 
 def test_modify_is_make_before_break(service: ReservationService) -> None:
-    r = service.reserve(ALICE, body(bw=6))
-    longer = service.modify(ALICE, r["id"], {"end": at(300)})
+    r = rest(service).reserve(ALICE, body(bw=6))
+    longer = rest(service).modify(ALICE, r["id"], {"end": at(300)})
     assert longer["end"] == at(300) and longer["version"] == r["version"] + 1
     assert longer["paths"] == r["paths"]  # same paths kept
-    service.reserve(BOB, body(bw=8, start=250, end=400))
+    rest(service).reserve(BOB, body(bw=8, start=250, end=400))
     with pytest.raises(RejectedError):
-        service.modify(ALICE, r["id"], {"bandwidth": 11, "end": at(400)})
-    unchanged = service.get(ALICE, r["id"])
+        rest(service).modify(ALICE, r["id"], {"bandwidth": 11, "end": at(400)})
+    unchanged = rest(service).get(ALICE, r["id"])
     assert unchanged["version"] == longer["version"] and unchanged["bandwidth"] == 6
-    bigger = service.modify(ALICE, r["id"], {"bandwidth": 9})
+    bigger = rest(service).modify(ALICE, r["id"], {"bandwidth": 9})
     assert bigger["bandwidth"] == 9
     no_overbooking(service)
     with pytest.raises(InputError):
-        service.modify(ALICE, r["id"], {"src": "B"})
+        rest(service).modify(ALICE, r["id"], {"src": "B"})
 
 
 def test_two_replicas_never_overbook(clock: Clock) -> None:
     repo = MemoryRepository()
     one, two = make(repo, clock), make(repo, clock)
-    one.reserve(ALICE, body(bw=10))
+    rest(one).reserve(ALICE, body(bw=10))
     # `two` has not seen it yet, plans on AB-BD, and the store makes it re-plan.
-    got = two.reserve(BOB, body(bw=10))
+    got = rest(two).reserve(BOB, body(bw=10))
     assert [p["nodes"] for p in got["paths"]] == [["A", "C", "D"]]
     with pytest.raises(RejectedError):
-        one.reserve(BOB, body(bw=10))
+        rest(one).reserve(BOB, body(bw=10))
     no_overbooking(one)
 
 
 def test_availability_books_nothing(service: ReservationService) -> None:
-    answer = service.availability(
+    answer = rest(service).availability(
         ALICE,
         {
             "mode": "max-bandwidth",
@@ -207,7 +210,7 @@ def test_availability_books_nothing(service: ReservationService) -> None:
         },
     )
     assert answer["max_bandwidth"] == 20 and answer["status"] == "answered"
-    slots = service.availability(
+    slots = rest(service).availability(
         ALICE,
         {
             "mode": "all-slots",
@@ -220,11 +223,11 @@ def test_availability_books_nothing(service: ReservationService) -> None:
         },
     )
     assert slots["slots"] == [[at(0), at(541)]]
-    assert service.find(OPS, {})["reservations"] == []
+    assert rest(service).find(OPS, {})["reservations"] == []
 
 
 def test_topology_change_reports_misfits(service: ReservationService) -> None:
-    r = service.reserve(ALICE, body(bw=8))
+    r = rest(service).reserve(ALICE, body(bw=8))
     smaller = {
         **SQUARE,
         "links": [
@@ -236,33 +239,33 @@ def test_topology_change_reports_misfits(service: ReservationService) -> None:
     with pytest.raises(RejectedError) as caught:
         put_topology(service, OPS, smaller, force=False)
     assert caught.value.detail["conflicts"][0]["id"] == r["id"]
-    assert service.get(ALICE, r["id"])["state"] == "reserved"
+    assert rest(service).get(ALICE, r["id"])["state"] == "reserved"
     done = put_topology(service, OPS, smaller, force=True)
-    assert done["version"] == 2 and service.get(ALICE, r["id"])["state"] == "failed"
+    assert done["version"] == 2 and rest(service).get(ALICE, r["id"])["state"] == "failed"
     assert service.topology.links["AB"].capacity == 5 * 10**6
 
 
 def test_maintenance_reroutes_around_the_link(service: ReservationService) -> None:
-    moved = service.reserve(ALICE, body(bw=4))
-    other = service.reserve(ALICE, body(bw=6))
-    got = maintenance(
-        service, OPS, {"link": "BD", "start": at(0), "end": at(1000), "reason": "fibre"}
+    moved = rest(service).reserve(ALICE, body(bw=4))
+    other = rest(service).reserve(ALICE, body(bw=6))
+    got = rest(service).maintenance(
+        OPS, {"link": "BD", "start": at(0), "end": at(1000), "reason": "fibre"}
     )
     # Both took the fast route A-B-D; both fit on A-C-D.
     assert {r["id"] for r in got["rerouted"]} == {moved["id"], other["id"]} and got["failed"] == []
     for r in (moved, other):
-        assert service.get(OPS, r["id"])["paths"][0]["nodes"] == ["A", "C", "D"]
+        assert rest(service).get(OPS, r["id"])["paths"][0]["nodes"] == ["A", "C", "D"]
     with pytest.raises(RejectedError):  # BD is out, and the detour B-A-C-D is full
-        service.reserve(BOB, {**body(bw=1), "src": "B"})
+        rest(service).reserve(BOB, {**body(bw=1), "src": "B"})
     no_overbooking(service)
 
 
 def test_maintenance_fails_what_cannot_move(service: ReservationService) -> None:
-    stuck = service.reserve(ALICE, body(bw=6))
-    service.reserve(ALICE, body(bw=6))
-    got = maintenance(service, OPS, {"node": "B", "start": at(0), "end": at(1000)})
+    stuck = rest(service).reserve(ALICE, body(bw=6))
+    rest(service).reserve(ALICE, body(bw=6))
+    got = rest(service).maintenance(OPS, {"node": "B", "start": at(0), "end": at(1000)})
     assert [f["id"] for f in got["failed"]] == [stuck["id"]]
-    assert service.get(OPS, stuck["id"])["state"] == "failed"
+    assert rest(service).get(OPS, stuck["id"])["state"] == "failed"
     with pytest.raises(ForbiddenError):
         maintenance(service, ALICE, {"link": "AB", "start": at(0), "end": at(10)})
     with pytest.raises(InputError):

@@ -12,6 +12,7 @@ from braid.adapters.api.deps import Authorized
 from braid.adapters.api.models import AvailabilityOut, AvailabilityQuery
 from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
+from braid.adapters.api.views import availability_view
 
 router = APIRouter(tags=["availability"])
 
@@ -25,7 +26,7 @@ async def availability(
 ) -> JSONResponse:
     """Would this fit, when is the earliest slot, how much fits, which slots are free."""
     answer = await off_loop(caller.service.availability, caller.user, typed(query.given()))
-    return JSONResponse(answer)
+    return JSONResponse(availability_view(answer))
 
 
 def typed(query: dict[str, str]) -> dict[str, Any]:

@@ -18,11 +18,12 @@ from braid.adapters.api.models import (
 )
 from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
+from braid.adapters.api.views import audit_view, page_view, reservation_view
 
 router = APIRouter(prefix="/v1/reservations", tags=["reservations"])
 
 _ONE = errors(401, 403, 404)
-# Handlers return FastJSON (orjson) so the service's dicts go out exactly as built;
+# Handlers return FastJSON (orjson) so the views go out exactly as built;
 # the response models only document them. The service blocks (store, locks):
 # every call to it goes through `off_loop`, never on the event loop.
 
@@ -35,8 +36,8 @@ _ONE = errors(401, 403, 404)
     summary="Reserve bandwidth (or hold it with hold=true)",
 )
 async def reserve(body: ReservationIn, caller: Authorized) -> FastJSON:
-    view = await off_loop(caller.service.reserve, caller.user, body.sent())
-    return FastJSON(view, status_code=201)
+    seen = await off_loop(caller.service.reserve, caller.user, body.sent())
+    return FastJSON(reservation_view(seen), status_code=201)
 
 
 @router.get("", response_model=ReservationList, responses=errors(401, 422))
@@ -47,12 +48,13 @@ async def find(query: Annotated[ListQuery, Query()], caller: Authorized) -> Fast
     `after` to get the following page (it may hold fewer rows than `limit`,
     even none, when a state filter leaves some out).
     """
-    return FastJSON(await off_loop(caller.service.find, caller.user, query.given()))
+    return FastJSON(page_view(await off_loop(caller.service.find, caller.user, query.given())))
 
 
 @router.get("/{reservation_id}", response_model=ReservationOut, responses=_ONE)
 async def show(reservation_id: str, caller: Authorized) -> FastJSON:
-    return FastJSON(await off_loop(caller.service.get, caller.user, reservation_id))
+    seen = await off_loop(caller.service.get, caller.user, reservation_id)
+    return FastJSON(reservation_view(seen))
 
 
 @router.delete(
@@ -60,7 +62,8 @@ async def show(reservation_id: str, caller: Authorized) -> FastJSON:
 )
 async def cancel(reservation_id: str, caller: Authorized) -> FastJSON:
     """Cancel: the bandwidth is free for others at once."""
-    return FastJSON(await off_loop(caller.service.cancel, caller.user, reservation_id))
+    seen = await off_loop(caller.service.cancel, caller.user, reservation_id)
+    return FastJSON(reservation_view(seen))
 
 
 @router.patch(
@@ -70,8 +73,8 @@ async def cancel(reservation_id: str, caller: Authorized) -> FastJSON:
 )
 async def modify(reservation_id: str, body: ModifyIn, caller: Authorized) -> FastJSON:
     """Change the end and/or bandwidth; the old booking stays until the new one fits."""
-    view = await off_loop(caller.service.modify, caller.user, reservation_id, body.sent())
-    return FastJSON(view)
+    seen = await off_loop(caller.service.modify, caller.user, reservation_id, body.sent())
+    return FastJSON(reservation_view(seen))
 
 
 @router.post(
@@ -79,11 +82,12 @@ async def modify(reservation_id: str, body: ModifyIn, caller: Authorized) -> Fas
 )
 async def confirm(reservation_id: str, caller: Authorized) -> FastJSON:
     """Turn a hold into a reservation before the hold expires."""
-    return FastJSON(await off_loop(caller.service.confirm, caller.user, reservation_id))
+    seen = await off_loop(caller.service.confirm, caller.user, reservation_id)
+    return FastJSON(reservation_view(seen))
 
 
 @router.get("/{reservation_id}/audit", response_model=AuditList, responses=_ONE)
 async def audit(reservation_id: str, caller: Authorized) -> FastJSON:
     """Every change to the reservation: who, when, from which state to which."""
     entries = await off_loop(caller.service.audit, caller.user, reservation_id)
-    return FastJSON({"entries": entries})
+    return FastJSON({"entries": [audit_view(e) for e in entries]})

@@ -19,6 +19,7 @@ from braid.adapters.api.models import (
 )
 from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
+from braid.adapters.api.views import maintenance_view
 from braid.app import operations
 
 router = APIRouter(tags=["topology"])
@@ -62,5 +63,5 @@ async def put_topology(
 )
 async def maintenance(body: MaintenanceIn, caller: Authorized) -> JSONResponse:
     """Take a link or node out for a window (operators); affected bookings are re-routed."""
-    answer = await off_loop(operations.maintenance, caller.service, caller.user, body.sent())
-    return JSONResponse(answer, status_code=201)
+    done = await off_loop(operations.maintenance, caller.service, caller.user, body.sent())
+    return JSONResponse(maintenance_view(done), status_code=201)

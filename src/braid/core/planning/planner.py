@@ -1,7 +1,7 @@
 """The online planner: requests in, decisions out, each booking seen by the next.
 
-This is the one service behind `braid plan`, and later the REST and gRPC
-front ends: it takes validated requests and returns JSON-ready decisions.
+It is the one planner behind `braid plan` and the reservation service: it
+takes validated requests and returns typed decisions (`decisions.py`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from braid.core.graph.search import widest_width
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.network import Network
 from braid.core.model.topology import Topology
-from braid.core.model.units import format_bandwidth, to_mbps
+from braid.core.model.units import format_bandwidth
 from braid.core.multipath import (
     MdiPolicy,
     SplitPlan,
@@ -22,12 +22,20 @@ from braid.core.multipath import (
     split_max_bandwidth,
 )
 from braid.core.multipath.maxflow import flow_ceiling
-from braid.core.planning import decisions as d
+from braid.core.planning.decisions import (
+    Alternatives,
+    Decision,
+    Invalid,
+    Refused,
+    Released,
+    Reserved,
+    SlotsAnswer,
+    TenantReserved,
+    WidestAnswer,
+)
 from braid.core.planning.requests import Release, Request
 from braid.core.schedule import all_slots, earliest_start, fixed_path, widest
 from braid.core.tenants import TenantAllocator, TenantRequest
-
-Decision = dict[str, Any]
 
 
 class Planner:
@@ -56,7 +64,7 @@ class Planner:
         if isinstance(item, Release):
             return self._release(item.id), None
         if item.id in self.network.bookings:
-            return d.error(item.id, "already names a booking; choose a new id", field="id"), None
+            return Invalid(item.id, "already names a booking; choose a new id", field="id"), None
         handler = {
             "fixed": self._fixed,
             "earliest": self._earliest,
@@ -105,21 +113,12 @@ class Planner:
         plan = self._widest_plan(r, r.start, r.end)
         if plan is None:
             why = f"no bandwidth is free between {r.src} and {r.dst} in [{r.start}, {r.end})"
-            return d.decision(r.id, "rejected", reason=why, max_bandwidth=0)
+            return Refused(r.id, why, max_bandwidth=0)
         granted = sum(a.bandwidth for a in plan.allocations)
         if r.reserve:
-            return self._book(r, r.start, r.end, plan, max_bandwidth=to_mbps(granted))
-        return d.decision(
-            r.id,
-            "answered",
-            start=r.start,
-            end=r.end,
-            max_bandwidth=to_mbps(granted),
-            paths=d.paths_field(plan.allocations),
-            max_flow=to_mbps(
-                plan.max_flow if r.max_paths > 1 else self._max_flow(r, r.start, r.end)
-            ),
-        )
+            return self._book(r, r.start, r.end, plan, max_bandwidth=granted)
+        max_flow = plan.max_flow if r.max_paths > 1 else self._max_flow(r, r.start, r.end)
+        return WidestAnswer(r.id, r.start, r.end, granted, plan.allocations, max_flow)
 
     def _all_slots(self, r: Request) -> Decision:
         slots = all_slots(
@@ -132,15 +131,7 @@ class Planner:
             r.end - r.duration + 1,
             symmetric=r.symmetric,
         )
-        return d.decision(
-            r.id,
-            "answered",
-            start=r.start,
-            end=r.end,
-            duration=r.duration,
-            bandwidth=to_mbps(r.bandwidth),
-            slots=d.slots_field(slots),
-        )
+        return SlotsAnswer(r.id, r.start, r.end, r.duration, r.bandwidth, slots)
 
     def _tenant(self, r: Request) -> Decision:
         outcome = self.tenants.allocate(
@@ -152,31 +143,27 @@ class Planner:
             if not moved.allocations:  # a victim left with nothing is dropped
                 self._tenant_ids.discard(moved.id)
         if outcome.booking is None:
-            return d.decision(r.id, "rejected", reason=outcome.reason, tenant=r.tenant)
+            return Refused(r.id, outcome.reason or "", tenant=r.tenant)
         self._tenant_ids.add(r.id)
-        return d.decision(
+        return TenantReserved(
             r.id,
-            "reserved",
-            tenant=r.tenant,
-            **d.booking_fields(outcome.booking),
-            weights=d.weights_of(outcome.booking.allocations),
-            shortfall=to_mbps(outcome.shortfall) if outcome.shortfall else None,
-            reason=outcome.reason,
-            reallocated=[
-                {"id": b.id, "paths": d.paths_field(b.allocations)} for b in outcome.reallocated
-            ],
+            r.tenant,
+            outcome.booking,
+            outcome.shortfall,
+            outcome.reason,
+            tuple(outcome.reallocated),
         )
 
     def _release(self, request_id: str) -> Decision:
         booking = self.network.bookings.get(request_id)
         if booking is None:
-            return d.error(request_id, "nothing is booked under this id", field="id")
+            return Invalid(request_id, "nothing is booked under this id", field="id")
         if request_id in self._tenant_ids:
             self.tenants.release(request_id)
             self._tenant_ids.discard(request_id)
         else:
             self.network.release(request_id)
-        return d.decision(request_id, "released", **d.booking_fields(booking))
+        return Released(request_id, booking)
 
     # -- shared steps -------------------------------------------------------
 
@@ -289,43 +276,34 @@ class Planner:
                 return ceiling
         return max_flow_value(topology, r.src, r.dst, view.usable, symmetric=r.symmetric)
 
-    def _book(self, r: Request, start: int, end: int, plan: SplitPlan, **extra: Any) -> Decision:
+    def _book(
+        self, r: Request, start: int, end: int, plan: SplitPlan, max_bandwidth: int | None = None
+    ) -> Decision:
         booking = Booking(r.id, start, end, plan.allocations, r.symmetric)
         self._staged = booking
-        return d.decision(
-            r.id,
-            "reserved",
-            **d.booking_fields(booking),
-            split=plan.mode,
-            weights=list(plan.weights),
-            mdi=round(plan.mdi, 6),
-            resequence=plan.resequence,
-            recommended_streams=plan.recommended_streams,
-            max_flow=to_mbps(plan.max_flow) if r.max_paths > 1 else None,
-            **extra,
-        )
+        max_flow = plan.max_flow if r.max_paths > 1 else None
+        return Reserved(r.id, booking, plan, max_flow, max_bandwidth)
 
     def _reject(
         self, r: Request, why: str, start: int, duration: int, *, earliest: bool = True
     ) -> Decision:
         """A rejection that names the nearest alternatives the user could accept."""
-        alternatives: dict[str, Any] = {}
+        earliest_start: int | None = None
+        max_flow: int | None = None
         hints = [why]
         if earliest:
             # Only `_fixed` asks for it, for this very window, which it just saw refused.
-            first = self._earliest_start(r, duration, start)
-            if first is not None:
-                alternatives["earliest_start"] = first
-                hints.append(f"earliest feasible start for the same duration: {first}")
+            earliest_start = self._earliest_start(r, duration, start)
+            if earliest_start is not None:
+                hints.append(f"earliest feasible start for the same duration: {earliest_start}")
         if r.max_paths == 1 and r.mode == "fixed":
             bound = self._max_flow(r, start, start + duration, at_least=r.bandwidth)
             if bound >= r.bandwidth:
-                alternatives["max_flow"] = to_mbps(bound)
+                max_flow = bound
                 hints.append(
                     f"a split over several paths (max_paths >= 2) could carry it: "
                     f"max-flow bound {format_bandwidth(bound)}"
                 )
         best = self._widest_width(r, start, start + duration)
-        alternatives["max_bandwidth"] = to_mbps(best)
         hints.append(f"highest feasible bandwidth in the window: {format_bandwidth(best)}")
-        return d.decision(r.id, "rejected", reason="; ".join(hints), alternatives=alternatives)
+        return Refused(r.id, "; ".join(hints), Alternatives(best, earliest_start, max_flow))

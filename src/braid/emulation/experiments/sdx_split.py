@@ -32,7 +32,7 @@ from braid.emulation.report import (
     host_load_note,
     median_trial,
 )
-from braid.emulation.session import EmulationSession, SessionOptions
+from braid.emulation.session import EmulationSession, Installed, SessionOptions
 from braid.emulation.traffic import Flowset, measure
 
 SEED_RATE: Final = 1_000_000_000
@@ -157,7 +157,7 @@ def _run_one(
         "goodput_mbps": round(result.received_mbps, 3),
         "percent": round(100 * result.received_bps / rate, 2),
         "per_tunnel_mbps": "/".join(f"{x:.2f}" for x in per_path),
-        "recommended_streams": installed.view.get("recommended_streams"),
+        "recommended_streams": _recommended_streams(installed),
         "retransmits": result.retransmits,
     }
 
@@ -227,3 +227,8 @@ def _recommendation(by_config: dict[str, dict[int, float]], options: SdxOptions)
             f"2 per tunnel {results[2]:.1f} % — the recommendation {verdict}"
         )
     return lines
+
+
+def _recommended_streams(installed: Installed) -> int | None:
+    seen = installed.seen
+    return None if seen is None else seen.record.plan.get("recommended_streams")

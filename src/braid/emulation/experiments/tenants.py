@@ -29,6 +29,7 @@ from braid.adapters.emulation.scaling import Scale
 from braid.app.planning import decide_line
 from braid.core.model.booking import Allocation
 from braid.core.model.paths import Path
+from braid.core.planning.decisions import TenantReserved, reason_of
 from braid.core.planning.planner import Planner
 from braid.emulation.flow_counts import fit_flows, placements, wire_factor
 from braid.emulation.report import FloorCheck, Progress, Report, Silent, host_load_note
@@ -80,7 +81,7 @@ class _Tenancy:
         self.requirement = requirement
         self.planner = Planner(session.topology)
         self.lines = 0
-        self.decisions: dict[str, dict[str, Any]] = {}
+        self.decisions: dict[str, TenantReserved] = {}
         self.first_ports = {t: session.ports.take(FLOWS_PER_TENANT) for t in TENANTS}
         self.factor = wire_factor(session.options.mtu)
         self.held: dict[str, tuple[Allocation, ...]] = {}
@@ -100,8 +101,8 @@ class _Tenancy:
             "main_path": list(PATHS["path 0"]),
         }
         decision = decide_line(self.planner, json.dumps(request), self.lines)
-        if decision.get("status") != "reserved":
-            raise RuntimeError(f"braid did not book {tenant}: {decision.get('reason')}")
+        if not isinstance(decision, TenantReserved):
+            raise RuntimeError(f"braid did not book {tenant}: {reason_of(decision)}")
         self.decisions[tenant] = decision
         allocations = self.planner.tenants.state(request_id).allocations
         self.install(tenant, allocations, booked=True)

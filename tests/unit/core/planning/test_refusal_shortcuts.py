@@ -6,8 +6,6 @@ serves every search of the same window until the network changes. Each is
 checked here against brute force or against the search it stands in for.
 """
 
-from typing import Any
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,8 +15,8 @@ from braid.core.graph.sides import nearer_wall, walled_in
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.network import Network, WindowView
 from braid.core.model.topology import Topology, topology_from_dict
-from braid.core.model.units import to_mbps
 from braid.core.multipath.maxflow import flow_ceiling, max_flow_value
+from braid.core.planning.decisions import Decision, Refused
 from braid.core.planning.planner import Planner
 from braid.core.planning.requests import parse_request
 from braid.core.schedule import fixed_path
@@ -206,7 +204,7 @@ def test_a_refusal_reports_what_the_full_searches_find(
 
 def check_refusal(
     network: Network,
-    decision: dict[str, Any],
+    decision: Decision,
     ends: tuple[str, str],
     need: int,
     window: tuple[int, int],
@@ -215,18 +213,19 @@ def check_refusal(
     src, dst = ends
     start, end = window
     topology = network.topology
-    alternatives = decision["alternatives"]
+    assert isinstance(decision, Refused) and decision.alternatives is not None
+    alternatives = decision.alternatives
     span = range(start, start + 2 * HORIZON + 14)
-    assert alternatives.get("earliest_start") == first_feasible(
+    assert alternatives.earliest_start == first_feasible(
         network, ends, need, end - start, span, symmetric
     )
     fresh = WindowView(network, start, end, symmetric)  # not the network's shared one
     flow = max_flow_value(topology, src, dst, fresh.usable, symmetric=symmetric)
-    assert ("max_flow" in alternatives) == (flow >= need)
+    assert (alternatives.max_flow is not None) == (flow >= need)
     widest = widest_path(topology, src, dst, WindowView(network, start, end, symmetric).usable)
-    assert alternatives["max_bandwidth"] == to_mbps(widest[1] if widest else 0)
-    if "max_flow" in alternatives:
-        assert alternatives["max_flow"] == to_mbps(flow)
+    assert alternatives.max_bandwidth == (widest[1] if widest else 0)
+    if alternatives.max_flow is not None:
+        assert alternatives.max_flow == flow
 
 
 def test_a_full_link_between_two_nodes_is_their_wall() -> None:

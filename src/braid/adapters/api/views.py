@@ -1,0 +1,102 @@
+"""The service's results as the JSON the REST API sends (and the CLI shows)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from braid.adapters.plan_contract import encode, paths_field
+from braid.app.records import AuditEntry
+from braid.app.requests_rest import readable_reason
+from braid.app.results import Availability, MaintenanceDone, Page, Seen
+from braid.app.timefmt import format_instant
+from braid.core.model.units import to_mbps
+from braid.core.planning.decisions import Reserved
+
+
+def reservation_view(seen: Seen) -> dict[str, Any]:
+    r, state = seen.record, seen.state
+    plan = dict(r.plan)
+    return {
+        "id": r.id,
+        "token": r.token,
+        "owner": r.owner,
+        "state": state.value,
+        "kind": r.kind,
+        "src": r.src,
+        "dst": r.dst,
+        "start": format_instant(r.start),
+        "end": format_instant(r.end),
+        "bandwidth": to_mbps(r.bandwidth),
+        "directional": not r.symmetric,
+        "paths": paths_field(r.allocations),
+        "split": plan.get("split", "flow"),
+        "weights": plan.get("weights", []),
+        "mdi": plan.get("mdi", 0.0),
+        "resequence": plan.get("resequence", False),
+        "recommended_streams": plan.get("recommended_streams", 2 * len(r.allocations)),
+        "vlans": vlan_placeholders(len(r.allocations)),
+        "hold_expires_at": format_instant(r.hold_expires_at),
+        "created_at": format_instant(r.created_at),
+        "updated_at": format_instant(r.updated_at),
+        "version": r.version,
+        "request": dict(r.request),
+    }
+
+
+def vlan_placeholders(paths: int) -> list[dict[str, Any]]:
+    """One VLAN per path; the southbound assigns the numbers when it installs rules."""
+    return [{"path": i, "vlan": None} for i in range(paths)]
+
+
+def audit_view(entry: AuditEntry) -> dict[str, Any]:
+    return {
+        "at": format_instant(entry.at),
+        "actor": entry.actor,
+        "reservation": entry.reservation_id,
+        "action": entry.action,
+        "from": entry.from_state,
+        "to": entry.to_state,
+        "detail": dict(entry.detail),
+    }
+
+
+def page_view(page: Page) -> dict[str, Any]:
+    return {"reservations": [reservation_view(s) for s in page.reservations], "next": page.next}
+
+
+def maintenance_view(done: MaintenanceDone) -> dict[str, Any]:
+    return {
+        "maintenance": reservation_view(done.maintenance),
+        "rerouted": [{"id": r.id, "paths": paths_field(r.allocations)} for r in done.rerouted],
+        "failed": [{"id": rid, "why": why} for rid, why in done.failed],
+    }
+
+
+def availability_view(answer: Availability) -> dict[str, Any]:
+    """The plan contract's decision, with instants in ISO 8601 as the wire speaks.
+
+    A booking that fits is "available": nothing was booked.
+    """
+    out = encode(answer.decision)
+    if isinstance(answer.decision, Reserved):
+        out["status"] = "available"
+    return with_instants(out, answer)
+
+
+def with_instants(decision: Mapping[str, Any], answer: Availability) -> dict[str, Any]:
+    out = dict(decision)
+    if isinstance(out.get("reason"), str):
+        out["reason"] = readable_reason(out["reason"], answer.request)
+    for name in ("start", "end"):
+        if isinstance(out.get(name), int):
+            out[name] = format_instant(out[name])
+    if "slots" in out:
+        out["slots"] = [[format_instant(a), format_instant(b)] for a, b in out["slots"]]
+    alternatives = out.get("alternatives")
+    if isinstance(alternatives, dict) and "earliest_start" in alternatives:
+        out["alternatives"] = {
+            **alternatives,
+            "earliest_start": format_instant(alternatives["earliest_start"]),
+        }
+    return out
