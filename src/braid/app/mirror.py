@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterable
 from typing import Final
 
+from braid.app.plan_facts import Replanned, plan_facts
 from braid.app.ports import ChangeFeed, FeedNews, Repository
 from braid.app.records import Reservation
 from braid.core.model.booking import Allocation, Booking
@@ -24,7 +25,7 @@ from braid.core.model.network import Network
 from braid.core.model.timeline import OverbookingError
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.multipath import proportional_shares
-from braid.core.planning.decisions import reason_of
+from braid.core.planning.decisions import Reserved, reason_of
 from braid.core.planning.lifecycle import counts_against_capacity
 from braid.core.planning.planner import Planner
 from braid.core.planning.requests import Request
@@ -235,9 +236,7 @@ class Mirror:
         self._topology_checked = moment
         return self.repo.topology_version() not in (0, self.topology_version)
 
-    def replan(
-        self, old: Reservation, start: int, end: int, bandwidth: int
-    ) -> tuple[Allocation, ...] | str:
+    def replan(self, old: Reservation, start: int, end: int, bandwidth: int) -> Replanned | str:
         """New allocations for `old` over [start, end) at `bandwidth`, or why not.
 
         The old booking is set aside while planning (it is being replaced),
@@ -256,12 +255,13 @@ class Mirror:
 
     def _replan_free(
         self, old: Reservation, start: int, end: int, bandwidth: int
-    ) -> tuple[Allocation, ...] | str:
+    ) -> Replanned | str:
         network = self.planner.network
-        # Keeping the same paths spares the data plane a re-route.
+        # Keeping the same paths (in the same proportions, so the same
+        # weights) spares the data plane a re-route.
         same = scale_allocations(old.allocations, bandwidth)
         if not network.shortfall(Booking(old.id, start, end, same, old.symmetric)):
-            return same
+            return Replanned(same, old.plan)
         request = Request(
             id=old.id,
             mode="fixed",
@@ -275,9 +275,9 @@ class Mirror:
             directional=not old.symmetric,
         )
         decision, booking = self.planner.decide(request)
-        if booking is None:
+        if booking is None or not isinstance(decision, Reserved):
             return reason_of(decision) or "does not fit"
-        return booking.allocations
+        return Replanned(booking.allocations, plan_facts(decision))
 
 
 def scale_allocations(

@@ -9,6 +9,7 @@ from typing import Any
 
 from braid.app.errors import ForbiddenError, RejectedError
 from braid.app.mirror import as_booking
+from braid.app.plan_facts import Replanned, plan_facts
 from braid.app.ports import ConflictError, StateStep, Step, TopologyStep
 from braid.app.records import Reservation, TopologyVersion, User
 from braid.app.results import MaintenanceDone, Rerouted, Seen
@@ -19,7 +20,7 @@ from braid.core.model.booking import Allocation, Booking
 from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
 from braid.core.model.paths import Path
 from braid.core.model.topology import Topology, topology_from_dict, topology_to_dict
-from braid.core.planning.decisions import reason_of
+from braid.core.planning.decisions import Reserved, reason_of
 from braid.core.planning.lifecycle import State, counts_against_capacity, state_at
 from braid.core.planning.requests import Request
 
@@ -133,7 +134,7 @@ def _uses(r: Reservation, links: list[str], start: int, end: int, now: int) -> b
 
 def _moves(
     service: ReservationService,
-    plans: list[tuple[Reservation, tuple[Allocation, ...] | str]],
+    plans: list[tuple[Reservation, Replanned | str]],
     links: list[str],
     now: int,
 ) -> tuple[list[Step], list[Rerouted], list[tuple[str, str]]]:
@@ -142,15 +143,21 @@ def _moves(
     moves: list[Step] = []
     rerouted: list[Rerouted] = []
     failed: list[tuple[str, str]] = []
-    for r, allocations in plans:
-        if isinstance(allocations, str):
-            why = f"maintenance on {', '.join(links)}: {allocations}"
+    for r, plan in plans:
+        if isinstance(plan, str):
+            why = f"maintenance on {', '.join(links)}: {plan}"
             fails.append(StateStep(r.id, State.FAILED, {"why": why}))
-            failed.append((r.id, allocations))
+            failed.append((r.id, plan))
             continue
-        moved = replace(r, start=max(r.start, now), allocations=allocations, updated_at=now)
+        moved = replace(
+            r,
+            start=max(r.start, now),
+            allocations=plan.allocations,
+            plan=plan.plan,
+            updated_at=now,
+        )
         moves.append(service.write_step(moved, "rerouted", expected=r.version))
-        rerouted.append(Rerouted(r.id, allocations))
+        rerouted.append(Rerouted(r.id, plan.allocations))
     return fails + moves, rerouted, failed
 
 
@@ -161,7 +168,7 @@ def _plan_around(
     start: int,
     end: int,
     now: int,
-) -> list[tuple[Reservation, tuple[Allocation, ...] | str]]:
+) -> list[tuple[Reservation, Replanned | str]]:
     """Plans in the mirror with the links blocked; the mirror is rebuilt afterwards."""
     mirror = service.live
     with mirror.lock:
@@ -171,7 +178,7 @@ def _plan_around(
                 network.release(r.id)
         block = _blocking_booking(service.topology, links, start, end)
         network.commit(block)
-        plans: list[tuple[Reservation, tuple[Allocation, ...] | str]] = []
+        plans: list[tuple[Reservation, Replanned | str]] = []
         for r in affected:
             request = Request(
                 id=r.id,
@@ -186,11 +193,11 @@ def _plan_around(
                 directional=not r.symmetric,
             )
             decision, booking = mirror.planner.decide(request)
-            if booking is None:
+            if booking is None or not isinstance(decision, Reserved):
                 plans.append((r, reason_of(decision) or "no other path"))
             else:
                 network.commit(booking)
-                plans.append((r, booking.allocations))
+                plans.append((r, Replanned(booking.allocations, plan_facts(decision))))
         mirror.rebuild(now)
     return plans
 

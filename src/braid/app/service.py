@@ -20,6 +20,7 @@ from braid.app.group_commit import GroupCommit
 from braid.app.metrics import Metrics
 from braid.app.mirror import Mirror, as_booking
 from braid.app.paging import decode_cursor, encode_cursor, page_limit, stored_states_for
+from braid.app.plan_facts import plan_facts
 from braid.app.ports import Change, ChangeFeed, ConflictError, Filters, Repository, WriteStep
 from braid.app.records import AuditEntry, Reservation, User
 from braid.app.rejections import Refusal, RefusalMemo
@@ -345,12 +346,18 @@ class ReservationService:
         start = max(old.start, now)  # an active booking changes from now on
         if end <= start:
             raise InputError("end", f"must be after {format_instant(start)}")
-        allocations = self.live.replan(old, start, end, bandwidth)
-        if isinstance(allocations, str):
-            raise RejectedError(allocations)
+        replanned = self.live.replan(old, start, end, bandwidth)
+        if isinstance(replanned, str):
+            raise RejectedError(replanned)
         request = {**old.request, "end": format_instant(end), "bandwidth": bandwidth / 10**6}
         return replace(
-            old, start=start, end=end, allocations=allocations, request=request, updated_at=now
+            old,
+            start=start,
+            end=end,
+            allocations=replanned.allocations,
+            plan=replanned.plan,
+            request=request,
+            updated_at=now,
         )
 
     def _offers(self, body: Mapping[str, Any], refused: Refused) -> list[dict[str, Any]]:
@@ -384,21 +391,6 @@ class ReservationService:
         if split:
             offers.append({"kind": "split", "body": {**base, "max_paths": 4}})
         return offers
-
-
-def plan_facts(decision: Reserved) -> dict[str, Any]:
-    """How the edge spreads traffic over the paths, as the store keeps it (bandwidth in Mbit/s)."""
-    plan = decision.plan
-    facts: dict[str, Any] = {
-        "split": plan.mode,
-        "weights": list(plan.weights),
-        "mdi": round(plan.mdi, 6),
-        "resequence": plan.resequence,
-        "recommended_streams": plan.recommended_streams,
-    }
-    if decision.max_flow is not None:
-        facts["max_flow"] = to_mbps(decision.max_flow)
-    return facts
 
 
 def counting_at(now: int) -> Callable[[Reservation], bool]:
