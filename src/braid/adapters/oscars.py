@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from braid.adapters.link_ids import unique_link_id
+from braid.core.model.vlans import VLAN_MAX, VLAN_MIN
 
 BPS_PER_MBPS = 1_000_000
 _BANDWIDTH_FIELDS = ("reservableIngressBw", "reservableEgressBw")
@@ -176,6 +177,9 @@ def _link(
     else:
         link["capacity"] = f"{mbps * BPS_PER_MBPS}bps"
     vlans = _intersect(_vlans(a_entry, a_port), _vlans(z_entry, z_port))
+    usable = _intersect(vlans, [(VLAN_MIN, VLAN_MAX)])  # OSCARS lists 4095, a reserved id
+    if usable:  # the VLANs braid may assign on this link (none listed: any)
+        link["vlans"] = _format_ranges(usable)
     link["oscars"] = {
         "a_port": a_port,
         "b_port": z_port,

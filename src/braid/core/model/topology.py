@@ -9,6 +9,7 @@ from typing import Any
 from braid.core.errors import InputError, TopologyError
 from braid.core.model.geo import fibre_latency_ms
 from braid.core.model.units import parse_bandwidth, to_mbps
+from braid.core.model.vlans import ALL_VLANS, VlanSpans, parse_vlan_spans
 
 DOMAIN_KINDS = ("site", "wan", "sdx")
 
@@ -32,6 +33,7 @@ class Link:
     capacity: int
     latency_ms: float
     extra: Mapping[str, Any] = field(default_factory=dict)
+    vlans: VlanSpans = ALL_VLANS  # the VLANs this link may carry
 
     def other_end(self, node: str) -> str:
         return self.b if node == self.a else self.a
@@ -172,8 +174,13 @@ def _links(
         capacity = _capacity(entry, where, default_capacity)
         latency = _latency(entry, where, nodes, default_latency)
         extra = {k: v for k, v in entry.items() if k in ("oscars", "name", "vlans", "owner")}
+        vlans = (
+            parse_vlan_spans(entry["vlans"], f"{where}.vlans") if "vlans" in entry else ALL_VLANS
+        )
         _unique(links, entry["id"], where)
-        links[entry["id"]] = Link(entry["id"], entry["a"], entry["b"], capacity, latency, extra)
+        links[entry["id"]] = Link(
+            entry["id"], entry["a"], entry["b"], capacity, latency, extra, vlans
+        )
     return links
 
 

@@ -22,11 +22,11 @@ from typing import Any
 
 from braid.core.errors import TopologyError
 from braid.core.model.units import parse_bandwidth
+from braid.core.model.vlans import parse_vlan_spans
 
 DOMAIN_KINDS = ("site", "wan", "sdx")
 _OWNER_RANK = {"sdx": 0, "wan": 1, "site": 2}
 _ADDRESS = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$")
-VLAN_MIN, VLAN_MAX = 1, 4094
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,21 +174,15 @@ def _border_link(
 
 
 def parse_vlan_range(value: object, field: str) -> VlanRange:
-    """'100-199', a single number, or [low, high]; within 1..4094."""
+    """One range ('100-199', a single number, or [low, high]) within 1..4094."""
     if isinstance(value, bool) or value is None:
         raise TopologyError(field, "missing; an inter-domain link needs a VLAN range like 100-199")
-    if isinstance(value, int):
-        low = high = value
-    elif isinstance(value, str) and re.fullmatch(r"\s*\d+\s*(-\s*\d+\s*)?", value):
-        parts = [int(p) for p in value.split("-")]
-        low, high = parts[0], parts[-1]
-    elif isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value):
-        low, high = value
-    else:
-        raise TopologyError(field, f"must look like 100-199, got {value!r}")
-    if not VLAN_MIN <= low <= high <= VLAN_MAX:
-        raise TopologyError(field, f"must be an ascending range within {VLAN_MIN}-{VLAN_MAX}")
-    return VlanRange(low, high)
+    spans = parse_vlan_spans(value, field)
+    if len(spans) != 1:
+        raise TopologyError(
+            field, f"an inter-domain link takes one range like 100-199; got {value!r}"
+        )
+    return VlanRange(*spans[0])
 
 
 def _owner(

@@ -1,0 +1,174 @@
+"""Labels over time: which VLAN each link carries, and which group ids are taken, when.
+
+A reservation's labels are chosen once, at booking, and kept for its life:
+switches hold them while it is installed, and recompiling its rules at any
+later time must give the same rules. Two reservations whose windows overlap
+never share a VLAN on a link (a core rule matches on in-port and VLAN), nor a
+group id (groups are per switch; one id space across the network is simpler
+and has room for 65,536). Windows are half-open [start, end).
+
+VLANs are the lowest free ones, as operators expect to read them. Group ids
+are nobody's concern but the switches', so the search starts at a point
+drawn from the owner's id: it usually succeeds at once instead of walking
+past every group id in use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from braid.core.errors import InputError
+from braid.core.rules.model import BRAID_GROUP_IDS, VLAN_IDS
+
+__all__ = ["Assigned", "LabelCalendar", "NoFreeLabelError", "Window"]
+
+Window = tuple[int, int]
+
+
+class NoFreeLabelError(InputError):
+    """No VLAN (or group id) is free for the window; `field` names the link."""
+
+
+@dataclass(frozen=True, slots=True)
+class Assigned:
+    """One reservation's labels: a VLAN per path (in path order), and its group ids."""
+
+    vlans: tuple[int, ...]
+    group_ids: tuple[int, ...]
+
+    def take(self, vlans: int, groups: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The labels, in the compiler's way of asking for them (see `LabelPool.take`)."""
+        if vlans != len(self.vlans) or groups != len(self.group_ids):
+            raise InputError(
+                "labels",
+                f"assigned {len(self.vlans)} VLANs and {len(self.group_ids)} group ids, "
+                f"the rules need {vlans} and {groups}",
+            )
+        return self.vlans, self.group_ids
+
+
+@dataclass
+class _Use:
+    window: Window
+    owner: str
+
+
+@dataclass
+class LabelCalendar:
+    """Every reservation's labels with its window; `assign` picks the lowest free ones."""
+
+    vlan_ranges: Mapping[str, range] = field(default_factory=dict)  # link -> allowed VLANs
+    group_ids: range = BRAID_GROUP_IDS
+    _vlans: dict[tuple[str, int], list[_Use]] = field(default_factory=dict)
+    _groups: dict[int, list[_Use]] = field(default_factory=dict)
+    _owned: dict[str, tuple[tuple[tuple[str, int], ...], tuple[int, ...]]] = field(
+        default_factory=dict
+    )
+
+    def assign(
+        self, owner: str, window: Window, paths: Sequence[Sequence[str]], groups: int
+    ) -> Assigned:
+        """Labels for `owner`'s paths (each a sequence of link ids) over `window`; not recorded.
+
+        Each path gets the lowest VLAN allowed on all its links and free on
+        each of them for the window, different from the owner's other paths.
+        Raises `NoFreeLabelError` naming a link that has none left.
+        """
+        vlans: list[int] = []
+        for links in paths:
+            vlans.append(self._free_vlan(owner, window, links, vlans))
+        return Assigned(tuple(vlans), self._free_groups(owner, window, groups))
+
+    def record(
+        self, owner: str, window: Window, paths: Sequence[Sequence[str]], labels: Assigned
+    ) -> None:
+        """Note `owner`'s labels as used over `window` (replacing what it held before)."""
+        self.release(owner)
+        used = tuple(
+            (link, vlan) for links, vlan in zip(paths, labels.vlans, strict=True) for link in links
+        )
+        for key in used:
+            self._vlans.setdefault(key, []).append(_Use(window, owner))
+        for group in labels.group_ids:
+            self._groups.setdefault(group, []).append(_Use(window, owner))
+        self._owned[owner] = (used, labels.group_ids)
+
+    def release(self, owner: str) -> None:
+        used, groups = self._owned.pop(owner, ((), ()))
+        for key in used:
+            self._drop(self._vlans, key, owner)
+        for group in groups:
+            self._drop(self._groups, group, owner)
+
+    def clashes(
+        self, owner: str, window: Window, paths: Sequence[Sequence[str]], labels: Assigned
+    ) -> list[str]:
+        """What of `labels` someone else holds over an overlapping window (empty: none)."""
+        found = [
+            f"VLAN {vlan} on link {link}"
+            for links, vlan in zip(paths, labels.vlans, strict=True)
+            for link in links
+            if self._taken(self._vlans.get((link, vlan), ()), owner, window)
+        ]
+        found += [
+            f"group id {group}"
+            for group in labels.group_ids
+            if self._taken(self._groups.get(group, ()), owner, window)
+        ]
+        return found
+
+    def owners(self) -> Iterable[str]:
+        return self._owned.keys()
+
+    # -- internals -----------------------------------------------------------
+
+    def _free_vlan(
+        self, owner: str, window: Window, links: Sequence[str], mine: Sequence[int]
+    ) -> int:
+        allowed = self._allowed(links)
+        for vlan in allowed:
+            if vlan in mine:
+                continue
+            uses = (self._vlans.get((link, vlan), ()) for link in links)
+            if not any(self._taken(u, owner, window) for u in uses):
+                return vlan
+        where = links[0] if links else ""
+        raise NoFreeLabelError(
+            f"links.{where}.vlans", "no VLAN is free on this path for the window"
+        )
+
+    def _allowed(self, links: Sequence[str]) -> range:
+        ranges = [self.vlan_ranges.get(link, VLAN_IDS) for link in links]
+        low = max((r.start for r in ranges), default=VLAN_IDS.start)
+        high = min((r.stop for r in ranges), default=VLAN_IDS.stop)
+        return range(low, max(low, high))
+
+    def _free_groups(self, owner: str, window: Window, count: int) -> tuple[int, ...]:
+        found: list[int] = []
+        ids = self.group_ids
+        first = int.from_bytes(hashlib.blake2b(owner.encode(), digest_size=4).digest(), "big")
+        for step in range(len(ids)):
+            if len(found) == count:
+                break
+            group = ids[(first + step) % len(ids)]
+            if not self._taken(self._groups.get(group, ()), owner, window):
+                found.append(group)
+        if len(found) < count:
+            raise NoFreeLabelError("group_ids", f"only {len(found)} of {count} group ids are free")
+        return tuple(found)
+
+    @staticmethod
+    def _taken(uses: Iterable[_Use], owner: str, window: Window) -> bool:
+        start, end = window
+        return any(u.owner != owner and u.window[0] < end and start < u.window[1] for u in uses)
+
+    @staticmethod
+    def _drop(table: dict[Any, list[_Use]], key: object, owner: str) -> None:
+        uses = table.get(key)
+        if uses is not None:
+            uses[:] = [u for u in uses if u.owner != owner]
+            if not uses:
+                del table[key]
