@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable
 from typing import Final
 
-from braid.app.plan_facts import Replanned, plan_facts
+from braid.app.plan_facts import Replanned, labels_of, link_lists, plan_facts
 from braid.app.ports import ChangeFeed, FeedNews, Repository
 from braid.app.records import Reservation
 from braid.core.model.booking import Allocation, Booking
@@ -29,6 +29,8 @@ from braid.core.planning.decisions import Reserved, reason_of
 from braid.core.planning.lifecycle import counts_against_capacity
 from braid.core.planning.planner import Planner
 from braid.core.planning.requests import Request
+from braid.core.rules.calendar import LabelCalendar, NoFreeLabelError
+from braid.core.rules.compiler import group_count
 
 log = logging.getLogger(__name__)
 # Forgetting a learnt write only makes catch-up apply it again, harmlessly.
@@ -80,6 +82,7 @@ class Mirror:
         self.topology = topology
         self.topology_version = 0
         self.planner = Planner(topology)
+        self.labels = LabelCalendar.of(topology)
         self.cursor = 0
         self._topology_checked = 0.0
         self._caught_up_at = float("-inf")  # when the last catch-up began (monotonic)
@@ -103,6 +106,7 @@ class Mirror:
                 self.topology = topology_from_dict(stored.data)
                 self.topology_version = stored.version
             self.planner = Planner(self.topology)
+            self.labels = LabelCalendar.of(self.topology)
             self.cursor = cursor
             self.waiting = {}
             self._learned = {}
@@ -184,11 +188,11 @@ class Mirror:
             network = self.planner.network
             held = network.bookings.get(stored.id)
             if held is not None:
-                network.release(stored.id)
+                self._drop(stored.id)
             if not counts_against_capacity(stored.state, stored.end, now, stored.hold_expires_at):
                 return
             try:
-                network.commit(as_booking(stored))
+                self._hold(stored)
             except (OverbookingError, KeyError):
                 if held is not None:
                     network.commit(held)
@@ -204,13 +208,13 @@ class Mirror:
         for reservation in reservations:
             self.waiting.pop(reservation.id, None)
             if reservation.id in network.bookings:
-                network.release(reservation.id)
+                self._drop(reservation.id)
             if not counts_against_capacity(
                 reservation.state, reservation.end, now, reservation.hold_expires_at
             ):
                 continue
             try:
-                network.commit(as_booking(reservation))
+                self._hold(reservation)
             except (OverbookingError, KeyError) as exc:
                 # The store validated this booking, so the mirror is what is
                 # stale: say, a hold whose expiry this replica's clock has not
@@ -223,6 +227,41 @@ class Mirror:
                 log.warning("mirror out of step (%s); rebuilding from the store", exc)
                 self.rebuild(now)
                 return
+
+    def _hold(self, r: Reservation) -> None:
+        """Book `r` in the network, and its labels (if it has any) in the calendar."""
+        self.planner.network.commit(as_booking(r))
+        labels = labels_of(r.plan)
+        if labels is not None:
+            self.labels.record(r.id, (r.start, r.end), link_lists(r.allocations), labels)
+
+    def _drop(self, reservation_id: str) -> None:
+        self.planner.network.release(reservation_id)
+        self.labels.release(reservation_id)
+
+    def take_labels(self, owner: str, booking: Booking) -> dict[str, list[int]] | str:
+        """VLANs (one per path) and group ids for `booking`, noted at once as taken.
+
+        Noting them before the store has the booking keeps concurrent
+        admissions on this replica from taking the same ones; `return_labels`
+        gives them back if the write does not happen. Returns why not, when a
+        path has no VLAN left for the window.
+        """
+        paths = link_lists(booking.allocations)
+        window = (booking.start, booking.end)
+        with self.lock:
+            try:
+                assigned = self.labels.assign(owner, window, paths, group_count(len(paths), False))
+            except NoFreeLabelError as exc:
+                return str(exc)
+            self.labels.record(owner, window, paths, assigned)
+        return {"vlans": list(assigned.vlans), "group_ids": list(assigned.group_ids)}
+
+    def return_labels(self, owner: str) -> None:
+        """Forget labels taken for a booking the store did not take."""
+        with self.lock:
+            if owner not in self.planner.network.bookings:
+                self.labels.release(owner)
 
     def _topology_moved(self) -> bool:
         """Look for a new topology version at most once a second.
@@ -248,10 +287,45 @@ class Mirror:
             if held is not None:
                 network.release(old.id)
             try:
-                return self._replan_free(old, start, end, bandwidth)
+                replanned = self._replan_free(old, start, end, bandwidth)
             finally:
                 if held is not None:
                     network.commit(held)
+            if isinstance(replanned, str):
+                return replanned
+            labels = self.relabel(old, start, end, replanned.allocations)
+            if isinstance(labels, str):
+                return labels
+            return Replanned(replanned.allocations, {**replanned.plan, **labels})
+
+    def relabel(
+        self, old: Reservation, start: int, end: int, allocations: tuple[Allocation, ...]
+    ) -> dict[str, list[int]] | str:
+        """Labels for `old`'s new booking, noted as taken: its own where they stay free.
+
+        A path kept with its VLAN spares the switches a change; a new path,
+        or one whose VLAN someone else holds in the new window, gets a new one.
+        """
+        paths, window = link_lists(allocations), (start, end)
+        kept = labels_of(old.plan) if paths == link_lists(old.allocations) else None
+        if kept is None or self.labels.clashes(old.id, window, paths, kept):
+            try:
+                kept = self.labels.assign(old.id, window, paths, group_count(len(paths), False))
+            except NoFreeLabelError as exc:
+                return str(exc)
+        self.labels.record(old.id, window, paths, kept)
+        return {"vlans": list(kept.vlans), "group_ids": list(kept.group_ids)}
+
+    def restore_labels(self, old: Reservation) -> None:
+        """After a modification the store refused: `old`'s labels are its own again."""
+        with self.lock:
+            labels = labels_of(old.plan)
+            if old.id in self.planner.network.bookings and labels is not None:
+                self.labels.record(
+                    old.id, (old.start, old.end), link_lists(old.allocations), labels
+                )
+            elif old.id not in self.planner.network.bookings:
+                self.labels.release(old.id)
 
     def _replan_free(
         self, old: Reservation, start: int, end: int, bandwidth: int

@@ -195,9 +195,13 @@ def _plan_around(
             decision, booking = mirror.planner.decide(request)
             if booking is None or not isinstance(decision, Reserved):
                 plans.append((r, reason_of(decision) or "no other path"))
-            else:
-                network.commit(booking)
-                plans.append((r, Replanned(booking.allocations, plan_facts(decision))))
+                continue
+            labels = mirror.relabel(r, booking.start, booking.end, booking.allocations)
+            if isinstance(labels, str):
+                plans.append((r, labels))
+                continue
+            network.commit(booking)
+            plans.append((r, Replanned(booking.allocations, {**plan_facts(decision), **labels})))
         mirror.rebuild(now)
     return plans
 

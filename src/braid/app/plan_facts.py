@@ -13,8 +13,9 @@ from typing import Any
 from braid.core.model.booking import Allocation
 from braid.core.model.units import to_mbps
 from braid.core.planning.decisions import Reserved
+from braid.core.rules.calendar import Assigned
 
-__all__ = ["Replanned", "plan_facts"]
+__all__ = ["Replanned", "labels_of", "link_lists", "plan_facts"]
 
 
 def plan_facts(decision: Reserved) -> dict[str, Any]:
@@ -38,3 +39,16 @@ class Replanned:
 
     allocations: tuple[Allocation, ...]
     plan: Mapping[str, Any]
+
+
+def labels_of(plan: Mapping[str, Any]) -> Assigned | None:
+    """The VLANs and group ids stored with a reservation; None for one booked without them."""
+    vlans, groups = plan.get("vlans"), plan.get("group_ids")
+    if not isinstance(vlans, list) or not isinstance(groups, list):
+        return None
+    return Assigned(tuple(int(v) for v in vlans), tuple(int(g) for g in groups))
+
+
+def link_lists(allocations: tuple[Allocation, ...]) -> list[tuple[str, ...]]:
+    """Each path's links, in path order: what a path's VLAN is checked against."""
+    return [a.path.links for a in allocations]

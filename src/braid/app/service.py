@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from braid.app.auth import TokenCache
@@ -43,6 +43,15 @@ from braid.core.planning.lifecycle import (
 from braid.core.planning.requests import Request
 
 ATTEMPTS: Final = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """An admission's booking, the decision that made it, and the labels taken for it."""
+
+    decision: Reserved
+    booking: Booking
+    labels: dict[str, list[int]]
 
 
 def wall_clock() -> int:
@@ -123,17 +132,21 @@ class ReservationService:
                 # has not heard of the change that got there first yet.
                 self.live.catch_up(now, fresh_since=asked, read=refused)
                 request = to_request(body, _new_id(), self.topology, now, booking=True)
-                planned = self._plan(request, body)
+                found = self._plan(request, body)
+                planned = found if isinstance(found, Refusal) else self._label(request, found)
             if isinstance(planned, Refusal):
                 self.metrics.rejected(planned.kind, time.perf_counter() - started)
                 raise RejectedError(planned.reason, planned.offers)
-            decision, booking = planned
-            record = self._record(user, request, booking, decision, hold, now)
+            record = self._record(user, request, planned, hold, now)
             try:
                 stored = self.group.write(self.write_step(record, "created"), user.name, now)
             except ConflictError:
+                self.live.return_labels(request.id)
                 refused = True
                 continue  # another replica got there first: catch up and plan again
+            except BaseException:
+                self.live.return_labels(request.id)
+                raise
             self.live.learn(stored, now)
             self.metrics.admitted(time.perf_counter() - started)
             return Seen(stored, now)
@@ -166,6 +179,14 @@ class ReservationService:
         refusal = Refusal(_reason_kind(decision), reason, offers)
         self.refusals.put(state, request, body, refusal)
         return refusal
+
+    def _label(self, request: Request, planned: tuple[Reserved, Booking]) -> Planned | Refusal:
+        """The planned booking with its VLANs and group ids, taken in the mirror's calendar."""
+        decision, booking = planned
+        labels = self.live.take_labels(request.id, booking)
+        if isinstance(labels, str):
+            return Refusal("labels", readable_reason(labels, request), ())
+        return Planned(decision, booking, labels)
 
     def get(self, user: User, reservation_id: str) -> Seen:
         return Seen(self._visible(user, reservation_id), self.clock())
@@ -242,8 +263,12 @@ class ReservationService:
             try:
                 stored = self.write_record(new, user, "modified", now, expected=old.version)
             except ConflictError:
+                self.live.restore_labels(old)
                 refused = True
                 continue
+            except BaseException:
+                self.live.restore_labels(old)
+                raise
             return Seen(stored, now)
         raise RejectedError("the reservation kept changing under us; try again")
 
@@ -262,12 +287,12 @@ class ReservationService:
         self,
         user: User,
         request: Request,
-        booking: Booking,
-        decision: Reserved,
+        planned: Planned,
         hold: bool,
         now: int,
     ) -> Reservation:
-        plan = plan_facts(decision)
+        booking = planned.booking
+        plan = {**plan_facts(planned.decision), **planned.labels}
         return Reservation(
             id=request.id,
             token=secrets.token_urlsafe(24),

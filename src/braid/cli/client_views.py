@@ -115,6 +115,6 @@ def _paths(
             ", ".join(path.get("links") or []),
             bandwidth(path.get("bandwidth")),
             share,
-            "assigned at install" if vlan is None else str(vlan),
+            "—" if vlan is None else str(vlan),
         )
     return table

@@ -75,7 +75,7 @@ def test_reserve_books_and_the_next_request_sees_it(service: ReservationService)
     first = rest(service).reserve(ALICE, body())
     assert first["state"] == "reserved" and first["owner"] == "alice"
     assert [p["nodes"] for p in first["paths"]] == [["A", "B", "D"]]
-    assert first["vlans"] == [{"path": 0, "vlan": None}] and first["token"]
+    assert first["vlans"] == [{"path": 0, "vlan": 1}] and first["token"]
     second = rest(service).reserve(BOB, body())
     assert [p["nodes"] for p in second["paths"]] == [["A", "C", "D"]]
     with pytest.raises(RejectedError) as caught:

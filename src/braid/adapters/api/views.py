@@ -35,7 +35,7 @@ def reservation_view(seen: Seen) -> dict[str, Any]:
         "mdi": plan.get("mdi", 0.0),
         "resequence": plan.get("resequence", False),
         "recommended_streams": plan.get("recommended_streams", 2 * len(r.allocations)),
-        "vlans": vlan_placeholders(len(r.allocations)),
+        "vlans": vlans_view(plan, len(r.allocations)),
         "hold_expires_at": format_instant(r.hold_expires_at),
         "created_at": format_instant(r.created_at),
         "updated_at": format_instant(r.updated_at),
@@ -44,9 +44,12 @@ def reservation_view(seen: Seen) -> dict[str, Any]:
     }
 
 
-def vlan_placeholders(paths: int) -> list[dict[str, Any]]:
-    """One VLAN per path; the southbound assigns the numbers when it installs rules."""
-    return [{"path": i, "vlan": None} for i in range(paths)]
+def vlans_view(plan: Mapping[str, Any], paths: int) -> list[dict[str, Any]]:
+    """Each path's VLAN, assigned at booking (null for reservations booked before braid did)."""
+    vlans = plan.get("vlans")
+    if not isinstance(vlans, list) or len(vlans) != paths:
+        return [{"path": i, "vlan": None} for i in range(paths)]
+    return [{"path": i, "vlan": vlan} for i, vlan in enumerate(vlans)]
 
 
 def audit_view(entry: AuditEntry) -> dict[str, Any]:

@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from braid.core.errors import InputError
-from braid.core.rules.model import BRAID_GROUP_IDS, VLAN_IDS
+from braid.core.model.topology import Topology
+from braid.core.model.vlans import ALL_VLANS, VlanSpans, allowed_vlans
+from braid.core.rules.model import BRAID_GROUP_IDS
 
 __all__ = ["Assigned", "LabelCalendar", "NoFreeLabelError", "Window"]
 
@@ -60,13 +62,19 @@ class _Use:
 class LabelCalendar:
     """Every reservation's labels with its window; `assign` picks the lowest free ones."""
 
-    vlan_ranges: Mapping[str, range] = field(default_factory=dict)  # link -> allowed VLANs
+    vlan_spans: Mapping[str, VlanSpans] = field(default_factory=dict)  # link -> allowed VLANs
     group_ids: range = BRAID_GROUP_IDS
     _vlans: dict[tuple[str, int], list[_Use]] = field(default_factory=dict)
     _groups: dict[int, list[_Use]] = field(default_factory=dict)
     _owned: dict[str, tuple[tuple[tuple[str, int], ...], tuple[int, ...]]] = field(
         default_factory=dict
     )
+    _allowed_on: dict[tuple[str, ...], range | tuple[int, ...]] = field(default_factory=dict)
+
+    @staticmethod
+    def of(topology: Topology) -> LabelCalendar:
+        """An empty calendar for `topology`'s links and the VLANs each may carry."""
+        return LabelCalendar({link.id: link.vlans for link in topology.links.values()})
 
     def assign(
         self, owner: str, window: Window, paths: Sequence[Sequence[str]], groups: int
@@ -135,16 +143,20 @@ class LabelCalendar:
             uses = (self._vlans.get((link, vlan), ()) for link in links)
             if not any(self._taken(u, owner, window) for u in uses):
                 return vlan
-        where = links[0] if links else ""
+        busiest = max(links, key=lambda link: sum(1 for key in self._vlans if key[0] == link))
+        span = f"{allowed[0]}-{allowed[-1]}" if allowed else "(none allowed on all of them)"
         raise NoFreeLabelError(
-            f"links.{where}.vlans", "no VLAN is free on this path for the window"
+            f"links.{busiest}.vlans",
+            f"no VLAN in {span} is free on every link of the path {'/'.join(links)}",
         )
 
-    def _allowed(self, links: Sequence[str]) -> range:
-        ranges = [self.vlan_ranges.get(link, VLAN_IDS) for link in links]
-        low = max((r.start for r in ranges), default=VLAN_IDS.start)
-        high = min((r.stop for r in ranges), default=VLAN_IDS.stop)
-        return range(low, max(low, high))
+    def _allowed(self, links: Sequence[str]) -> range | tuple[int, ...]:
+        key = tuple(links)
+        found = self._allowed_on.get(key)
+        if found is None:
+            found = allowed_vlans([self.vlan_spans.get(link, ALL_VLANS) for link in links])
+            self._allowed_on[key] = found
+        return found
 
     def _free_groups(self, owner: str, window: Window, count: int) -> tuple[int, ...]:
         found: list[int] = []

@@ -50,7 +50,13 @@ from braid.core.rules.model import (
     RuleSet,
 )
 
-__all__ = ["ENTRY_PRIORITY", "LABEL_PRIORITY", "bucket_weights", "compile_reservation"]
+__all__ = [
+    "ENTRY_PRIORITY",
+    "LABEL_PRIORITY",
+    "bucket_weights",
+    "compile_reservation",
+    "group_count",
+]
 
 ENTRY_PRIORITY: Final = 3000
 LABEL_PRIORITY: Final = 2000
@@ -99,7 +105,7 @@ def compile_reservation(
     paths = [a.path for a in request.allocations]
     if request.standby is not None:
         paths.append(request.standby)
-    per_direction = 1 + (len(request.allocations) if request.standby is not None else 0)
+    per_direction = group_count(len(request.allocations), request.standby is not None) // 2
     vlans, group_ids = (pool or LabelPool()).take(len(paths), 2 * per_direction)
     work = _Compilation(request, ports, reservation_cookie(request.reservation_id))
     for index, (here, there) in enumerate(((src, dst), (dst, src))):
@@ -119,6 +125,12 @@ def compile_reservation(
         entry=work.entry.rule_sets(ports),
         forwarding=work.forwarding.rule_sets(ports),
     )
+
+
+def group_count(paths: int, standby: bool) -> int:
+    """Group ids a reservation's rules use: a select group per direction, and with a
+    standby path a fast-failover group per path and direction."""
+    return 2 * (1 + (paths if standby else 0))
 
 
 def _check(request: RuleRequest, topology: Topology, src: HostPort, dst: HostPort) -> None:

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from braid.core.rules.calendar import Assigned, LabelCalendar, NoFreeLabelError
 
 LINKS = ["ab", "bc", "cd", "ad"]
-RANGES = {"ab": range(10, 14), "bc": range(11, 20), "cd": range(1, 4095), "ad": range(10, 12)}
+SPANS = {"ab": ((10, 13),), "bc": ((11, 19),), "cd": ((1, 4094),), "ad": ((10, 11),)}
+RANGES = {link: {v for lo, hi in s for v in range(lo, hi + 1)} for link, s in SPANS.items()}
 
 paths_st = st.lists(
     st.lists(st.sampled_from(LINKS), min_size=1, max_size=3, unique=True), min_size=1, max_size=2
@@ -20,7 +21,7 @@ window_st = st.tuples(st.integers(0, 50), st.integers(1, 30)).map(lambda t: (t[0
 
 
 def test_lowest_free_vlan_per_path_and_distinct_within_a_reservation() -> None:
-    calendar = LabelCalendar(vlan_ranges=RANGES)
+    calendar = LabelCalendar(vlan_spans=SPANS)
     first = calendar.assign("r1", (0, 10), [["ab", "bc"], ["ab"]], 2)
     assert first.vlans == (11, 10)
     calendar.record("r1", (0, 10), [["ab", "bc"], ["ab"]], first)
@@ -32,7 +33,7 @@ def test_lowest_free_vlan_per_path_and_distinct_within_a_reservation() -> None:
 
 
 def test_exhaustion_names_the_link_and_release_frees() -> None:
-    calendar = LabelCalendar(vlan_ranges=RANGES)
+    calendar = LabelCalendar(vlan_spans=SPANS)
     for owner in ("r1", "r2"):
         labels = calendar.assign(owner, (0, 10), [["ad"]], 1)
         calendar.record(owner, (0, 10), [["ad"]], labels)
@@ -59,7 +60,7 @@ def test_assigned_labels_refuse_a_different_shape() -> None:
 def test_no_overlapping_reservations_ever_share_a_label(
     steps: list[tuple[list[list[str]], tuple[int, int], int, bool]],
 ) -> None:
-    calendar = LabelCalendar(vlan_ranges=RANGES, group_ids=range(100, 110))
+    calendar = LabelCalendar(vlan_spans=SPANS, group_ids=range(100, 110))
     held: dict[str, tuple[list[list[str]], tuple[int, int], Assigned]] = {}
     for i, (paths, window, groups, release_one) in enumerate(steps):
         owner = f"r{i}"
