@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, Protocol
 
-from braid.adapters.southbound.desired import DesiredState, difference
+from braid.adapters.southbound.desired import DesiredState
 from braid.adapters.southbound.driver import ReconcileReport, SouthboundError
 from braid.adapters.southbound.ofctl_text import (
     flow_key_text,
@@ -24,6 +24,7 @@ from braid.adapters.southbound.ofctl_text import (
     parse_group,
 )
 from braid.core.rules.model import BRAID_COOKIE_MASK, BRAID_COOKIE_TAG, BRAID_GROUP_IDS, RuleSet
+from braid.core.rules.tables import difference
 
 __all__ = ["CommandRunner", "OfctlDriver", "ofctl_runner"]
 

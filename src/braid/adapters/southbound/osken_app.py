@@ -24,9 +24,10 @@ from os_ken.lib import hub
 from os_ken.ofproto import ofproto_v1_3
 
 from braid.adapters.southbound import of13
-from braid.adapters.southbound.desired import DesiredState, difference
+from braid.adapters.southbound.desired import DesiredState
 from braid.adapters.southbound.driver import ReconcileReport, SouthboundError
 from braid.core.rules.model import BRAID_COOKIE_MASK, BRAID_COOKIE_TAG, BRAID_GROUP_IDS, RuleSet
+from braid.core.rules.tables import difference
 
 REPLY_TIMEOUT: Final = 10.0
 

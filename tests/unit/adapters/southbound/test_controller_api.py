@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from braid.adapters.southbound.controller import ControllerDriver, SwitchNotConnectedError
-from braid.adapters.southbound.desired import DesiredState, difference
+from braid.adapters.southbound.desired import DesiredState
 from braid.adapters.southbound.driver import ReconcileReport, SouthboundDriver, SouthboundError
 from braid.adapters.southbound.http_api import make_server
 from braid.core.errors import InputError
 from braid.core.rules.changes import install_steps, removal_steps
 from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.model import RuleSet
+from braid.core.rules.tables import difference
 from braid.testing.fake_switch import FakeSwitch
 from tests.unit.core.rules.scenarios import run, two_path_scenario
 

@@ -4,10 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from braid.adapters.southbound.desired import DesiredState, difference
+from braid.adapters.southbound.desired import DesiredState
 from braid.core.errors import InputError
 from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.model import FlowRule, Match, Output, RuleSet
+from braid.core.rules.tables import difference
 from tests.unit.core.rules.scenarios import two_path_scenario
 
 
