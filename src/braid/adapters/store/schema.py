@@ -164,3 +164,30 @@ class StateRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     seq: Mapped[int] = mapped_column(BigInteger)
     topology_version: Mapped[int] = mapped_column(Integer)
+
+
+class ProvisioningRow(Base):
+    """A reservation's provisioning state: what the switches hold of it (see core.provisioning).
+
+    Kept apart from `reservations` so that a pass of the provisioner never
+    bumps a reservation's version or the change cursor.
+    """
+
+    __tablename__ = "provisioning"
+
+    reservation_id: Mapped[str] = mapped_column(String, primary_key=True)
+    phase: Mapped[str] = mapped_column(String)
+    switch: Mapped[str | None] = mapped_column(String, nullable=True)
+    error: Mapped[str | None] = mapped_column(String, nullable=True)
+    since: Mapped[int] = mapped_column(BigInteger)
+
+
+class LeaseRow(Base):
+    """Who may act on the switches (`name` "provisioner"): one replica at a time, until
+    `expires_at` unless it renews."""
+
+    __tablename__ = "leases"
+
+    name: Mapped[str] = mapped_column(String, primary_key=True)
+    holder: Mapped[str] = mapped_column(String)
+    expires_at: Mapped[int] = mapped_column(BigInteger)

@@ -80,9 +80,11 @@ def topology_from_dict(
     """Validate braid's topology format and build the model; errors name the field."""
     if not isinstance(data, Mapping):
         raise TopologyError("", "a topology must be a mapping with 'nodes' and 'links'")
-    unknown = set(data) - {"nodes", "links", "domains", "notes", "name"}
+    unknown = set(data) - {"v", "nodes", "links", "domains", "notes", "name"}
     if unknown:
         raise TopologyError(sorted(unknown)[0], "unknown top-level key")
+    if data.get("v", 1) != 1:  # what `topology_to_dict` (braid topology export) writes
+        raise TopologyError("v", f"this braid reads topology format 1, not {data['v']!r}")
     domains = _domains(_list(data, "domains", required=False))
     nodes = _nodes(_list(data, "nodes"), domains)
     links = _links(_list(data, "links"), nodes, default_capacity_bps, default_latency_ms)

@@ -29,7 +29,7 @@ from typing import Final
 from braid.core.errors import InputError
 from braid.core.model.paths import Path, path_problems
 from braid.core.model.topology import Topology
-from braid.core.rules.labels import LabelPool, reservation_cookie
+from braid.core.rules.labels import LabelPool, Labels, reservation_cookie
 from braid.core.rules.model import (
     ETH_TYPE_ARP,
     ETH_TYPE_IPV4,
@@ -97,7 +97,7 @@ def bucket_weights(bandwidths: Sequence[int]) -> tuple[int, ...]:
 
 
 def compile_reservation(
-    request: RuleRequest, topology: Topology, ports: PortMap, pool: LabelPool | None = None
+    request: RuleRequest, topology: Topology, ports: PortMap, pool: Labels | None = None
 ) -> RulePlan:
     """The rules that carry `request`'s traffic both ways, split into entry and forwarding."""
     src, dst = ports.host(request.src_host), ports.host(request.dst_host)

@@ -10,17 +10,25 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from braid.core.errors import InputError
 from braid.core.rules.model import BRAID_COOKIE_TAG, BRAID_GROUP_IDS, VLAN_IDS, RulePlan
 
-__all__ = ["LabelPool", "reservation_cookie"]
+__all__ = ["LabelPool", "Labels", "reservation_cookie"]
 
 
 def reservation_cookie(reservation_id: str) -> int:
     """The cookie on every flow of `reservation_id`: braid's tag plus 48 bits of its id's hash."""
     digest = hashlib.blake2b(reservation_id.encode(), digest_size=6).digest()
     return BRAID_COOKIE_TAG | int.from_bytes(digest, "big")
+
+
+class Labels(Protocol):
+    """Where the compiler gets a plan's VLANs and group ids: a pool that picks the lowest
+    free ones, or the labels a reservation was assigned at booking."""
+
+    def take(self, vlans: int, groups: int) -> tuple[tuple[int, ...], tuple[int, ...]]: ...
 
 
 @dataclass(frozen=True, slots=True)

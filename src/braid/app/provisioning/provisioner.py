@@ -1,0 +1,268 @@
+"""One pass of provisioning: read the switches, work out what they should hold, change it.
+
+The store is the only truth. Each pass compiles every reservation due now
+(from `lead` seconds before its start until its end) with the labels it
+was given at booking, reads braid's entries back from every switch, and
+applies the difference in the order of `core.provisioning.changes`. Nothing
+is remembered between passes but each switch's failures (for back-off), so
+a replica killed in the middle of a pass leaves nothing the next pass (its
+own after a restart, or another replica's) does not put right.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from braid.app.plan_facts import labels_of
+from braid.app.ports import Repository
+from braid.app.provisioning.ports import ProvisioningStore, SwitchError, SwitchTables
+from braid.app.records import Reservation
+from braid.core.errors import InputError
+from braid.core.model.topology import Topology
+from braid.core.provisioning.changes import table_changes
+from braid.core.provisioning.schedule import Window, wanted
+from braid.core.provisioning.status import Phase, Status, backoff, settled
+from braid.core.rules.compiler import compile_reservation
+from braid.core.rules.model import PortMap, RulePlan, RuleRequest, RuleSet, Step, StepKind
+from braid.core.rules.model import merge_rule_sets as merge
+
+__all__ = ["LEASE", "PassReport", "Provisioner", "Wiring"]
+
+LEASE = "provisioner"
+
+
+@dataclass(frozen=True, slots=True)
+class Wiring:
+    """The data plane's ports, and which host stands for each node that ends reservations."""
+
+    ports: PortMap
+    host_at: Mapping[str, str]  # topology node -> host name in `ports.hosts`
+
+
+@dataclass(frozen=True, slots=True)
+class PassReport:
+    leader: bool
+    steps: int = 0
+    errors: Mapping[str, str] = field(default_factory=dict)  # switch -> why
+    changed: Mapping[str, Status] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+@dataclass
+class _Failures:
+    count: int = 0
+    retry_at: int = 0
+    error: str = ""
+
+
+class Provisioner:
+    def __init__(
+        self,
+        repo: Repository,
+        store: ProvisioningStore,
+        tables: SwitchTables,
+        wiring: Wiring,
+        topology: Callable[[], Topology],
+        *,
+        holder: str,
+        lead: int = 5,
+        lease_ttl: int = 15,
+    ) -> None:
+        self.repo, self.store, self.tables, self.wiring = repo, store, tables, wiring
+        self.topology = topology
+        self.holder, self.lead, self.lease_ttl = holder, lead, lease_ttl
+        self._failures: dict[str, _Failures] = {}
+        self._resting: set[str] = set()  # switches left alone this pass (backing off)
+
+    def step(self, now: int) -> PassReport:
+        """One pass at `now`; a replica that does not hold the lease does nothing."""
+        began = time.perf_counter()
+        if not self.store.acquire(LEASE, self.holder, now=now, ttl=self.lease_ttl):
+            return PassReport(leader=False)
+        booked = {r.id: r for r in self.repo.booked()}
+        before = self.store.statuses()
+        due = [r for r in booked.values() if wanted(_window(r), now, self.lead)]
+        plans, problems = self._plans(due)
+        desired = merge(rs for plan in plans.values() for rs in plan.rule_sets())
+        errors = dict(problems)
+        actual = self._read(now, errors)
+        self._mark_busy(booked, plans, before, now)
+        steps = self._change(actual, desired, errors)
+        self._note_failures(errors, now)
+        changed = self._settle(booked, plans, problems, errors, now)
+        return PassReport(True, steps, errors, changed, time.perf_counter() - began)
+
+    # -- what should be there ------------------------------------------------------
+
+    def _plans(self, due: Iterable[Reservation]) -> tuple[dict[str, RulePlan], dict[str, str]]:
+        """Compiled plans of the due reservations, oldest first; what cannot be compiled,
+        or clashes with an older one, is reported by id instead."""
+        plans: dict[str, RulePlan] = {}
+        problems: dict[str, str] = {}
+        taken: dict[str, RuleSet] = {}
+        for r in sorted(due, key=lambda r: (r.created_at, r.id)):
+            try:
+                plan = self._compile(r)
+                taken = _merged_or_clash(taken, plan)
+            except InputError as exc:
+                problems[r.id] = str(exc)
+                continue
+            plans[r.id] = plan
+        return plans, problems
+
+    def _compile(self, r: Reservation) -> RulePlan:
+        labels = labels_of(r.plan)
+        if labels is None:
+            raise InputError("vlans", "booked before braid assigned VLANs; modify it to get some")
+        hosts = [self.wiring.host_at.get(node) for node in (r.src, r.dst)]
+        for node, host in zip((r.src, r.dst), hosts, strict=True):
+            if host is None:
+                raise InputError("hosts", f"the wiring names no host at node {node!r}")
+        request = RuleRequest(r.id, r.allocations, str(hosts[0]), str(hosts[1]))
+        return compile_reservation(request, self.topology(), self.wiring.ports, labels)
+
+    # -- what is there, and the change ---------------------------------------------
+
+    def _read(self, now: int, errors: dict[str, str]) -> dict[str, RuleSet]:
+        actual: dict[str, RuleSet] = {}
+        self._resting = set()
+        for switch in self.tables.switches():
+            failed = self._failures.get(switch)
+            if failed is not None and failed.retry_at > now:
+                errors[switch] = failed.error  # backing off: not tried this pass
+                self._resting.add(switch)
+                continue
+            try:
+                actual[switch] = self.tables.read(switch)
+            except SwitchError as exc:
+                errors[switch] = exc.message
+        return actual
+
+    def _change(
+        self, actual: Mapping[str, RuleSet], desired: Mapping[str, RuleSet], errors: dict[str, str]
+    ) -> int:
+        reachable = {s: r for s, r in desired.items() if s in actual}
+        dpids = {s: self.tables.dpid(s) for s in actual}
+        done = 0
+        for step in table_changes(actual, reachable, dpids).steps:
+            switch = step.rule_set.switch
+            if switch in errors:
+                continue  # a switch that failed in this pass is left for the next
+            try:
+                _run(self.tables, step)
+                done += 1
+            except SwitchError as exc:
+                errors[switch] = exc.message
+        return done
+
+    def _note_failures(self, errors: Mapping[str, str], now: int) -> None:
+        for switch in self.tables.switches():
+            if switch not in errors:
+                self._failures.pop(switch, None)
+            elif switch not in self._resting:
+                failed = self._failures.setdefault(switch, _Failures())
+                failed.count += 1
+                failed.retry_at = now + backoff(failed.count)
+                failed.error = errors[switch]
+
+    # -- what operators see ----------------------------------------------------------
+
+    def _mark_busy(
+        self,
+        booked: Mapping[str, Reservation],
+        plans: Mapping[str, RulePlan],
+        before: Mapping[str, Status],
+        now: int,
+    ) -> None:
+        """Say "installing" / "removing" before touching the switches, so a pass cut
+        short shows what it was doing."""
+        busy: dict[str, Status] = {}
+        for rid in plans:
+            if not _is(before.get(rid), Phase.INSTALLED):
+                busy[rid] = Status(Phase.INSTALLING, since=now)
+        for rid, status in before.items():
+            if rid not in plans and status.phase in (Phase.INSTALLED, Phase.INSTALLING):
+                busy[rid] = Status(Phase.REMOVING, since=now)
+        if busy:
+            self.store.put_statuses(busy, now=now, actor=self.holder)
+
+    def _settle(
+        self,
+        booked: Mapping[str, Reservation],
+        plans: Mapping[str, RulePlan],
+        problems: Mapping[str, str],
+        errors: Mapping[str, str],
+        now: int,
+    ) -> dict[str, Status]:
+        before = self.store.statuses()
+        changed: dict[str, Status] = {}
+        # Reservations not due and never provisioned have no row: they are "scheduled".
+        touched = {rid for rid, s in before.items() if s.phase is not Phase.REMOVED}
+        for rid in sorted(set(plans) | set(problems) | touched):
+            if rid in problems:
+                status = Status(Phase.FAILED, None, problems[rid], now)
+            else:
+                switches = self._switches_of(rid, plans, booked, errors)
+                status = settled(rid in plans, switches, errors, before.get(rid), now)
+            if not status.same(before.get(rid)):
+                changed[rid] = status
+        if changed:
+            self.store.put_statuses(changed, now=now, actor=self.holder)
+        return changed
+
+    def _switches_of(
+        self,
+        rid: str,
+        plans: Mapping[str, RulePlan],
+        booked: Mapping[str, Reservation],
+        errors: Mapping[str, str],
+    ) -> set[str]:
+        """The switches a reservation's rules are (or were) on; every failed one if unknown."""
+        plan = plans.get(rid)
+        if plan is None:
+            record = booked.get(rid) or self.repo.get(rid)
+            try:
+                plan = None if record is None else self._compile(record)
+            except InputError:
+                plan = None
+        return _switches(plan) or set(errors)
+
+
+def _window(r: Reservation) -> Window:
+    return Window(r.state, r.start, r.end, r.hold_expires_at)
+
+
+def _is(status: Status | None, phase: Phase) -> bool:
+    return status is not None and status.phase is phase
+
+
+def _switches(plan: RulePlan | None) -> set[str]:
+    return set() if plan is None else {rs.switch for rs in plan.rule_sets()}
+
+
+def _run(tables: SwitchTables, step: Step) -> None:
+    if step.kind is StepKind.APPLY:
+        tables.apply(step.rule_set)
+    else:
+        tables.remove(step.rule_set)
+
+
+def _merged_or_clash(taken: dict[str, RuleSet], plan: RulePlan) -> dict[str, RuleSet]:
+    """`taken` with `plan`'s rules added; an InputError if a rule of it has the key of
+    another reservation's rule (two reservations between the same hosts at once)."""
+    for rule_set in plan.rule_sets():
+        held = taken.get(rule_set.switch)
+        if held is None:
+            continue
+        mine = {f.key for f in rule_set.flows}
+        theirs = [f for f in held.flows if f.key in mine and f.cookie != plan.cookie]
+        groups = {g.group_id for g in held.groups} & {g.group_id for g in rule_set.groups}
+        if theirs or groups:
+            raise InputError(
+                "hosts",
+                f"its rules on {rule_set.switch} clash with another reservation's "
+                "(the same hosts at the same time, or a label taken twice)",
+            )
+    return merge([*taken.values(), *plan.rule_sets()])
