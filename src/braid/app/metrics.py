@@ -40,6 +40,22 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.provisioning_seconds = Histogram(
+            "braid_provisioning_pass_seconds",
+            "Time of one provisioning pass (read switches, change them, record states)",
+            buckets=(*LATENCY_BUCKETS, 5.0, 10.0),
+            registry=self.registry,
+        )
+        self.failing_switches = Gauge(
+            "braid_provisioning_failing_switches",
+            "Switches the last provisioning pass could not read or change",
+            registry=self.registry,
+        )
+
+    def provisioning_pass(self, seconds: float, failing: int) -> None:
+        self.provisioning_seconds.observe(seconds)
+        self.failing_switches.set(failing)
+
     def admitted(self, seconds: float) -> None:
         self.admissions.inc()
         self.decision_seconds.observe(seconds)

@@ -23,6 +23,7 @@ class FakeSwitchTables:
         self.refuse: dict[str, str] = {}  # switch -> the error it answers with
         self.crash_after: int | None = None
         self.changes = 0
+        self.reads = 0
 
     def switches(self) -> tuple[str, ...]:
         return tuple(sorted(self.network.switches))
@@ -32,6 +33,7 @@ class FakeSwitchTables:
 
     def read(self, switch: str) -> RuleSet:
         self._check(switch)
+        self.reads += 1
         table = self.network.switches[switch].dump()
         return RuleSet(
             switch,

@@ -22,7 +22,7 @@ from braid.app.records import Reservation
 from braid.core.errors import InputError
 from braid.core.model.topology import Topology
 from braid.core.provisioning.changes import table_changes
-from braid.core.provisioning.schedule import Window, wanted
+from braid.core.provisioning.schedule import Window, next_change, wanted
 from braid.core.provisioning.status import Phase, Status, backoff, settled
 from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.model import PortMap, RulePlan, RuleRequest, RuleSet, Step, StepKind
@@ -48,6 +48,7 @@ class PassReport:
     errors: Mapping[str, str] = field(default_factory=dict)  # switch -> why
     changed: Mapping[str, Status] = field(default_factory=dict)
     seconds: float = 0.0
+    next_change: int | None = None  # when a pass is next due, if nothing else happens
 
 
 @dataclass
@@ -75,24 +76,43 @@ class Provisioner:
         self.holder, self.lead, self.lease_ttl = holder, lead, lease_ttl
         self._failures: dict[str, _Failures] = {}
         self._resting: set[str] = set()  # switches left alone this pass (backing off)
+        self._last: dict[str, RuleSet] | None = None  # what the last pass left, if it all went
 
-    def step(self, now: int) -> PassReport:
-        """One pass at `now`; a replica that does not hold the lease does nothing."""
+    def step(self, now: int, *, reconcile: bool = True) -> PassReport:
+        """One pass at `now`; a replica that does not hold the lease does nothing.
+
+        Without `reconcile`, the switches are read only if what they should
+        hold differs from what the last pass left (or a switch is failing):
+        cheap enough to run every second. A reconciling pass always reads
+        them, and puts right whatever changed behind braid's back.
+        """
         began = time.perf_counter()
         if not self.store.acquire(LEASE, self.holder, now=now, ttl=self.lease_ttl):
+            self._last = None  # another replica acts: what it leaves is unknown here
             return PassReport(leader=False)
         booked = {r.id: r for r in self.repo.booked()}
-        before = self.store.statuses()
         due = [r for r in booked.values() if wanted(_window(r), now, self.lead)]
         plans, problems = self._plans(due)
         desired = merge(rs for plan in plans.values() for rs in plan.rule_sets())
+        if not (reconcile or self._failures or problems) and desired == self._last:
+            upcoming = self._upcoming(booked.values(), now)
+            return PassReport(True, next_change=upcoming, seconds=time.perf_counter() - began)
+        before = self.store.statuses()
         errors = dict(problems)
         actual = self._read(now, errors)
         self._mark_busy(booked, plans, before, now)
         steps = self._change(actual, desired, errors)
         self._note_failures(errors, now)
+        self._last = desired if not self._failures else None
         changed = self._settle(booked, plans, problems, errors, now)
-        return PassReport(True, steps, errors, changed, time.perf_counter() - began)
+        upcoming = self._upcoming(booked.values(), now)
+        return PassReport(True, steps, errors, changed, time.perf_counter() - began, upcoming)
+
+    def _upcoming(self, booked: Iterable[Reservation], now: int) -> int | None:
+        """When the next pass is due: a window edge, or a failing switch's retry."""
+        times = [next_change((_window(r) for r in booked), now, self.lead)]
+        times += [f.retry_at for f in self._failures.values()]
+        return min((t for t in times if t is not None), default=None)
 
     # -- what should be there ------------------------------------------------------
 

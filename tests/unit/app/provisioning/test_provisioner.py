@@ -146,6 +146,23 @@ def test_a_refusing_switch_fails_its_reservations_only_and_is_retried() -> None:
     assert world.phase(lower) is Phase.INSTALLED and world.carries("h1")
 
 
+def test_a_quick_pass_reads_no_switch_and_a_reconcile_repairs_drift() -> None:
+    world = World()
+    provisioner = world.provisioner()
+    world.book(start=10)
+    world.clock.now = T0 + 10
+    provisioner.step(world.clock.now)
+    reads = world.tables.reads
+    report = provisioner.step(world.clock.now, reconcile=False)
+    assert world.tables.reads == reads and report.steps == 0
+    assert report.next_change == T0 + 200  # the reservation's end
+    tampered = world.tables.read("s3")
+    world.network.remove(tampered)  # someone deletes braid's rules behind its back
+    assert not world.carries()
+    assert provisioner.step(world.clock.now).steps > 0
+    assert world.carries()
+
+
 def test_only_the_lease_holder_acts() -> None:
     world = World()
     first, second = world.provisioner("a"), world.provisioner("b")

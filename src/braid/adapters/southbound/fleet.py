@@ -1,0 +1,48 @@
+"""The switches the provisioner acts on, each through the driver configured for it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from braid.adapters.southbound.driver import SouthboundDriver, SouthboundError
+from braid.app.provisioning.ports import SwitchError
+from braid.core.rules.model import RuleSet
+
+__all__ = ["DriverTables"]
+
+
+class DriverTables:
+    """`SwitchTables` over southbound drivers: `drivers` maps each switch to its driver."""
+
+    def __init__(self, drivers: Mapping[str, SouthboundDriver], dpids: Mapping[str, int]) -> None:
+        self.drivers = dict(drivers)
+        self.dpids = dict(dpids)
+
+    def switches(self) -> tuple[str, ...]:
+        return tuple(sorted(self.drivers))
+
+    def dpid(self, switch: str) -> int:
+        return self.dpids[switch]
+
+    def read(self, switch: str) -> RuleSet:
+        driver = self.drivers[switch]
+        try:
+            dump_one = getattr(driver, "dump_switch", None)
+            table = dump_one(switch) if dump_one is not None else driver.dump().get(switch)
+        except SouthboundError as exc:
+            raise SwitchError(switch, exc.message) from exc
+        if table is None:
+            raise SwitchError(switch, "not connected to its controller")
+        return table
+
+    def apply(self, rule_set: RuleSet) -> None:
+        try:
+            self.drivers[rule_set.switch].apply(rule_set)
+        except SouthboundError as exc:
+            raise SwitchError(rule_set.switch, exc.message) from exc
+
+    def remove(self, rule_set: RuleSet) -> None:
+        try:
+            self.drivers[rule_set.switch].remove(rule_set)
+        except SouthboundError as exc:
+            raise SwitchError(rule_set.switch, exc.message) from exc

@@ -1,0 +1,84 @@
+"""The provisioner's loop in a thread of `braid serve`.
+
+A quick pass every `tick` seconds notices new bookings, cancels and window
+edges (it touches no switch unless something changed); a reconciling pass
+every `reconcile_every` seconds reads every switch back and repairs drift.
+The first pass after start-up reconciles, so a restart after a crash
+converges at once. `wake()` runs a pass now (the service calls it after a
+change that may be due already).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from braid.app.metrics import Metrics
+from braid.app.provisioning.provisioner import PassReport, Provisioner
+
+__all__ = ["ProvisioningLoop"]
+
+log = logging.getLogger(__name__)
+
+
+class ProvisioningLoop:
+    def __init__(
+        self,
+        provisioner: Provisioner,
+        clock: Callable[[], int],
+        *,
+        tick: float = 1.0,
+        reconcile_every: float = 30.0,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.provisioner, self.clock = provisioner, clock
+        self.tick, self.reconcile_every = tick, reconcile_every
+        self.metrics = metrics
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.last: PassReport | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="braid-provisioner", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def _run(self) -> None:
+        reconciled_at = float("-inf")
+        while not self._stop.is_set():
+            due = time.monotonic() - reconciled_at >= self.reconcile_every
+            self._wake.clear()
+            report = self._pass(reconcile=due)
+            if due and report is not None and report.leader:
+                reconciled_at = time.monotonic()
+            self._wake.wait(self._pause(report))
+
+    def _pass(self, *, reconcile: bool) -> PassReport | None:
+        try:
+            report = self.provisioner.step(self.clock(), reconcile=reconcile)
+        except Exception:  # a pass must never kill the loop; the next one retries
+            log.exception("provisioning pass failed")
+            return None
+        self.last = report
+        if self.metrics is not None and report.leader:
+            self.metrics.provisioning_pass(report.seconds, len(report.errors))
+        for switch, why in report.errors.items():
+            log.warning("provisioning: %s: %s", switch, why)
+        return report
+
+    def _pause(self, report: PassReport | None) -> float:
+        """Until the next window edge, but never longer than a tick."""
+        if report is None or report.next_change is None:
+            return self.tick
+        return max(0.0, min(self.tick, report.next_change - self.clock()))
