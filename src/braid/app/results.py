@@ -13,6 +13,7 @@ from braid.core.model.booking import Allocation
 from braid.core.planning.decisions import Decision
 from braid.core.planning.lifecycle import State, state_at
 from braid.core.planning.requests import Request
+from braid.core.provisioning.status import Status
 
 __all__ = ["Availability", "MaintenanceDone", "Page", "Rerouted", "Seen"]
 
@@ -23,6 +24,7 @@ class Seen:
 
     record: Reservation
     now: int
+    provisioning: Status | None = None  # None: braid does not program switches here
 
     @property
     def state(self) -> State:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -22,6 +22,7 @@ from braid.app.mirror import Mirror, as_booking
 from braid.app.paging import decode_cursor, encode_cursor, page_limit, stored_states_for
 from braid.app.plan_facts import plan_facts
 from braid.app.ports import Change, ChangeFeed, ConflictError, Filters, Repository, WriteStep
+from braid.app.provisioning.ports import ProvisioningStore
 from braid.app.records import AuditEntry, Reservation, User
 from braid.app.rejections import Refusal, RefusalMemo
 from braid.app.requests_rest import readable_reason, to_request
@@ -41,6 +42,7 @@ from braid.core.planning.lifecycle import (
     state_at,
 )
 from braid.core.planning.requests import Request
+from braid.core.provisioning.status import Phase, Status
 
 ATTEMPTS: Final = 5
 
@@ -67,8 +69,14 @@ class ReservationService:
         hold_seconds: int = 600,
         metrics: Metrics | None = None,
         feed: ChangeFeed | None = None,
+        provisioning: ProvisioningStore | None = None,
     ) -> None:
-        """`feed` (optional) tells the mirror of other replicas' changes; see `Mirror`."""
+        """`feed` (optional) tells the mirror of other replicas' changes; see `Mirror`.
+
+        `provisioning` (when braid programs the switches) gives each
+        reservation's provisioning state; `on_change` callbacks run after
+        every booking change (the provisioner's loop wakes on them).
+        """
         self.repo = repo
         self.feed = feed
         self.clock = clock
@@ -78,6 +86,8 @@ class ReservationService:
         self.group = GroupCommit(repo)
         self.refusals = RefusalMemo()
         self.mirror: Mirror | None = None
+        self.provisioning = provisioning
+        self.on_change: list[Callable[[], None]] = []
 
     # -- start-up --------------------------------------------------------------
 
@@ -149,7 +159,8 @@ class ReservationService:
                 raise
             self.live.learn(stored, now)
             self.metrics.admitted(time.perf_counter() - started)
-            return Seen(stored, now)
+            self._changed()
+            return self._seen(stored, now)
         raise RejectedError("too many concurrent bookings on these links; try again")
 
     def _plan(
@@ -189,7 +200,7 @@ class ReservationService:
         return Planned(decision, booking, labels)
 
     def get(self, user: User, reservation_id: str) -> Seen:
-        return Seen(self._visible(user, reservation_id), self.clock())
+        return self._seen(self._visible(user, reservation_id), self.clock())
 
     def find(self, user: User, query: Mapping[str, Any]) -> Page:
         """One page of the reservations the caller may see, by start then id.
@@ -214,7 +225,7 @@ class ReservationService:
         )
         now = self.clock()
         rows = self.repo.find(filters)
-        seen = (Seen(r, now) for r in rows)
+        seen = self._seen_all(rows, now)
         chosen = tuple(s for s in seen if wanted is None or s.state in wanted)
         more = len(rows) == filters.limit
         return Page(chosen, encode_cursor(rows[-1]) if more else None)
@@ -242,7 +253,8 @@ class ReservationService:
             stored = self.write_record(confirmed, user, "confirmed", now, expected=held.version)
         except ConflictError as exc:
             raise RejectedError(f"the hold can no longer be confirmed: {exc}") from exc
-        return Seen(stored, now)
+        self._changed()
+        return self._seen(stored, now)
 
     def modify(self, user: User, reservation_id: str, body: Mapping[str, Any]) -> Seen:
         """Make-before-break: the new booking is validated and swapped in one transaction."""
@@ -269,7 +281,8 @@ class ReservationService:
             except BaseException:
                 self.live.restore_labels(old)
                 raise
-            return Seen(stored, now)
+            self._changed()
+            return self._seen(stored, now)
         raise RejectedError("the reservation kept changing under us; try again")
 
     def availability(self, user: User, query: Mapping[str, Any]) -> Availability:
@@ -344,6 +357,20 @@ class ReservationService:
         self.live.learn(stored, now)
         return stored
 
+    def _seen(self, record: Reservation, now: int) -> Seen:
+        return self._seen_all([record], now)[0]
+
+    def _seen_all(self, records: Sequence[Reservation], now: int) -> list[Seen]:
+        """Records as seen at `now`, with their provisioning state when braid provisions."""
+        if self.provisioning is None:
+            return [Seen(r, now) for r in records]
+        known = self.provisioning.statuses([r.id for r in records])
+        return [Seen(r, now, known.get(r.id) or _not_provisioned(r, now)) for r in records]
+
+    def _changed(self) -> None:
+        for callback in self.on_change:
+            callback()
+
     def _visible(self, user: User, reservation_id: str) -> Reservation:
         found = self.repo.get(reservation_id)
         if found is None:
@@ -363,7 +390,8 @@ class ReservationService:
             reservation_id, state, now=now, actor=user.name, detail={"why": why}
         )
         self.live.catch_up(now)
-        return Seen(stored, now)
+        self._changed()
+        return self._seen(stored, now)
 
     def _replan(self, old: Reservation, body: Mapping[str, Any], now: int) -> Reservation:
         end = parse_instant(body["end"], "end") if "end" in body else old.end
@@ -416,6 +444,13 @@ class ReservationService:
         if split:
             offers.append({"kind": "split", "body": {**base, "max_paths": 4}})
         return offers
+
+
+def _not_provisioned(r: Reservation, now: int) -> Status | None:
+    """What a reservation no provisioning pass has touched yet shows: scheduled while
+    it is booked, nothing once it is over."""
+    state = state_at(r.state, r.start, r.end, now, r.hold_expires_at)
+    return Status(Phase.SCHEDULED, since=r.created_at) if state in BOOKED else None
 
 
 def counting_at(now: int) -> Callable[[Reservation], bool]:

@@ -26,6 +26,12 @@ class Settings:
     # SQLite only: "full" syncs the WAL at every commit; "normal" at
     # checkpoints (faster; a power cut may lose the last commits, a crash not).
     sqlite_synchronous: str = "full"
+    # Provisioning: a wiring file (switches, ports, hosts) makes braid program
+    # the switches; rules go in `provision_lead_seconds` before a reservation
+    # starts, and every switch is read back every `reconcile_seconds`.
+    southbound_file: str | None = None
+    provision_lead_seconds: int = 5
+    reconcile_seconds: float = 30.0
 
 
 def load_settings(config: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
@@ -102,6 +108,8 @@ _LIMITS: dict[str, tuple[float, float, str]] = {
     "hold_seconds": (1, 366 * 86400, "a whole number of seconds from 1 to a year"),
     "max_body_bytes": (1, 1 << 30, "a number of bytes from 1 to 1 GiB"),
     "tick_seconds": (0.01, 86400, "a number of seconds from 0.01 to 86400"),
+    "provision_lead_seconds": (0, 86400, "a whole number of seconds from 0 to a day"),
+    "reconcile_seconds": (1, 86400, "a number of seconds from 1 to 86400"),
 }
 
 

@@ -20,6 +20,7 @@ from braid.core.errors import InputError
 
 if TYPE_CHECKING:
     from braid.app.ports import Repository
+    from braid.app.provisioning.runner import ProvisioningLoop
     from braid.app.service import ReservationService
     from braid.app.settings import Settings
 
@@ -67,6 +68,14 @@ def serve(
             "equal-split, partial-offers or full-offers.",
         ),
     ] = "partial-offers",
+    southbound: Annotated[
+        Path | None,
+        typer.Option(
+            "--southbound",
+            help="Wiring file (switches, ports, hosts): braid then programs the switches, "
+            "installing each reservation's rules before it starts and removing them at its end.",
+        ),
+    ] = None,
 ) -> None:
     """Run the REST API (user ↔ orchestrator) on a database, until SIGTERM or Ctrl-C."""
     import uvicorn
@@ -79,7 +88,9 @@ def serve(
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    settings = settings_from(config, database=database, topology=topology, host=host, port=port)
+    settings = settings_from(
+        config, database=database, topology=topology, host=host, port=port, southbound=southbound
+    )
     interdomain = started_interdomain(domains, negotiation_db, interdomain_strategy)
     repo = open_store(settings.database_url, sqlite_synchronous=settings.sqlite_synchronous)
     service: ReservationService | None = None
@@ -87,6 +98,7 @@ def serve(
         service = _started_service(repo, settings, default_capacity)
         stop = threading.Event()
         ticker = _start_ticker(service, settings.tick_seconds, stop)
+        provisioning = _start_provisioning(service, settings)
         app = create_app(service, settings, interdomain)
         typer.echo(
             f"braid listening on http://{settings.host}:{settings.port} "
@@ -108,6 +120,8 @@ def serve(
             )
         stop.set()
         ticker.join(timeout=5)
+        if provisioning is not None:
+            provisioning.stop()
     finally:
         if service is not None:
             service.stop()
@@ -125,10 +139,15 @@ def settings_from(config: Path | None, **overrides: Any) -> Settings:
         settings = load_settings(config)
     except InputError as exc:
         fail(f"settings: {exc}")
-    names = {"database": "database_url", "topology": "topology_file"}
+    names = {
+        "database": "database_url",
+        "topology": "topology_file",
+        "southbound": "southbound_file",
+    }
     given = {names.get(k, k): v for k, v in overrides.items() if v is not None}
-    if "topology_file" in given:
-        given["topology_file"] = str(given["topology_file"])
+    for name in ("topology_file", "southbound_file"):
+        if name in given:
+            given[name] = str(given[name])
     settings = replace(settings, **given)
     try:
         check_settings(settings)
@@ -162,11 +181,15 @@ def _started_service(
 ) -> ReservationService:
     from braid.adapters.store import SqlRepository
     from braid.app.service import ReservationService
+    from braid.bootstrap.provisioning import provisioning_store
 
     # PostgreSQL tells replicas of each other's changes; elsewhere the mirror
     # reads the store's changes before every decision.
     feed = repo.change_feed() if isinstance(repo, SqlRepository) else None
-    service = ReservationService(repo, hold_seconds=settings.hold_seconds, feed=feed)
+    provisioning = provisioning_store(repo) if settings.southbound_file else None
+    service = ReservationService(
+        repo, hold_seconds=settings.hold_seconds, feed=feed, provisioning=provisioning
+    )
     stored = repo.topology()
     initial = None
     if settings.topology_file is not None:
@@ -193,6 +216,18 @@ def initial_topology(path: Path, default_capacity: str | None) -> dict[str, Any]
     data = topology_to_dict(open_topology(path, default_capacity))
     data.pop("v")  # the export format's version tag is not part of the stored topology
     return data
+
+
+def _start_provisioning(service: ReservationService, settings: Settings) -> ProvisioningLoop | None:
+    """The provisioning loop, when a wiring file says how to reach the switches."""
+    if settings.southbound_file is None or service.provisioning is None:
+        return None
+    from braid.bootstrap.provisioning import start_provisioning
+
+    try:
+        return start_provisioning(service, service.provisioning, settings)
+    except InputError as exc:
+        fail(f"southbound: {exc}")
 
 
 def _start_ticker(

@@ -121,6 +121,13 @@ class VlanOut(_Out):
     vlan: int | None
 
 
+class ProvisioningOut(_Out):
+    state: str = Field(description="scheduled, installing, installed, removing, removed or failed")
+    switch: str | None = Field(None, description="the switch that failed, when failed")
+    error: str | None = None
+    since: str
+
+
 class ReservationOut(_Out):
     id: str
     owner: str
@@ -139,6 +146,9 @@ class ReservationOut(_Out):
     resequence: bool
     recommended_streams: int
     vlans: list[VlanOut]
+    provisioning: ProvisioningOut | None = Field(
+        None, description="what the switches hold of it; null where braid programs none"
+    )
     hold_expires_at: str | None
     created_at: str
     updated_at: str

@@ -12,6 +12,7 @@ from braid.app.results import Availability, MaintenanceDone, Page, Seen
 from braid.app.timefmt import format_instant
 from braid.core.model.units import to_mbps
 from braid.core.planning.decisions import Reserved
+from braid.core.provisioning.status import Status
 
 
 def reservation_view(seen: Seen) -> dict[str, Any]:
@@ -36,11 +37,24 @@ def reservation_view(seen: Seen) -> dict[str, Any]:
         "resequence": plan.get("resequence", False),
         "recommended_streams": plan.get("recommended_streams", 2 * len(r.allocations)),
         "vlans": vlans_view(plan, len(r.allocations)),
+        "provisioning": provisioning_view(seen.provisioning),
         "hold_expires_at": format_instant(r.hold_expires_at),
         "created_at": format_instant(r.created_at),
         "updated_at": format_instant(r.updated_at),
         "version": r.version,
         "request": dict(r.request),
+    }
+
+
+def provisioning_view(status: Status | None) -> dict[str, Any] | None:
+    """What the switches hold of a reservation; null where braid does not program them."""
+    if status is None:
+        return None
+    return {
+        "state": status.phase.value,
+        "switch": status.switch,
+        "error": status.error,
+        "since": format_instant(status.since),
     }
 
 

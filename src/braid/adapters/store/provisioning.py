@@ -7,7 +7,7 @@ they hold it: the database serialises the two writes and only one matches.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -31,9 +31,12 @@ class SqlProvisioningStore:
         self.engine = engine
         self._writer = writer(engine)
 
-    def statuses(self) -> dict[str, Status]:
+    def statuses(self, ids: Collection[str] | None = None) -> dict[str, Status]:
+        query = select(PROVISIONING)
+        if ids is not None:
+            query = query.where(PROVISIONING.c.reservation_id.in_(list(ids)))
         with self.engine.connect() as connection:
-            rows = connection.execute(select(PROVISIONING)).all()
+            rows = connection.execute(query).all()
         return {
             row.reservation_id: Status(Phase(row.phase), row.switch, row.error, row.since)
             for row in rows

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from braid.core.provisioning.status import Status
 
@@ -17,9 +17,11 @@ class MemoryProvisioningStore:
         self._lock = threading.Lock()
         self.audit: list[tuple[int, str, str, str]] = []  # at, actor, reservation, phase
 
-    def statuses(self) -> dict[str, Status]:
+    def statuses(self, ids: Collection[str] | None = None) -> dict[str, Status]:
         with self._lock:
-            return dict(self._statuses)
+            if ids is None:
+                return dict(self._statuses)
+            return {i: self._statuses[i] for i in ids if i in self._statuses}
 
     def put_statuses(self, changed: Mapping[str, Status], *, now: int, actor: str) -> None:
         with self._lock:

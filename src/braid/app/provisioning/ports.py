@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Protocol
 
 from braid.core.errors import BraidError
@@ -42,7 +42,9 @@ class SwitchTables(Protocol):
 class ProvisioningStore(Protocol):
     """Each reservation's provisioning state, and the lease that lets one replica act."""
 
-    def statuses(self) -> dict[str, Status]: ...
+    def statuses(self, ids: Collection[str] | None = None) -> dict[str, Status]:
+        """Every reservation's state, or only those of `ids` (missing: never provisioned)."""
+        ...
 
     def put_statuses(self, changed: Mapping[str, Status], *, now: int, actor: str) -> None:
         """Write these states (and an audit entry for each), all or none."""

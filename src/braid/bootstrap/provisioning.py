@@ -1,0 +1,72 @@
+"""Provisioning for `braid serve`: wiring file, drivers, store and loop, put together."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+from braid.adapters.southbound.controller import ControllerDriver
+from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
+from braid.adapters.southbound.driver import SouthboundDriver
+from braid.adapters.southbound.fleet import DriverTables
+from braid.adapters.store import SqlRepository
+from braid.adapters.store.provisioning import SqlProvisioningStore
+from braid.adapters.wiring_files import SouthboundConfig, load_wiring
+from braid.app.ports import Repository
+from braid.app.provisioning.memory import MemoryProvisioningStore
+from braid.app.provisioning.ports import ProvisioningStore
+from braid.app.provisioning.provisioner import Provisioner, Wiring
+from braid.app.provisioning.runner import ProvisioningLoop
+from braid.app.service import ReservationService
+from braid.app.settings import Settings
+
+__all__ = ["provisioning_store", "start_provisioning"]
+
+
+def provisioning_store(repo: Repository) -> ProvisioningStore:
+    """Provisioning states beside the reservations: in the same database when there is one."""
+    if isinstance(repo, SqlRepository):
+        return SqlProvisioningStore(repo.engine)
+    return MemoryProvisioningStore()
+
+
+def start_provisioning(
+    service: ReservationService, store: ProvisioningStore, settings: Settings
+) -> ProvisioningLoop:
+    """A running provisioning loop for `settings.southbound_file`; it wakes on every change."""
+    assert settings.southbound_file is not None
+    config = load_wiring(Path(settings.southbound_file), service.topology)
+    tables = DriverTables(_drivers(config), {s: p.dpid for s, p in config.ports.switches.items()})
+    provisioner = Provisioner(
+        service.repo,
+        store,
+        tables,
+        Wiring(config.ports, config.host_at),
+        lambda: service.topology,
+        holder=f"{socket.gethostname()}:{os.getpid()}",
+        lead=settings.provision_lead_seconds,
+    )
+    loop = ProvisioningLoop(
+        provisioner,
+        service.clock,
+        reconcile_every=settings.reconcile_seconds,
+        metrics=service.metrics,
+    )
+    service.on_change.append(loop.wake)
+    loop.start()
+    return loop
+
+
+def _drivers(config: SouthboundConfig) -> dict[str, SouthboundDriver]:
+    direct = {s: a.bridge for s, a in config.access.items() if a.driver == "direct" and a.bridge}
+    drivers: dict[str, SouthboundDriver] = {}
+    if direct:
+        ofctl = OfctlDriver(direct, ofctl_runner(config.rundir))
+        drivers.update(dict.fromkeys(direct, ofctl))
+    controlled = [s for s, a in config.access.items() if a.driver == "controller"]
+    if controlled:
+        assert config.controller_api is not None  # checked when the file was read
+        controller = ControllerDriver(config.controller_api)
+        drivers.update(dict.fromkeys(controlled, controller))
+    return drivers

@@ -1,0 +1,224 @@
+"""`braid serve --southbound`: reservations booked over REST program real Open vSwitch bridges.
+
+A real `braid serve` process, its SQLite store, and a private Open vSwitch:
+rules appear a lead time before a reservation starts and go at its end or
+on cancel; rules of others on the same bridges are never touched; a serve
+killed with -9 comes back and puts the switches right.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
+from braid.adapters.southbound.ovs_sandbox import OvsSandbox
+from braid.core.model.topology import topology_to_dict
+from braid.core.rules.model import RuleSet
+from tests.unit.core.rules.scenarios import Scenario, two_path_scenario
+
+pytestmark = pytest.mark.e2e
+
+BRAID = str(Path(sys.executable).with_name("braid"))
+SWITCHES = ("s1", "s2", "s3", "s4")
+LEAD = 2
+WAIT = 30.0  # an upper bound for the tests to see a change, not a performance figure
+FOREIGN = "cookie=0x1234,priority=5,in_port=7,actions=drop"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wiring(scenario: Scenario, rundir: Path) -> dict[str, Any]:
+    ports = scenario.ports
+    return {
+        "drivers": {"direct": {"rundir": str(rundir)}},
+        "switches": [
+            {
+                "node": s,
+                "dpid": p.dpid,
+                "driver": "direct",
+                "bridge": s,
+                "ports": dict(p.link_ports),
+            }
+            for s, p in sorted(ports.switches.items())
+        ],
+        "hosts": [
+            {"name": h.host, "node": h.switch, "port": h.port, "ipv4": h.ipv4}
+            for h in ports.hosts.values()
+        ],
+    }
+
+
+class Serve:
+    """A `braid serve` process with a southbound wiring file, and a client for it."""
+
+    def __init__(self, tmp: Path, ovs: OvsSandbox, scenario: Scenario) -> None:
+        self.tmp, self.port = tmp, _free_port()
+        self.db = f"sqlite:///{tmp / 'braid.db'}"
+        (tmp / "topology.yaml").write_text(yaml.safe_dump(topology_to_dict(scenario.topology)))
+        (tmp / "wiring.yaml").write_text(yaml.safe_dump(_wiring(scenario, ovs.rundir)))
+        self.env = {
+            **os.environ,
+            "BRAID_PROVISION_LEAD_SECONDS": str(LEAD),
+            "BRAID_RECONCILE_SECONDS": "2",
+        }
+        made = subprocess.run(
+            [BRAID, "token", "create", "--user", "olga", "--role", "operator",
+             "--database", self.db],
+            capture_output=True, text=True, check=True, env=self.env,
+        )  # fmt: skip
+        self.headers = {"Authorization": f"Bearer {made.stdout.split()[0]}"}
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [BRAID, "serve", "-t", str(self.tmp / "topology.yaml"), "--database", self.db,
+             "--port", str(self.port), "--southbound", str(self.tmp / "wiring.yaml")],
+            env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        assert _wait(lambda: self._healthy()), "braid serve did not come up"
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
+
+    def call(self, method: str, path: str, body: Any = None) -> httpx.Response:
+        url = f"http://127.0.0.1:{self.port}{path}"
+        return httpx.request(method, url, json=body, headers=self.headers, timeout=10)
+
+    def reserve(self, start_in: int, seconds: int) -> dict[str, Any]:
+        now = int(time.time())
+        body = {
+            "src": "s1",
+            "dst": "s3",
+            "bandwidth": "400M",
+            "max_paths": 2,
+            "start": _iso(now + start_in),
+            "end": _iso(now + start_in + seconds),
+        }
+        answer = self.call("POST", "/v1/reservations", body)
+        assert answer.status_code == 201, answer.text
+        return dict(answer.json())
+
+    def provisioning(self, rid: str) -> str | None:
+        found = self.call("GET", f"/v1/reservations/{rid}").json()["provisioning"]
+        return None if found is None else str(found["state"])
+
+    def _healthy(self) -> bool:
+        try:
+            return self.call("GET", "/healthz").status_code == 200
+        except httpx.HTTPError:
+            return False
+
+
+def _iso(epoch: int) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat().replace("+00:00", "Z")
+
+
+def _wait(condition: Callable[[], bool]) -> bool:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
+
+
+@pytest.fixture
+def scenario() -> Scenario:
+    return two_path_scenario()
+
+
+@pytest.fixture
+def serve(tmp_path: Path, ovs: OvsSandbox, scenario: Scenario) -> Iterator[Serve]:
+    for name in SWITCHES:
+        ovs.add_bridge(name, scenario.ports.switch(name).dpid)
+    ovs.ofctl("add-flow", "s2", FOREIGN)
+    made = Serve(tmp_path, ovs, scenario)
+    made.start()
+    try:
+        yield made
+    finally:
+        made.stop()
+
+
+def _braid_tables(ovs: OvsSandbox) -> dict[str, RuleSet]:
+    driver = OfctlDriver({s: s for s in SWITCHES}, ofctl_runner(str(ovs.rundir)))
+    return {s: t for s, t in driver.dump().items() if not t.empty}
+
+
+def _foreign_kept(ovs: OvsSandbox) -> bool:
+    return "in_port=7" in ovs.ofctl("dump-flows", "s2")
+
+
+def test_rules_follow_the_reservation_window_and_cancel(serve: Serve, ovs: OvsSandbox) -> None:
+    first = serve.reserve(start_in=LEAD + 4, seconds=6)
+    assert all(v["vlan"] for v in first["vlans"])  # assigned at booking
+    assert serve.provisioning(first["id"]) == "scheduled"
+    assert _braid_tables(ovs) == {}  # not yet: the lead time has not come
+    assert _wait(lambda: serve.provisioning(first["id"]) == "installed")
+    installed = _braid_tables(ovs)
+    assert {"s1", "s3"} <= set(installed)  # both ingress switches hold its entry rules
+    assert _wait(lambda: serve.provisioning(first["id"]) == "removed")  # its end passed
+    assert _braid_tables(ovs) == {}
+    second = serve.reserve(start_in=0, seconds=600)
+    assert _wait(lambda: serve.provisioning(second["id"]) == "installed")
+    assert serve.call("DELETE", f"/v1/reservations/{second['id']}").status_code == 200
+    assert _wait(lambda: _braid_tables(ovs) == {})
+    assert _wait(lambda: serve.provisioning(second["id"]) == "removed")
+    audit = serve.call("GET", f"/v1/reservations/{second['id']}/audit").json()["entries"]
+    steps = [e["to"] for e in audit if e["action"] == "provisioning"]
+    assert steps[:2] == ["installing", "installed"] and steps[-1] == "removed"
+    assert _foreign_kept(ovs)
+
+
+def test_a_serve_killed_with_minus_9_comes_back_to_exactly_the_desired_state(
+    serve: Serve, ovs: OvsSandbox
+) -> None:
+    booked = serve.reserve(start_in=0, seconds=600)
+    assert _wait(lambda: serve.provisioning(booked["id"]) == "installed")
+    wanted = _braid_tables(ovs)
+    serve.kill()
+    # While it is down: one of its rules is deleted, a stale braid rule appears.
+    ovs.ofctl("--strict", "del-flows", "s3", _an_entry_flow(ovs, "s3"))
+    ovs.ofctl(
+        "add-flow", "s4", f"cookie={0xB7A1 << 48 | 99:#x},priority=2000,in_port=3,actions=drop"
+    )
+    assert _braid_tables(ovs) != wanted
+    serve.start()
+    assert _wait(lambda: _braid_tables(ovs) == wanted), json.dumps(
+        {s: len(t.flows) for s, t in _braid_tables(ovs).items()}
+    )
+    assert _foreign_kept(ovs)
+
+
+def _an_entry_flow(ovs: OvsSandbox, switch: str) -> str:
+    """The match of one of braid's entry rules (priority 3000) on `switch`, for del-flows."""
+    for line in ovs.ofctl("--no-stats", "dump-flows", switch).splitlines():
+        if "priority=3000" in line:
+            match = line.strip().split(" actions=")[0]
+            return ",".join(p for p in match.split(",") if not p.startswith("cookie="))
+    raise AssertionError(f"no entry rule on {switch}")
