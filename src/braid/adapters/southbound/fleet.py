@@ -28,12 +28,18 @@ class DriverTables:
         driver = self.drivers[switch]
         try:
             dump_one = getattr(driver, "dump_switch", None)
-            table = dump_one(switch) if dump_one is not None else driver.dump().get(switch)
+            if dump_one is not None:
+                found: RuleSet = dump_one(switch)
+                return found
+            tables = driver.dump()
         except SouthboundError as exc:
             raise SwitchError(switch, exc.message) from exc
+        # A controller names a switch by its datapath id until braid has sent it rules.
+        dpid = self.dpids[switch]
+        table = tables.get(switch) or next((t for t in tables.values() if t.dpid == dpid), None)
         if table is None:
             raise SwitchError(switch, "not connected to its controller")
-        return table
+        return RuleSet(switch, table.dpid, table.flows, table.groups)
 
     def apply(self, rule_set: RuleSet) -> None:
         try:
