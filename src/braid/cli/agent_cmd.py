@@ -69,7 +69,7 @@ def agent(
     tls_ca: CaOpt = None,
 ) -> None:
     """Serve one domain's offers, holds and bookings over gRPC (the D-O interface)."""
-    from braid.app.agent_server import start_agent
+    from braid.bootstrap.agent import start_agent
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     try:

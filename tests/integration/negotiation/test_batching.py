@@ -14,10 +14,10 @@ import pytest
 import yaml
 
 from braid.adapters.domain_files import load_multidomain
+from braid.adapters.negotiation.hold_store import SqliteHoldStore
 from braid.adapters.rpc.batching import Coalescer, ItemPending
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
-from braid.app.agent import AbortCall, AgentService, CommitCall, PrepCall, Vote
-from braid.app.agent_store import AgentStore
+from braid.app.agent.service import AbortCall, AgentService, CommitCall, PrepCall, Vote
 from braid.app.negotiation.decision_log import DecisionLog
 from braid.app.negotiation.local_cluster import LocalCluster
 from braid.app.negotiation.ports import CallFailedError
@@ -35,7 +35,7 @@ def topology(tmp_path: Path) -> Path:
 
 
 def _service(topology: Path, store: Path) -> AgentService:
-    return AgentService(load_multidomain(topology), "w1", AgentStore(store))
+    return AgentService(load_multidomain(topology), "w1", SqliteHoldStore(store))
 
 
 def _prep(tx: str, gbps: int, token: str = TOKEN) -> PrepCall:

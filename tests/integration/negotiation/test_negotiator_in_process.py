@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from braid.adapters.domain_files import load_multidomain
-from braid.app.agent import AgentError, AgentService
-from braid.app.agent_store import AgentStore
+from braid.adapters.negotiation.hold_store import SqliteHoldStore
+from braid.app.agent.service import AgentError, AgentService
 from braid.app.negotiation.decision_log import DecisionLog
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
@@ -98,7 +98,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], Any
         source.write_text(yaml.safe_dump(SMALL))
         domains = load_multidomain(source)
         services = {
-            d: AgentService(domains, d, AgentStore(folder / f"{d}.db"))
+            d: AgentService(domains, d, SqliteHoldStore(folder / f"{d}.db"))
             for d in domains.view.domains
         }
         pool = FakePool(services)

@@ -9,7 +9,7 @@ import grpc
 
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
-from braid.app.agent import (
+from braid.app.agent.service import (
     AbortCall,
     AgentCall,
     AgentError,

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from braid.core.errors import TopologyError
+from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.model.units import parse_bandwidth
 from braid.core.model.vlans import parse_vlan_spans
 
@@ -240,3 +241,19 @@ def points_of(data: Mapping[str, Any], domain: str) -> frozenset[str]:
     return frozenset(
         str(n["id"]) for n in _mappings(data.get("nodes")) if n.get("domain") == domain
     )
+
+
+@dataclass(frozen=True)
+class MultiDomainNetwork:
+    """A multi-domain topology as read: its data, the global view, and each domain's part."""
+
+    source: str  # where it was read from, for messages
+    data: dict[str, Any]
+    view: GlobalView
+
+    def domain_topology(self, domain: str) -> Topology:
+        """What `domain`'s agent schedules: its inside plus the inter-domain links it owns."""
+        return topology_from_dict(domain_topology_dict(self.data, self.view, domain))
+
+    def points(self, domain: str) -> frozenset[str]:
+        return points_of(self.data, domain)

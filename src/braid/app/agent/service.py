@@ -14,11 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
-from braid.adapters.domain_files import MultiDomainFile
-from braid.app.agent_store import AgentStore
+from braid.app.agent.ports import HoldStore
 from braid.core.errors import InputError
 from braid.core.model.network import Network
 from braid.core.model.units import FOREVER
+from braid.core.negotiation.domains import MultiDomainNetwork
 from braid.core.negotiation.holds import (
     BadTokenError,
     Hold,
@@ -111,9 +111,9 @@ class AgentService:
 
     def __init__(
         self,
-        domains: MultiDomainFile,
+        domains: MultiDomainNetwork,
         domain: str,
-        store: AgentStore,
+        store: HoldStore,
         *,
         max_hold_seconds: int = 300,
         past_grace_seconds: int = 5,

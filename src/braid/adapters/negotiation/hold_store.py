@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS agent_holds (
 """
 
 
-class AgentStore:
+class SqliteHoldStore:
     def __init__(self, path: FilePath | str) -> None:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")

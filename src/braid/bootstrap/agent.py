@@ -1,4 +1,4 @@
-"""Start and stop one domain agent's gRPC server (what `braid agent` runs)."""
+"""One domain agent put together: its holds file, its service, its gRPC server (`braid agent`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from braid.adapters.domain_files import load_multidomain
+from braid.adapters.negotiation.hold_store import SqliteHoldStore
 from braid.adapters.rpc.channels import TlsFiles, start_server
+from braid.adapters.rpc.faults import servicer_for
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
-from braid.app.agent import AgentService
-from braid.app.agent_faults import servicer_for
-from braid.app.agent_store import AgentStore
+from braid.app.agent.service import AgentService
 
 
 @dataclass
@@ -46,7 +46,9 @@ def start_agent(
     address = listen or spec.agent
     if not address:
         raise ValueError(f"--listen: domain {domain} has no agent address in {topology}")
-    service = AgentService(domains, domain, AgentStore(store), max_hold_seconds=max_hold_seconds)
+    service = AgentService(
+        domains, domain, SqliteHoldStore(store), max_hold_seconds=max_hold_seconds
+    )
     server, port = start_server(
         [(pb_grpc.add_DomainAgentServicer_to_server, servicer_for(service))],
         address,

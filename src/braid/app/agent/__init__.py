@@ -1,0 +1,1 @@
+"""A domain agent: its scheduler, holds and votes, behind one service for gRPC."""
