@@ -30,9 +30,9 @@ from pathlib import Path
 
 import yaml
 
+from braid.adapters.rpc.ledgers import check_ledgers, committed_of
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
-from braid.app.negotiation.checker import check_ledgers, committed_of
-from braid.app.negotiation.local_cluster import LocalCluster
+from braid.bootstrap.local_cluster import LocalCluster
 
 FLOOR_MEDIAN_MS = 10.0
 FLOOR_PER_SECOND = 200.0

@@ -13,10 +13,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from braid.adapters.api.interdomain import mount_interdomain
-from braid.app.interdomain import InterdomainService, open_interdomain
-from braid.app.negotiation.checker import check_ledgers
-from braid.app.negotiation.local_cluster import LocalCluster
+from braid.adapters.rpc.ledgers import check_ledgers
+from braid.app.interdomain import InterdomainService
 from braid.app.negotiation.negotiator import OrchestratorConfig
+from braid.bootstrap.local_cluster import LocalCluster
+from braid.bootstrap.orchestrator import open_interdomain
 from tests.api.harness import Api, build
 
 pytestmark = pytest.mark.slow

@@ -19,8 +19,8 @@ import uvicorn  # noqa: E402
 from typer.testing import CliRunner, Result  # noqa: E402
 
 from braid.adapters.api.interdomain import mount_interdomain  # noqa: E402
-from braid.app.interdomain import open_interdomain  # noqa: E402
-from braid.app.negotiation.local_cluster import LocalCluster  # noqa: E402
+from braid.bootstrap.local_cluster import LocalCluster  # noqa: E402
+from braid.bootstrap.orchestrator import open_interdomain  # noqa: E402
 from braid.cli.interdomain_cmd import app  # noqa: E402
 from tests.api.harness import Api, build  # noqa: E402
 

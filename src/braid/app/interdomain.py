@@ -11,19 +11,15 @@ of negotiations cannot starve the rest of the API's worker threads.
 
 from __future__ import annotations
 
-import json
-import sqlite3
-import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
 from braid.app.errors import NotFoundError
-from braid.app.negotiation.negotiator import Orchestrator, OrchestratorConfig
+from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult, check_strategy
 from braid.app.records import User
 from braid.app.timefmt import format_instant, parse_instant
@@ -70,55 +66,20 @@ class Entry:
     request: dict[str, Any]  # the checked request, REST spelling (instants as ISO 8601)
 
 
-class OwnerBook:
-    """Who asked for which multi-domain reservation (SQLite, next to the decision log)."""
+class OwnerBook(Protocol):
+    """Who asked for which multi-domain reservation (the decision log knows no users)."""
 
-    _SCHEMA = (
-        "CREATE TABLE IF NOT EXISTS interdomain_owners ("
-        " id TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at INTEGER NOT NULL,"
-        " request TEXT NOT NULL)"
-    )
+    def add(self, entry: Entry) -> None: ...
 
-    def __init__(self, path: Path | str) -> None:
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        # No sync of its own: the row sits in the same write-ahead log as the
-        # decision log's, whose synced write of the decision carries it to disk
-        # before any domain hears a Commit.
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(self._SCHEMA)
-        self._lock = threading.Lock()
+    def remove(self, reservation: str) -> None: ...
 
-    def add(self, entry: Entry) -> None:
-        body = json.dumps(entry.request, separators=(",", ":"))
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO interdomain_owners VALUES (?, ?, ?, ?)",
-                (entry.id, entry.owner, entry.created_at, body),
-            )
-
-    def remove(self, reservation: str) -> None:
-        with self._lock:
-            self._db.execute("DELETE FROM interdomain_owners WHERE id = ?", (reservation,))
-
-    def get(self, reservation: str) -> Entry | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT * FROM interdomain_owners WHERE id = ?", (reservation,)
-            ).fetchone()
-        return None if row is None else Entry(row[0], row[1], row[2], json.loads(row[3]))
+    def get(self, reservation: str) -> Entry | None: ...
 
     def find(self, owner: str | None, limit: int) -> list[Entry]:
         """Newest first; every owner's when `owner` is None."""
-        where, args = ("WHERE owner = ?", (owner,)) if owner is not None else ("", ())
-        query = f"SELECT * FROM interdomain_owners {where} ORDER BY created_at DESC, id LIMIT ?"
-        with self._lock:
-            rows = self._db.execute(query, (*args, limit)).fetchall()
-        return [Entry(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
+        ...
 
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+    def close(self) -> None: ...
 
 
 class InterdomainService:
@@ -223,31 +184,6 @@ class InterdomainService:
         self.owners.close()
         if self._on_close is not None:
             self._on_close()
-
-
-def open_interdomain(
-    domains: Path,
-    negotiation_db: Path,
-    *,
-    config: OrchestratorConfig | None = None,
-    timeout: float = 2.0,
-) -> InterdomainService:
-    """Start the negotiation runtime on a topology with a `domains` section (for `braid serve`).
-
-    Raises InputError (naming the file's field) on a bad file or one without domains.
-    """
-    from braid.app.negotiation.runtime import start_negotiation
-
-    runtime = start_negotiation(domains, negotiation_db, config=config, timeout=timeout)
-    if not runtime.orchestrator.view.domains:
-        runtime.close()
-        raise InputError("domains", f"{domains} has no domains section")
-    try:
-        owners = OwnerBook(negotiation_db)
-    except sqlite3.Error:
-        runtime.close()
-        raise
-    return InterdomainService(runtime.orchestrator, owners, on_close=runtime.close)
 
 
 def unreachable_of(result: NegotiationResult) -> tuple[str, ...]:

@@ -137,7 +137,7 @@ def orchestrator(
     """Negotiate multi-domain reservations with the agents (Orchestrator gRPC service)."""
     from braid.app.negotiation.negotiator import OrchestratorConfig
     from braid.app.negotiation.results import check_strategy
-    from braid.app.negotiation.runtime import serve_orchestrator, start_negotiation
+    from braid.bootstrap.orchestrator import serve_orchestrator, start_negotiation
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     tls = _tls(tls_cert, tls_key, tls_ca)

@@ -21,7 +21,7 @@ from braid.cli.common import fail
 
 if TYPE_CHECKING:
     from braid.adapters.rpc.v1 import negotiation_pb2 as pb
-    from braid.app.negotiation.local_cluster import LocalCluster
+    from braid.bootstrap.local_cluster import LocalCluster
 
 G = 10**9
 
@@ -64,8 +64,8 @@ def demo(
     ] = None,
 ) -> None:
     """Run the orchestrator and one agent per domain of seed 000 Fig. 6a, and negotiate."""
-    from braid.app.negotiation.checker import check_ledgers, committed_of
-    from braid.app.negotiation.local_cluster import LocalCluster
+    from braid.adapters.rpc.ledgers import check_ledgers, committed_of
+    from braid.bootstrap.local_cluster import LocalCluster
 
     example = resources.files("braid.examples") / "fig6a.yaml"
     with (

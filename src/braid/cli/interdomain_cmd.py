@@ -103,9 +103,9 @@ def started_interdomain(
     `strategy` is the default of requests that name none."""
     if domains is None:
         return None
-    from braid.app.interdomain import open_interdomain
     from braid.app.negotiation.negotiator import OrchestratorConfig
     from braid.app.negotiation.results import check_strategy
+    from braid.bootstrap.orchestrator import open_interdomain
     from braid.core.errors import BraidError
 
     try:

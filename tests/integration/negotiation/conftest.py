@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
+from braid.adapters.rpc.ledgers import check_ledgers, committed_of
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
-from braid.app.negotiation.checker import check_ledgers, committed_of
-from braid.app.negotiation.local_cluster import LocalCluster
+from braid.bootstrap.local_cluster import LocalCluster
 
 G = 10**9
 TOKEN = "test-token-0123456789"

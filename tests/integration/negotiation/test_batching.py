@@ -14,13 +14,13 @@ import pytest
 import yaml
 
 from braid.adapters.domain_files import load_multidomain
+from braid.adapters.negotiation.decision_log import SqliteDecisionLog
 from braid.adapters.negotiation.hold_store import SqliteHoldStore
 from braid.adapters.rpc.batching import Coalescer, ItemPending
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.app.agent.service import AbortCall, AgentService, CommitCall, PrepCall, Vote
-from braid.app.negotiation.decision_log import DecisionLog
-from braid.app.negotiation.local_cluster import LocalCluster
 from braid.app.negotiation.ports import CallFailedError
+from braid.bootstrap.local_cluster import LocalCluster
 from braid.core.negotiation.holds import HoldState, SegmentAsk
 from braid.core.negotiation.transaction import Transaction
 from braid.core.negotiation.transaction import Vote as TxVote
@@ -204,7 +204,7 @@ def test_a_batch_lingers_for_the_other_negotiations_in_progress(
 
 
 def test_concurrent_decisions_are_all_durable_with_fewer_syncs(tmp_path: Path) -> None:
-    log = DecisionLog(tmp_path / "o.db")
+    log = SqliteDecisionLog(tmp_path / "o.db")
     writers = 16
 
     def decide(i: int) -> None:
@@ -217,7 +217,7 @@ def test_concurrent_decisions_are_all_durable_with_fewer_syncs(tmp_path: Path) -
         list(pool.map(decide, range(writers)))
     assert log.syncs <= writers
     log.close()
-    reopened = DecisionLog(tmp_path / "o.db")
+    reopened = SqliteDecisionLog(tmp_path / "o.db")
     found = {tx.id: tx.decision for tx in reopened.unfinished()}
     assert len(found) == writers and all(d is not None for d in found.values())
     reopened.close()

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
-from braid.app.negotiation.local_cluster import LocalCluster
+from braid.bootstrap.local_cluster import LocalCluster
 from tests.integration.negotiation.conftest import (
     TOKEN,
     G,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
-from braid.app.negotiation.local_cluster import LocalCluster
+from braid.bootstrap.local_cluster import LocalCluster
 from tests.integration.negotiation.conftest import G, assert_ledgers_agree, reservation
 
 pytestmark = pytest.mark.slow

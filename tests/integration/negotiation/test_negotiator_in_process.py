@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from braid.adapters.domain_files import load_multidomain
+from braid.adapters.negotiation.decision_log import SqliteDecisionLog
 from braid.adapters.negotiation.hold_store import SqliteHoldStore
 from braid.app.agent.service import AgentError, AgentService
-from braid.app.negotiation.decision_log import DecisionLog
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
@@ -102,7 +102,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], Any
             for d in domains.view.domains
         }
         pool = FakePool(services)
-        log = DecisionLog(Path(folder / "o.db"), synchronous="NORMAL")
+        log = SqliteDecisionLog(Path(folder / "o.db"), synchronous="NORMAL")
         made.append(log)
         return Orchestrator(domains.view, pool, log), pool
 

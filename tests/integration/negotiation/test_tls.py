@@ -22,8 +22,8 @@ from braid.adapters.rpc.agent_client import GrpcAgentPool
 from braid.adapters.rpc.channels import TlsFiles
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
-from braid.app.negotiation.local_cluster import LocalCluster
 from braid.app.negotiation.ports import CallFailedError
+from braid.bootstrap.local_cluster import LocalCluster
 from tests.integration.negotiation.conftest import SMALL
 
 pytestmark = pytest.mark.slow

@@ -13,8 +13,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from braid.app.negotiation.decision_log import DecisionLog
-from braid.app.negotiation.ports import AgentPool, CallFailedError
+from braid.app.negotiation.ports import AgentPool, CallFailedError, DecisionLog
 from braid.app.negotiation.results import TraceEvent
 from braid.core.negotiation.transaction import Decision, Phase, Transaction, in_doubt
 

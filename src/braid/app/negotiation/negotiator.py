@@ -17,9 +17,8 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from braid.app.negotiation.decision_log import DecisionLog
 from braid.app.negotiation.delivery import Delivery
-from braid.app.negotiation.ports import AgentPool, CallFailedError, Pending, PrepReply
+from braid.app.negotiation.ports import AgentPool, CallFailedError, DecisionLog, Pending, PrepReply
 from braid.app.negotiation.results import (
     DEFAULT_STRATEGY,
     NegotiationRequest,

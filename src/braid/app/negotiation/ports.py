@@ -1,12 +1,13 @@
-"""What the negotiation needs from the outside: calls to domain agents."""
+"""What the negotiation needs from the outside: calls to domain agents, a durable log."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from braid.core.negotiation.holds import SegmentAsk
+from braid.core.negotiation.transaction import Transaction
 
 T_co = TypeVar("T_co", covariant=True)
 Window = tuple[int, int]
@@ -66,3 +67,28 @@ class AgentPool(Protocol):
     def commit(self, domain: str, transaction: str, token: str) -> Pending[str]: ...
 
     def abort(self, domain: str, transaction: str, token: str) -> Pending[str]: ...
+
+
+class DecisionLog(Protocol):
+    """The orchestrator's durable record of transactions and reservation outcomes.
+
+    A transaction's decision is in it (synced) before any participant hears
+    it; on restart every transaction not done is finished from it.
+    """
+
+    def save(
+        self, tx: Transaction, *, result: dict[str, Any] | None = None, durable: bool = True
+    ) -> None:
+        """Write the transaction (and a reservation's result with it, atomically);
+        `durable` returns only once it is on disk."""
+        ...
+
+    def unfinished(self) -> list[Transaction]: ...
+
+    def transaction(self, key: str) -> Transaction | None: ...
+
+    def save_result(self, reservation: str, body: dict[str, Any]) -> None: ...
+
+    def result(self, reservation: str) -> dict[str, Any] | None: ...
+
+    def close(self) -> None: ...

@@ -46,7 +46,7 @@ class _Queued:
     error: BaseException | None = None
 
 
-class DecisionLog:
+class SqliteDecisionLog:
     def __init__(self, path: Path | str, *, synchronous: str = "FULL") -> None:
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError("synchronous must be FULL or NORMAL")

@@ -12,17 +12,21 @@ down for a while.
 from __future__ import annotations
 
 import os
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from braid.adapters.domain_files import load_multidomain
+from braid.adapters.negotiation.decision_log import SqliteDecisionLog
+from braid.adapters.negotiation.owner_book import SqliteOwnerBook
 from braid.adapters.rpc.agent_client import GrpcAgentPool
 from braid.adapters.rpc.channels import TlsFiles, start_server
-from braid.app.negotiation.decision_log import DecisionLog
+from braid.app.interdomain import InterdomainService
 from braid.app.negotiation.delivery import Finisher
 from braid.app.negotiation.negotiator import Orchestrator, OrchestratorConfig
 from braid.app.negotiation.results import NegotiationResult, TraceEvent
+from braid.core.errors import InputError
 from braid.core.negotiation.transaction import Decision, Transaction
 
 # Fault injection for the fault tests: "exit-after-decide" kills the process
@@ -35,7 +39,7 @@ class NegotiationRuntime:
     orchestrator: Orchestrator
     recovered: int
     _pool: GrpcAgentPool
-    _decisions: DecisionLog
+    _decisions: SqliteDecisionLog
     _finisher: Finisher
     server: Any = None
     port: int = 0
@@ -66,7 +70,7 @@ def start_negotiation(
     pool = GrpcAgentPool(
         addresses, timeout=timeout, tls=tls, parallel=parallel, batch=batch, linger=linger
     )
-    log = DecisionLog(decisions, synchronous=synchronous)
+    log = SqliteDecisionLog(decisions, synchronous=synchronous)
     orchestrator = Orchestrator(domains.view, pool, log, config)
     pool.in_progress = orchestrator.in_progress
     if os.environ.get(FAULT_VARIABLE) == "exit-after-decide":
@@ -85,7 +89,7 @@ def _exit_now(tx: Transaction) -> None:
     os._exit(70)
 
 
-def _record_recovered(log: DecisionLog, tx: Transaction) -> None:
+def _record_recovered(log: SqliteDecisionLog, tx: Transaction) -> None:
     """A reservation whose answer was lost in the crash gets one from the log."""
     if tx.label or log.result(tx.reservation) is not None:
         return
@@ -118,3 +122,26 @@ def serve_orchestrator(
         [(pb_grpc.add_OrchestratorServicer_to_server, servicer)], listen, tls=tls, workers=8
     )
     return runtime
+
+
+def open_interdomain(
+    domains: Path,
+    negotiation_db: Path,
+    *,
+    config: OrchestratorConfig | None = None,
+    timeout: float = 2.0,
+) -> InterdomainService:
+    """Start the negotiation runtime on a topology with a `domains` section (for `braid serve`).
+
+    Raises InputError (naming the file's field) on a bad file or one without domains.
+    """
+    runtime = start_negotiation(domains, negotiation_db, config=config, timeout=timeout)
+    if not runtime.orchestrator.view.domains:
+        runtime.close()
+        raise InputError("domains", f"{domains} has no domains section")
+    try:
+        owners = SqliteOwnerBook(negotiation_db)
+    except sqlite3.Error:
+        runtime.close()
+        raise
+    return InterdomainService(runtime.orchestrator, owners, on_close=runtime.close)
