@@ -10,13 +10,14 @@ best single path booked alone. Paths are S-Pi-D, each link at its capacity.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from braid.adapters.emulation.iperf import ClientOptions
 from braid.adapters.emulation.network import HostSpec
 from braid.adapters.emulation.scaling import Scale
 from braid.core.errors import InputError
+from braid.emulation.options import RunOptions
 from braid.emulation.report import (
     FloorCheck,
     Progress,
@@ -41,15 +42,12 @@ FLOOR_PCT: Final = 95.0
 FLOOR_FLOWS: Final = 8
 
 
-@dataclass
-class MultipathOptions:
+@dataclass(kw_only=True)
+class MultipathOptions(RunOptions):
     scale: float = 2.0
-    seconds: float = 10.0
-    omit: int = 2
     trials: int = 3  # each configuration's reported run is the median of these
     flows: tuple[int, ...] = FLOWS
     cases: tuple[str, ...] = tuple(CASES)
-    session: SessionOptions = field(default_factory=SessionOptions)
 
     @staticmethod
     def short(session: SessionOptions | None = None) -> MultipathOptions:

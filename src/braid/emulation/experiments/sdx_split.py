@@ -16,7 +16,7 @@ carries exactly the reserved rate. Goodput is iperf3's receiver sum.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from braid.adapters.emulation.iperf import ClientOptions
@@ -24,6 +24,7 @@ from braid.adapters.emulation.network import HostSpec
 from braid.adapters.emulation.scaling import Scale
 from braid.core.model.booking import Allocation
 from braid.emulation.flow_counts import placements
+from braid.emulation.options import RunOptions
 from braid.emulation.report import (
     FloorCheck,
     Progress,
@@ -48,15 +49,12 @@ STREAMS: Final = (1, 2, 4, 8)
 FLOOR_PCT: Final = 93.0
 
 
-@dataclass
-class SdxOptions:
+@dataclass(kw_only=True)
+class SdxOptions(RunOptions):
     scale: float = 0.05
-    seconds: float = 10.0
-    omit: int = 2
     trials: int = 3  # each configuration's reported run is the median of these
     streams: tuple[int, ...] = STREAMS
     splits: tuple[str, ...] = tuple(SPLITS)
-    session: SessionOptions = field(default_factory=SessionOptions)
 
     @staticmethod
     def short(session: SessionOptions | None = None) -> SdxOptions:

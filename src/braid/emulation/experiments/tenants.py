@@ -19,7 +19,7 @@ import json
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, Final
 
@@ -32,6 +32,7 @@ from braid.core.model.paths import Path
 from braid.core.planning.decisions import TenantReserved, reason_of
 from braid.core.planning.planner import Planner
 from braid.emulation.flow_counts import fit_flows, placements, wire_factor
+from braid.emulation.options import RunOptions
 from braid.emulation.report import FloorCheck, Progress, Report, Silent, host_load_note
 from braid.emulation.session import EmulationSession, SessionOptions, path_of
 from braid.emulation.traffic import Flowset, Measurement, measure
@@ -50,13 +51,11 @@ BLOCK_BYTES: Final = 8192  # iperf3's default 128 KiB is a quarter second of a 4
 TENANTS: Final = {"T1": ("h1", "h2", 5201), "T2": ("h3", "h4", 5202)}
 
 
-@dataclass
-class TenantOptions:
+@dataclass(kw_only=True)
+class TenantOptions(RunOptions):
     scale: float = 0.1
     seconds: float = 20.0
-    omit: int = 2
     timeline: bool = True  # also run the staggered start of the paper's Fig. 8
-    session: SessionOptions = field(default_factory=SessionOptions)
 
     @staticmethod
     def short(session: SessionOptions | None = None) -> TenantOptions:
