@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+PYTEST := $(BIN)/pytest -n 2 -q
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit integration e2e coverage bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,13 +24,31 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Seconds: the pure core, the services over fakes, the adapters' own logic.
 unit: $(STAMP)
-	$(BIN)/pytest -n 2 -q
+	$(PYTEST) tests/unit
 
-test: lint typecheck unit
+# Real databases, real gRPC between processes, the REST API and the CLI.
+integration: $(STAMP)
+	$(PYTEST) tests/integration tests/api tests/cli
+
+# Open vSwitch and Mininet (root); skipped without them, failures under CI=true.
+e2e: $(STAMP)
+	$(PYTEST) tests/e2e
+
+test: lint typecheck unit integration e2e
+
+# The whole suite under coverage, child processes (agents, servers) included.
+coverage: $(STAMP)
+	rm -f .coverage .coverage.*
+	$(BIN)/coverage run -m pytest -n 2 -q tests
+	$(BIN)/coverage combine -q
+	$(BIN)/coverage report --skip-covered --sort=cover
+	$(BIN)/coverage html -q
+	@echo "HTML report: htmlcov/index.html"
 
 bench: $(STAMP)
 	$(BIN)/python bench/core_bench.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis .coverage .coverage.* htmlcov

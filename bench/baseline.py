@@ -60,8 +60,8 @@ def _dijkstra(
         if node == dst:
             hops = []
             while node != src:
-                node, hop = came[node]
-                hops.append(hop)
+                node, step = came[node]
+                hops.append(step)
             return dist, hops[::-1]
         done.add(node)
         for hop in topology.hops(node):

@@ -130,10 +130,6 @@ def bench_split(bench: Bench, queries: list[Query], settings: Settings, progress
 def bench_plan(world: World, settings: Settings, progress: Progress) -> dict[str, Any]:
     """`braid plan` on a fresh planner: in process, then once through the real CLI."""
     lines = make_requests(world.topology, world.sizes, settings.plan_requests, settings.seed)
-    try:
-        import braid.app.planning  # noqa: F401  (the planner needs modules still being written)
-    except ImportError as exc:
-        return {"skipped": f"braid.app.planning not importable ({exc})"}
     with task(progress, f"{world.name}: braid plan in process", len(lines)) as tick:
         inproc = run_in_process(world.topology, lines, tick)
     with task(progress, f"{world.name}: braid plan CLI", 1) as tick:
@@ -161,7 +157,9 @@ def world_summary(world: World) -> dict[str, Any]:
     }
 
 
-def run(settings: Settings, console: Console) -> tuple[list[dict[str, Any]], list[Row], dict]:
+def run(
+    settings: Settings, console: Console
+) -> tuple[list[dict[str, Any]], list[Row], dict[str, Any]]:
     worlds, rows, plan = [], [], {}
     with progress_bar(console) as progress:
         for name in settings.topologies:

@@ -188,7 +188,10 @@ def run_fixed(b: Bench, queries: list[Query]) -> Row:
         if short:
             row.bugs.append(f"fixed {q}: fixed_path's path fails the commit check: {short}")
         ran, found = b.baseline_call(
-            row, q, lambda ps, q=q: base.fixed(b.rows, ps, q.need, q.start, q.end)
+            # baseline_call runs the callback at once, so `q` is this iteration's.
+            row,
+            q,
+            lambda ps: base.fixed(b.rows, ps, q.need, q.start, q.end),  # noqa: B023
         )
         if ran:
             row.judge(_verdict(ok, found is not None), f"fixed {q}: baseline fits, braid refuses")
@@ -222,7 +225,9 @@ def run_earliest(b: Bench, queries: list[Query]) -> Row:
         elif tau is not None and path is not None:
             b.check_path(row, q, path, q.need, tau)
         ran, found = b.baseline_call(
-            row, q, lambda ps, q=q: base.earliest(b.rows, ps, q.need, q.duration, q.start)
+            row,
+            q,
+            lambda ps: base.earliest(b.rows, ps, q.need, q.duration, q.start),  # noqa: B023
         )
         if ran:
             verdict = _earliest_verdict(tau, found)
@@ -255,7 +260,9 @@ def run_all_slots(b: Bench, queries: list[Query]) -> Row:
         row.feasible += bool(mine)
         empty += not mine
         ran, spans = b.baseline_call(
-            row, q, lambda ps, q=q: base.all_slots(b.rows, ps, q.need, SLOT_DURATION, lo, hi)
+            row,
+            q,
+            lambda ps: base.all_slots(b.rows, ps, q.need, SLOT_DURATION, lo, hi),  # noqa: B023
         )
         if ran:
             covered = base.merge([*mine, *spans]) == base.merge(mine)
@@ -279,7 +286,11 @@ def run_widest(b: Bench, queries: list[Query]) -> Row:
         row.feasible += width > 0
         if found is not None:
             b.check_path(row, q, found[0], width, q.start)
-        ran, best = b.baseline_call(row, q, lambda ps, q=q: base.widest(b.rows, ps, q.start, q.end))
+        ran, best = b.baseline_call(
+            row,
+            q,
+            lambda ps: base.widest(b.rows, ps, q.start, q.end),  # noqa: B023
+        )
         if ran:
             verdict = "agree" if width == best else ("better" if width > best else "bug")
             row.judge(verdict, f"max-bandwidth {q}: braid {width}, baseline {best}")

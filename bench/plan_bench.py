@@ -31,8 +31,10 @@ def make_requests(topology: Topology, sizes: SizeModel, count: int, seed: int) -
     """`count` request lines over one week; releases name earlier reservations."""
     rng = random.Random(f"{seed}:plan")
     nodes = sorted(topology.nodes)
-    kinds, weights = zip(*MIX, strict=True)
-    lines, reservable = [], []
+    kinds = [kind for kind, _ in MIX]
+    weights = [weight for _, weight in MIX]
+    lines: list[str] = []
+    reservable: list[str] = []
     for i in range(count):
         kind = rng.choices(kinds, weights)[0]
         if kind == "release" and reservable:

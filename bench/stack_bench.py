@@ -110,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         each.network.stack()  # both start from a built stack, as a running server has it
     rng = random.Random(f"{args.seed}:stack-bench")
     books: list[tuple[int, int]] = []
-    fresh, rebuilt, hinted = [], [], []
+    fresh: list[int] = []
+    rebuilt: list[int] = []
+    hinted: list[int] = []
     for n in range(args.rounds):
         books.append(book_one((old_world, world), rng, n))
         ask = refused(world, rng)
@@ -124,12 +126,12 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"round {n}: incremental {quick} != rebuilt {slow} for {ask}")
     before = statistics.fmean(o + r for (o, _), r in zip(books, rebuilt, strict=True)) / 1e6
     after = statistics.fmean(n + f for (_, n), f in zip(books, fresh, strict=True)) / 1e6
-    told = statistics.fmean(n + h for (_, n), h in zip(books, hinted, strict=True)) / 1e6
+    hinted_ms = statistics.fmean(n + h for (_, n), h in zip(books, hinted, strict=True)) / 1e6
     print(f"{args.topology}: {world.placed:,} bookings placed, {args.rounds} rounds")
     print(f"  book + refusal, stack rebuilt   {before:7.3f} ms CPU (baseline)")
     print(f"  book + refusal, incremental     {after:7.3f} ms CPU")
     print(f"  ratio baseline / incremental    {before / after:7.2f} x")
-    print(f"  incremental, refused_at_start   {told:7.3f} ms CPU (x{before / told:.2f})")
+    print(f"  incremental, refused_at_start   {hinted_ms:7.3f} ms CPU (x{before / hinted_ms:.2f})")
     print(
         f"  refusal medians: rebuilt {statistics.median(rebuilt) / 1e6:.3f} ms, "
         f"incremental {statistics.median(fresh) / 1e6:.3f} ms"

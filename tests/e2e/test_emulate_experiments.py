@@ -21,7 +21,7 @@ PLOTS = {
     "tenants": ["tenants.png", "tenants-timeline.png"],
 }
 # What each short run measures: the configurations that must each appear once.
-EXPECTED_ROWS = {
+EXPECTED_ROWS: dict[str, set[tuple[str, object]]] = {
     "sdx-split": {("1 tunnel", 1), ("1 tunnel", 2), ("SS1", 1), ("SS1", 2), ("SS3", 1),
                   ("SS3", 2), ("SS5", 1), ("SS5", 2)},
     "multipath": {("multipath", 8), ("best single path", 8)},

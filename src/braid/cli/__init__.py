@@ -1,0 +1,1 @@
+"""The `braid` command line: thin commands over `bootstrap` and `app`."""

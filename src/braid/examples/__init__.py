@@ -1,0 +1,1 @@
+"""Example networks and requests shipped with braid (`braid example`, `braid demo`)."""

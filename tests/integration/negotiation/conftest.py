@@ -69,7 +69,13 @@ def shared_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCl
         yield running
 
 
-def reservation(rid: str, gbps: float, *, strategy: int = 2, paths: int = 2) -> pb.Reservation:
+def reservation(
+    rid: str,
+    gbps: float,
+    *,
+    strategy: pb.Strategy.ValueType = pb.STRATEGY_PARTIAL_OFFERS,
+    paths: int = 2,
+) -> pb.Reservation:
     now = int(time.time())
     return pb.Reservation(
         id=rid,
@@ -103,7 +109,7 @@ def wait_until(condition: Callable[[], Any], timeout: float = 15.0) -> Any:
 
 
 def states(cluster: LocalCluster, tx: str) -> dict[str, int]:
-    out = {}
+    out: dict[str, int] = {}
     for domain, report in cluster.reports().items():
         for t in report.transactions:
             if t.transaction_id == tx:

@@ -111,7 +111,7 @@ class FakeAgent:
         return reply
 
 
-class Unavailable(grpc.RpcError):
+class Unavailable(grpc.RpcError):  # type: ignore[misc]  # grpc ships no type hints
     def code(self) -> grpc.StatusCode:
         return grpc.StatusCode.UNAVAILABLE
 

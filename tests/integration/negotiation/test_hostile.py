@@ -107,8 +107,8 @@ def test_hostile_messages_change_nothing(
     assert w1.Prepare(prep_message("held"), timeout=5).yes
     before = snapshot(cluster)
     fields = {k: (_past() if v == "past" else v) for k, v in change.items()}
-    tx = fields.pop("transaction_id", "held")
-    token = fields.pop("token", TOKEN)
+    tx = str(fields.pop("transaction_id", "held"))
+    token = str(fields.pop("token", TOKEN))
     if kind == "commit":
         call = lambda: w1.CommitHold(pb.Commit(transaction_id=tx, token=token), timeout=5)  # noqa: E731
     elif kind == "abort":

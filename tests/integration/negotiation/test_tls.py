@@ -85,7 +85,7 @@ def tls_agent(tmp_path: Path) -> Iterator[tuple[LocalCluster, Path]]:
 
 def _offer(pool: GrpcAgentPool) -> list[int]:
     now = int(time.time())
-    return pool.offers(
+    return pool.offers(  # type: ignore[no-any-return]  # grpc ships no type hints
         "w1", "tx", "t" * 20, (now + 60, now + 600), [("w1-x", "w1-y")], True
     ).result()
 

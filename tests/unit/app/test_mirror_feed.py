@@ -74,10 +74,14 @@ class Replica:
         return self._reporting(lambda: self.store.write_new(items, now=now))
 
     def write(self, change: Any, **options: Any) -> Reservation:
-        return self._reporting(lambda: [self.store.write(change, **options)])[0]
+        stored: Reservation = self._reporting(lambda: [self.store.write(change, **options)])[0]
+        return stored
 
     def set_state(self, reservation_id: str, state: Any, **options: Any) -> Reservation:
-        return self._reporting(lambda: [self.store.set_state(reservation_id, state, **options)])[0]
+        stored: Reservation = self._reporting(
+            lambda: [self.store.set_state(reservation_id, state, **options)]
+        )[0]
+        return stored
 
     def _reporting(self, write: Callable[[], list[Any]]) -> list[Any]:
         before = self.store.cursor()

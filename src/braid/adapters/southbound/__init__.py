@@ -1,0 +1,1 @@
+"""Southbound: rule sets onto switches, directly (ovs-ofctl) or through `braid controller`."""

@@ -20,7 +20,8 @@ def latencies_to(topology: Topology, target: str) -> dict[str, float]:
     for link in topology.links.values():
         old = graph.get_edge_data(link.a, link.b, {}).get("w", math.inf)
         graph.add_edge(link.a, link.b, w=min(old, link.latency_ms))
-    return nx.single_source_dijkstra_path_length(graph, target, weight="w")
+    lengths: dict[str, float] = nx.single_source_dijkstra_path_length(graph, target, weight="w")
+    return lengths
 
 
 @settings(max_examples=150, deadline=None)

@@ -5,6 +5,8 @@ scan as a stack built afresh does, and as the timelines themselves do; rows
 that outgrow their slots move, and the arrays are laid out again.
 """
 
+from typing import Any
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -47,7 +49,7 @@ def check_scan(stack: Stack, timelines: list[Timeline], scan: tuple[int, int, in
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 3), steps)
-def test_a_touched_stack_scans_like_a_fresh_one(count: int, plan: list[tuple]) -> None:
+def test_a_touched_stack_scans_like_a_fresh_one(count: int, plan: list[tuple[Any, ...]]) -> None:
     timelines = [Timeline(CAPACITY) for _ in range(count)]
     stack = Stack(timelines)
     held: list[tuple[int, int, int, int]] = []

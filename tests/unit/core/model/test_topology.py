@@ -1,10 +1,12 @@
+from typing import Any
+
 import pytest
 
 from braid.core.errors import TopologyError
 from braid.core.model.topology import topology_from_dict, topology_to_dict
 
 
-def base() -> dict:
+def base() -> dict[str, Any]:
     return {
         "nodes": [
             {"id": "A", "lat": 41.88, "lon": -87.63},

@@ -139,7 +139,9 @@ def packet(flow: FiveTuple, vlan: int | None = None) -> Packet:
     )
 
 
-def edge_plan(paths: list[DomainPath] = TWO_WANS, amounts: tuple[int, ...] = (700 * M, 300 * M)):
+def edge_plan(
+    paths: list[DomainPath] = TWO_WANS, amounts: tuple[int, ...] = (700 * M, 300 * M)
+) -> SdxRulePlan:
     return plan_sdx_rules(
         "r1", paths, amounts, vlan_ranges=RANGES, sdxs=SDXS, edges=EDGES, mode="edge"
     )

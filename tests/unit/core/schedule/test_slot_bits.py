@@ -96,9 +96,9 @@ def test_stack_finds_the_blocked_starts_of_each_timeline(
                 timeline.book(start, start + length, bandwidth)
         timelines.append(timeline)
     found = Stack(timelines).blocked_starts(range(len(timelines)), need, duration, lo, lo + width)
-    for row, timeline in enumerate(timelines):
+    for index, timeline in enumerate(timelines):
         expected = timeline.blocked_starts(need, duration, lo, lo + width)
-        assert found.get(row, []) == expected, row
+        assert found.get(index, []) == expected, index
 
 
 @settings(max_examples=200, deadline=None)
@@ -117,6 +117,6 @@ def test_stack_reads_the_highest_level_of_each_timeline(
             if timeline.max_booked(begin, begin + length) + bandwidth <= 12:
                 timeline.book(begin, begin + length, bandwidth)
         timelines.append(timeline)
-    rows = np.arange(len(timelines), dtype=np.int64)
-    highest = Stack(timelines).max_levels(start, start + width, rows).tolist()
+    indices = np.arange(len(timelines), dtype=np.int64)
+    highest = Stack(timelines).max_levels(start, start + width, indices).tolist()
     assert highest == [t.max_booked(start, start + width) for t in timelines]

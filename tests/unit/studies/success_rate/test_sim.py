@@ -66,7 +66,7 @@ def test_calibrated_single_domain_success_is_near_the_target() -> None:
     config = SimConfig(max_duration=4)
     rng = np.random.default_rng(11)
     scale = calibrate_scale(rng, config)
-    fits = []
+    fits: list[float] = []
     for _ in range(10):
         schedules = draw_schedules(rng, config)
         requests = draw_demands(rng, config, 300).scaled(scale)
