@@ -91,7 +91,7 @@ class Serve:
         self.process = subprocess.Popen(
             [BRAID, "serve", "-t", str(self.tmp / "topology.yaml"), "--database", self.db,
              "--port", str(self.port), "--southbound", str(self.tmp / "wiring.yaml")],
-            env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         assert _wait(lambda: self._healthy()), "braid serve did not come up"
 

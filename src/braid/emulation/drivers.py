@@ -59,6 +59,8 @@ def _start_controller(net: EmulatedNetwork) -> tuple[SouthboundDriver, Callable[
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=10)
+        if process.stderr is not None:
+            process.stderr.close()
 
     try:
         for bridge in net.bridges.values():

@@ -128,7 +128,9 @@ class IperfServer:
         self.host = host
         self.port = port
         self._proc = host.popen(
-            ["env", MARK, "iperf3", "-s", "-p", str(port)], stdout=subprocess.DEVNULL
+            ["env", MARK, "iperf3", "-s", "-p", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         time.sleep(0.3)  # let it bind before a client connects
 
@@ -140,6 +142,7 @@ class IperfServer:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait(timeout=5)
+        close_pipes(self._proc)
 
 
 def run_client(host: Shell, server_ip: str, options: ClientOptions) -> IperfResult:
@@ -161,7 +164,16 @@ def _finish(proc: subprocess.Popen[Any], options: ClientOptions) -> IperfResult:
         proc.kill()
         proc.communicate()
         raise IperfError(f"iperf3 client did not finish within {limit:.0f} s") from None
+    finally:
+        close_pipes(proc)
     return parse_report(out or err or "")
+
+
+def close_pipes(proc: subprocess.Popen[Any]) -> None:
+    """Close what Mininet's `popen` opened to the process (it pipes stdin by default)."""
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
 
 
 def combine(results: Sequence[IperfResult]) -> IperfResult:
