@@ -15,7 +15,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox
 from braid.core.model.topology import topology_to_dict
 from braid.core.rules.model import RuleSet
+from tests.e2e.waiting import wait_for
 from tests.unit.core.rules.scenarios import Scenario, two_path_scenario
 
 pytestmark = pytest.mark.e2e
@@ -35,7 +36,6 @@ pytestmark = pytest.mark.e2e
 BRAID = str(Path(sys.executable).with_name("braid"))
 SWITCHES = ("s1", "s2", "s3", "s4")
 LEAD = 2
-WAIT = 30.0  # an upper bound for the tests to see a change, not a performance figure
 FOREIGN = "cookie=0x1234,priority=5,in_port=7,actions=drop"
 
 
@@ -93,7 +93,7 @@ class Serve:
              "--port", str(self.port), "--southbound", str(self.tmp / "wiring.yaml")],
             env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        assert _wait(lambda: self._healthy()), "braid serve did not come up"
+        assert wait_for(lambda: self._healthy()), "braid serve did not come up"
 
     def kill(self) -> None:
         assert self.process is not None
@@ -138,15 +138,6 @@ def _iso(epoch: int) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat().replace("+00:00", "Z")
 
 
-def _wait(condition: Callable[[], bool]) -> bool:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
-
-
 @pytest.fixture
 def scenario() -> Scenario:
     return two_path_scenario()
@@ -179,16 +170,16 @@ def test_rules_follow_the_reservation_window_and_cancel(serve: Serve, ovs: OvsSa
     assert all(v["vlan"] for v in first["vlans"])  # assigned at booking
     assert serve.provisioning(first["id"]) == "scheduled"
     assert _braid_tables(ovs) == {}  # not yet: the lead time has not come
-    assert _wait(lambda: serve.provisioning(first["id"]) == "installed")
+    assert wait_for(lambda: serve.provisioning(first["id"]) == "installed")
     installed = _braid_tables(ovs)
     assert {"s1", "s3"} <= set(installed)  # both ingress switches hold its entry rules
-    assert _wait(lambda: serve.provisioning(first["id"]) == "removed")  # its end passed
+    assert wait_for(lambda: serve.provisioning(first["id"]) == "removed")  # its end passed
     assert _braid_tables(ovs) == {}
     second = serve.reserve(start_in=0, seconds=600)
-    assert _wait(lambda: serve.provisioning(second["id"]) == "installed")
+    assert wait_for(lambda: serve.provisioning(second["id"]) == "installed")
     assert serve.call("DELETE", f"/v1/reservations/{second['id']}").status_code == 200
-    assert _wait(lambda: _braid_tables(ovs) == {})
-    assert _wait(lambda: serve.provisioning(second["id"]) == "removed")
+    assert wait_for(lambda: _braid_tables(ovs) == {})
+    assert wait_for(lambda: serve.provisioning(second["id"]) == "removed")
     audit = serve.call("GET", f"/v1/reservations/{second['id']}/audit").json()["entries"]
     steps = [e["to"] for e in audit if e["action"] == "provisioning"]
     assert steps[:2] == ["installing", "installed"] and steps[-1] == "removed"
@@ -199,7 +190,7 @@ def test_a_serve_killed_with_minus_9_comes_back_to_exactly_the_desired_state(
     serve: Serve, ovs: OvsSandbox
 ) -> None:
     booked = serve.reserve(start_in=0, seconds=600)
-    assert _wait(lambda: serve.provisioning(booked["id"]) == "installed")
+    assert wait_for(lambda: serve.provisioning(booked["id"]) == "installed")
     wanted = _braid_tables(ovs)
     serve.kill()
     # While it is down: one of its rules is deleted, a stale braid rule appears.
@@ -209,7 +200,7 @@ def test_a_serve_killed_with_minus_9_comes_back_to_exactly_the_desired_state(
     )
     assert _braid_tables(ovs) != wanted
     serve.start()
-    assert _wait(lambda: _braid_tables(ovs) == wanted), json.dumps(
+    assert wait_for(lambda: _braid_tables(ovs) == wanted), json.dumps(
         {s: len(t.flows) for s, t in _braid_tables(ovs).items()}
     )
     assert _foreign_kept(ovs)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -25,12 +24,12 @@ from braid.core.rules.model import (
     Step,
     StepKind,
 )
+from tests.e2e.waiting import wait_for
 from tests.unit.core.rules.scenarios import Scenario, two_path_scenario
 
 pytestmark = pytest.mark.e2e
 
 SWITCHES = ("s1", "s2", "s3", "s4")
-WAIT_SECONDS = 30  # an upper bound for a switch to reconnect, not a performance figure
 
 
 def bridges(ovs: OvsSandbox, scenario: Scenario, controller: str | None = None) -> None:
@@ -52,15 +51,6 @@ def tables(driver: SouthboundDriver) -> dict[str, RuleSet]:
 
 def expected(plan: RulePlan) -> dict[str, RuleSet]:
     return {r.switch: r for r in plan.rule_sets()}
-
-
-def wait_for(condition: Callable[[], bool]) -> bool:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
 
 
 @pytest.fixture
