@@ -16,7 +16,7 @@ from braid.app.memory_store import MemoryRepository
 from braid.app.ports import Filters, Repository
 from braid.app.service import ReservationService
 from braid.app.settings import Settings
-from braid.cli.serve_cmd import initial_topology
+from braid.bootstrap.serve import initial_topology
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "braid" / "examples" / "science-net.yaml"
 NOW = int(datetime(2030, 1, 1, tzinfo=UTC).timestamp())

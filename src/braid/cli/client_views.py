@@ -57,6 +57,7 @@ def reservation(view: Mapping[str, Any]) -> Group:
         "split": view.get("split"),
         "recommended streams": view.get("recommended_streams"),
         "hold expires": view.get("hold_expires_at"),
+        "provisioning": provisioning(view.get("provisioning")),
         "version": view.get("version"),
     }
     for name, value in rows.items():
@@ -64,6 +65,17 @@ def reservation(view: Mapping[str, Any]) -> Group:
             facts.add_row(name, str(value))
     vlans = {v.get("path"): v.get("vlan") for v in view.get("vlans") or []}
     return Group(facts, _paths(view.get("paths") or [], view.get("weights") or [], vlans))
+
+
+def provisioning(state: object) -> str | None:
+    """What the switches hold of it: `installed`, or `failed on s2: connection refused`."""
+    if not isinstance(state, Mapping):
+        return None
+    text = str(state.get("state"))
+    if state.get("error"):
+        where = f" on {state['switch']}" if state.get("switch") else ""
+        text += f"{where}: {state['error']}"
+    return f"{text} (since {state.get('since')})"
 
 
 def answer(decision: Mapping[str, Any]) -> Group:

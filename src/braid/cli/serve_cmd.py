@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import signal
-import threading
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
@@ -19,9 +17,6 @@ from braid.cli.topology_cmd import DefaultCapacityOpt
 from braid.core.errors import InputError
 
 if TYPE_CHECKING:
-    from braid.app.ports import Repository
-    from braid.app.provisioning.runner import ProvisioningLoop
-    from braid.app.service import ReservationService
     from braid.app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -81,6 +76,8 @@ def serve(
     import uvicorn
 
     from braid.adapters.api import create_app
+    from braid.adapters.topology_files import TopologyFileError
+    from braid.bootstrap.serve import StoreUnavailableError, hide_password, start_serving
     from braid.cli.interdomain_cmd import started_interdomain
 
     # Warnings and errors of braid's own loggers (a failed tick, an unhandled
@@ -92,43 +89,47 @@ def serve(
         config, database=database, topology=topology, host=host, port=port, southbound=southbound
     )
     interdomain = started_interdomain(domains, negotiation_db, interdomain_strategy)
-    repo = open_store(settings.database_url, sqlite_synchronous=settings.sqlite_synchronous)
-    service: ReservationService | None = None
     try:
-        service = _started_service(repo, settings, default_capacity)
-        stop = threading.Event()
-        ticker = _start_ticker(service, settings.tick_seconds, stop)
-        provisioning = _start_provisioning(service, settings)
-        app = create_app(service, settings, interdomain)
-        typer.echo(
-            f"braid listening on http://{settings.host}:{settings.port} "
-            f"(database {hide_password(settings.database_url)})"
-        )
-        _stop_on_sigterm()
-        # uvicorn shuts down gracefully on a signal, then re-raises it to us.
-        with contextlib.suppress(KeyboardInterrupt):
-            uvicorn.run(
-                app,
-                host=settings.host,
-                port=settings.port,
-                log_level="warning",
-                access_log=False,  # a log line per request costs CPU; /metrics counts them
-                # The C event loop and HTTP parser (uvicorn[standard]): less
-                # CPU per request than asyncio's loop and h11.
-                loop="uvloop",
-                http="httptools",
+        try:
+            serving = start_serving(settings, default_capacity)
+        except (StoreUnavailableError, TopologyFileError) as exc:
+            fail(str(exc))
+        except InputError as exc:
+            fail(str(exc), _hint(exc))
+        for note in serving.notes:
+            typer.echo(note, err=True)
+        try:
+            app = create_app(serving.service, settings, interdomain)
+            typer.echo(
+                f"braid listening on http://{settings.host}:{settings.port} "
+                f"(database {hide_password(settings.database_url)})"
             )
-        stop.set()
-        ticker.join(timeout=5)
-        if provisioning is not None:
-            provisioning.stop()
+            _stop_on_sigterm()
+            # uvicorn shuts down gracefully on a signal, then re-raises it to us.
+            with contextlib.suppress(KeyboardInterrupt):
+                uvicorn.run(
+                    app,
+                    host=settings.host,
+                    port=settings.port,
+                    log_level="warning",
+                    access_log=False,  # a log line per request costs CPU; /metrics counts them
+                    # The C event loop and HTTP parser (uvicorn[standard]): less
+                    # CPU per request than asyncio's loop and h11.
+                    loop="uvloop",
+                    http="httptools",
+                )
+        finally:
+            serving.close()
     finally:
-        if service is not None:
-            service.stop()
         if interdomain is not None:
             interdomain.close()
-        close_store(repo)
     typer.echo("braid stopped")
+
+
+def _hint(exc: InputError) -> str:
+    if exc.field.endswith(".capacity") and "missing" in exc.message:
+        return "pass --default-capacity (e.g. --default-capacity 100G) for links without speed"
+    return ""
 
 
 def settings_from(config: Path | None, **overrides: Any) -> Settings:
@@ -154,98 +155,6 @@ def settings_from(config: Path | None, **overrides: Any) -> Settings:
     except InputError as exc:
         fail(f"settings: {exc}")
     return settings
-
-
-def open_store(url: str, *, sqlite_synchronous: str = "full") -> Repository:
-    from braid.adapters.store import open_repository
-
-    try:
-        return open_repository(url, sqlite_synchronous=sqlite_synchronous)
-    except Exception as exc:  # the driver's own errors: bad URL, no server, no permission
-        fail(f"cannot open the database {hide_password(url)}: {exc}")
-
-
-def close_store(repo: Repository) -> None:
-    # Not part of the Repository protocol: the in-memory store has nothing to close.
-    close = getattr(repo, "close", None)
-    if callable(close):
-        close()
-
-
-def hide_password(url: str) -> str:
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
-
-
-def _started_service(
-    repo: Repository, settings: Settings, default_capacity: str | None
-) -> ReservationService:
-    from braid.adapters.store import SqlRepository
-    from braid.app.service import ReservationService
-    from braid.bootstrap.provisioning import provisioning_store
-
-    # PostgreSQL tells replicas of each other's changes; elsewhere the mirror
-    # reads the store's changes before every decision.
-    feed = repo.change_feed() if isinstance(repo, SqlRepository) else None
-    provisioning = provisioning_store(repo) if settings.southbound_file else None
-    service = ReservationService(
-        repo, hold_seconds=settings.hold_seconds, feed=feed, provisioning=provisioning
-    )
-    stored = repo.topology()
-    initial = None
-    if settings.topology_file is not None:
-        if stored is not None:
-            typer.echo(
-                f"the store already has topology version {stored.version}; "
-                f"{settings.topology_file} is not used (PUT /v1/topology changes it)",
-                err=True,
-            )
-        else:
-            initial = initial_topology(Path(settings.topology_file), default_capacity)
-    try:
-        service.start(initial)
-    except InputError as exc:
-        fail(str(exc))
-    return service
-
-
-def initial_topology(path: Path, default_capacity: str | None) -> dict[str, Any]:
-    """A topology file (any supported format) as braid's own normalised dict."""
-    from braid.cli.common import open_topology
-    from braid.core.model.topology import topology_to_dict
-
-    data = topology_to_dict(open_topology(path, default_capacity))
-    data.pop("v")  # the export format's version tag is not part of the stored topology
-    return data
-
-
-def _start_provisioning(service: ReservationService, settings: Settings) -> ProvisioningLoop | None:
-    """The provisioning loop, when a wiring file says how to reach the switches."""
-    if settings.southbound_file is None or service.provisioning is None:
-        return None
-    from braid.bootstrap.provisioning import start_provisioning
-
-    try:
-        return start_provisioning(service, service.provisioning, settings)
-    except InputError as exc:
-        fail(f"southbound: {exc}")
-
-
-def _start_ticker(
-    service: ReservationService, every: float, stop: threading.Event
-) -> threading.Thread:
-    """Records clock-driven transitions (expired holds free their capacity) in the store."""
-    from braid.app import operations
-
-    def run() -> None:
-        while not stop.wait(every):
-            try:
-                operations.tick(service)
-            except Exception:  # a failed tick must not end the ticker; the next one retries
-                log.exception("lifecycle tick failed")
-
-    thread = threading.Thread(target=run, name="braid-ticker", daemon=True)
-    thread.start()
-    return thread
 
 
 def _stop_on_sigterm() -> None:

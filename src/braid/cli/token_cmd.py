@@ -8,14 +8,7 @@ import typer
 
 from braid.app.auth import ROLES
 from braid.cli.common import err_console, fail
-from braid.cli.serve_cmd import (
-    ConfigOpt,
-    DatabaseOpt,
-    close_store,
-    hide_password,
-    open_store,
-    settings_from,
-)
+from braid.cli.serve_cmd import ConfigOpt, DatabaseOpt, settings_from
 
 app = typer.Typer(help="Create API tokens.", no_args_is_help=True)
 
@@ -31,11 +24,20 @@ def create(
     import time
 
     from braid.app.auth import create_token
+    from braid.bootstrap.serve import (
+        StoreUnavailableError,
+        close_store,
+        hide_password,
+        open_store,
+    )
 
     if role not in ROLES:
         fail(f"--role must be one of {', '.join(ROLES)}, not {role!r}")
     settings = settings_from(config, database=database)
-    repo = open_store(settings.database_url)
+    try:
+        repo = open_store(settings.database_url)
+    except StoreUnavailableError as exc:
+        fail(str(exc))
     try:
         token = create_token(repo, user, role, int(time.time()))
     except ValueError as exc:
