@@ -36,6 +36,7 @@ from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.driver import SouthboundDriver
 from braid.adapters.southbound.fleet import DriverTables
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox, missing_tools
+from braid.app.commands import Reserve
 from braid.app.memory_store import MemoryRepository
 from braid.app.plan_facts import labels_of
 from braid.app.provisioning.memory import MemoryProvisioningStore
@@ -93,7 +94,7 @@ def booked_world(count: int, switches: int, seed: int) -> tuple[ReservationServi
             "start": format_instant(start),
             "end": format_instant(start + 600),
         }
-        service.reserve(OPERATOR, body)
+        service.reserve(OPERATOR, Reserve.parse(body))
     return service, start, ports
 
 

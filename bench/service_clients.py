@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from braid.adapters.store import open_repository
+from braid.app.commands import Reserve
 from braid.app.errors import RejectedError
 from braid.app.ports import ConflictError
 from braid.app.records import User
@@ -143,7 +144,7 @@ def in_process(url: str, warm: list[Body], posts: list[Body], tick: Tick) -> Ans
         for n, body in enumerate([*warm, *posts]):
             began = time.perf_counter()
             try:
-                service.reserve(user, body)
+                service.reserve(user, Reserve.parse(body))
                 status = 201
             except (RejectedError, ConflictError):
                 status = 409

@@ -25,6 +25,7 @@ from sqlalchemy.engine import make_url
 from braid.adapters.store import open_repository
 from braid.adapters.store.schema import Base
 from braid.app.auth import create_token
+from braid.app.commands import Reserve
 from braid.app.errors import RejectedError
 from braid.app.records import User
 from braid.app.service import ReservationService
@@ -131,7 +132,7 @@ def preload(url: str, world: World, sizes: Sizes, tick: Tick) -> dict[str, Any]:
         if not fixed_path(service.live.network, ask.src, ask.dst, ask.bps, ask.start, ask.end):
             continue
         try:
-            service.reserve(user, ask.body())
+            service.reserve(user, Reserve.parse(ask.body()))
         except RejectedError:  # the mirror may lag the store (say, a service that skips
             continue  # catching up after its own writes): the service has the last word
         placed += 1

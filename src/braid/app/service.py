@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from braid.app.auth import TokenCache
+from braid.app.commands import Modify, Reserve
 from braid.app.errors import ForbiddenError, NotFoundError, RejectedError
 from braid.app.group_commit import GroupCommit
 from braid.app.metrics import Metrics
@@ -32,7 +33,7 @@ from braid.core.errors import InputError
 from braid.core.model.booking import Booking
 from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
 from braid.core.model.topology import Topology, topology_from_dict
-from braid.core.model.units import parse_bandwidth, to_mbps
+from braid.core.model.units import to_mbps
 from braid.core.planning.decisions import Decision, Invalid, Refused, Reserved
 from braid.core.planning.lifecycle import (
     BOOKED,
@@ -128,8 +129,8 @@ class ReservationService:
 
     # -- reservations ------------------------------------------------------------
 
-    def reserve(self, user: User, body: Mapping[str, Any]) -> Seen:
-        hold = _flag(body, "hold")
+    def reserve(self, user: User, command: Reserve) -> Seen:
+        body, hold = command.body, command.hold
         started = time.perf_counter()
         refused = False
         for _ in range(ATTEMPTS):
@@ -256,13 +257,8 @@ class ReservationService:
         self._changed()
         return self._seen(stored, now)
 
-    def modify(self, user: User, reservation_id: str, body: Mapping[str, Any]) -> Seen:
+    def modify(self, user: User, reservation_id: str, change: Modify) -> Seen:
         """Make-before-break: the new booking is validated and swapped in one transaction."""
-        unknown = sorted(set(body) - {"end", "bandwidth"})
-        if unknown:
-            raise InputError(unknown[0], "only 'end' and 'bandwidth' can be modified")
-        if not body:
-            raise InputError("", "give a new 'end', a new 'bandwidth', or both")
         refused = False
         for _ in range(ATTEMPTS):
             now = self.clock()
@@ -271,7 +267,7 @@ class ReservationService:
             # Plan on what other replicas booked too, as an admission does;
             # after a refused write, read the store whatever the feed says.
             self.live.catch_up(now, read=refused)
-            new = self._replan(old, body, now)
+            new = self._replan(old, change, now)
             try:
                 stored = self.write_record(new, user, "modified", now, expected=old.version)
             except ConflictError:
@@ -393,9 +389,9 @@ class ReservationService:
         self._changed()
         return self._seen(stored, now)
 
-    def _replan(self, old: Reservation, body: Mapping[str, Any], now: int) -> Reservation:
-        end = parse_instant(body["end"], "end") if "end" in body else old.end
-        bandwidth = parse_bandwidth(body["bandwidth"]) if "bandwidth" in body else old.bandwidth
+    def _replan(self, old: Reservation, change: Modify, now: int) -> Reservation:
+        end = old.end if change.end is None else change.end
+        bandwidth = old.bandwidth if change.bandwidth is None else change.bandwidth
         start = max(old.start, now)  # an active booking changes from now on
         if end <= start:
             raise InputError("end", f"must be after {format_instant(start)}")
@@ -460,13 +456,6 @@ def counting_at(now: int) -> Callable[[Reservation], bool]:
 
 def _new_id() -> str:
     return "r-" + secrets.token_hex(6)
-
-
-def _flag(body: Mapping[str, Any], name: str) -> bool:
-    value = body.get(name, False) if isinstance(body, Mapping) else False
-    if not isinstance(value, bool):
-        raise InputError(name, "must be true or false")
-    return value
 
 
 def _states(value: object) -> frozenset[State] | None:

@@ -24,6 +24,7 @@ from braid.adapters.emulation.ovs import OvsStart, ensure_ovs, stop_ovs
 from braid.adapters.emulation.sendbuffer import raised_send_buffer, switchd_send_buffer
 from braid.adapters.emulation.sweep import exclusive
 from braid.adapters.southbound.driver import SouthboundDriver
+from braid.app.commands import Reserve
 from braid.app.memory_store import MemoryRepository
 from braid.app.records import User
 from braid.app.results import Seen
@@ -188,7 +189,7 @@ class EmulationSession:
             "end": format_instant(now + seconds),
             **extra,
         }
-        return self.service.reserve(EMULATOR, body)
+        return self.service.reserve(EMULATOR, Reserve.parse(body))
 
     def allocations(self, reservation_id: str) -> tuple[Allocation, ...]:
         record = self.service.repo.get(reservation_id)

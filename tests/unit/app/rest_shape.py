@@ -17,6 +17,7 @@ from braid.adapters.api.views import (
     reservation_view,
 )
 from braid.app import operations
+from braid.app.commands import Modify, Reserve
 from braid.app.records import User
 from braid.app.service import ReservationService
 
@@ -26,7 +27,7 @@ class AsRest:
         self.service = service
 
     def reserve(self, user: User, body: Mapping[str, Any]) -> dict[str, Any]:
-        return reservation_view(self.service.reserve(user, body))
+        return reservation_view(self.service.reserve(user, Reserve.parse(body)))
 
     def get(self, user: User, reservation_id: str) -> dict[str, Any]:
         return reservation_view(self.service.get(user, reservation_id))
@@ -38,7 +39,7 @@ class AsRest:
         return reservation_view(self.service.confirm(user, reservation_id))
 
     def modify(self, user: User, reservation_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
-        return reservation_view(self.service.modify(user, reservation_id, body))
+        return reservation_view(self.service.modify(user, reservation_id, Modify.parse(body)))
 
     def find(self, user: User, query: Mapping[str, Any]) -> dict[str, Any]:
         return page_view(self.service.find(user, query))

@@ -130,7 +130,7 @@ def test_cancel_frees_capacity_and_never_comes_back(
     assert rest(service).reserve(BOB, body(bw=10))["state"] == "reserved"
     restarted = make(service.repo, clock)  # type: ignore[arg-type]
     with pytest.raises(RejectedError):
-        restarted.reserve(BOB, body(bw=10))
+        rest(restarted).reserve(BOB, body(bw=10))
     with pytest.raises(InputError):
         rest(service).cancel(ALICE, a["id"])
 

@@ -19,6 +19,7 @@ from braid.adapters.api.models import (
 from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
 from braid.adapters.api.views import audit_view, page_view, reservation_view
+from braid.app.commands import Modify, Reserve
 
 router = APIRouter(prefix="/v1/reservations", tags=["reservations"])
 
@@ -36,7 +37,7 @@ _ONE = errors(401, 403, 404)
     summary="Reserve bandwidth (or hold it with hold=true)",
 )
 async def reserve(body: ReservationIn, caller: Authorized) -> FastJSON:
-    seen = await off_loop(caller.service.reserve, caller.user, body.sent())
+    seen = await off_loop(caller.service.reserve, caller.user, Reserve.parse(body.sent()))
     return FastJSON(reservation_view(seen), status_code=201)
 
 
@@ -73,7 +74,8 @@ async def cancel(reservation_id: str, caller: Authorized) -> FastJSON:
 )
 async def modify(reservation_id: str, body: ModifyIn, caller: Authorized) -> FastJSON:
     """Change the end and/or bandwidth; the old booking stays until the new one fits."""
-    seen = await off_loop(caller.service.modify, caller.user, reservation_id, body.sent())
+    change = Modify.parse(body.sent())
+    seen = await off_loop(caller.service.modify, caller.user, reservation_id, change)
     return FastJSON(reservation_view(seen))
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from braid.app.commands import Reserve
 from braid.app.memory_store import MemoryRepository
 from braid.app.provisioning.memory import MemoryProvisioningStore
 from braid.app.provisioning.provisioner import Provisioner, Wiring
@@ -73,7 +74,7 @@ class World:
             "end": format_instant(T0 + end),
             "max_paths": 3,
         }
-        return self.service.reserve(ALICE, body).record.id
+        return self.service.reserve(ALICE, Reserve.parse(body)).record.id
 
     def phase(self, rid: str) -> Phase | None:
         status = self.store.statuses().get(rid)

@@ -1,0 +1,57 @@
+"""What callers ask of the reservation service, parsed once at the edge (REST, CLI, tests).
+
+A modification is parsed whole here. A booking's planner fields are kept as
+sent: they are checked against the current topology, with the same rules
+and messages as `braid plan`, at admission (`requests_rest.to_request`);
+the service's own `hold` is parsed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from braid.app.timefmt import parse_instant
+from braid.core.errors import InputError
+from braid.core.model.units import parse_bandwidth
+
+__all__ = ["Modify", "Reserve"]
+
+
+@dataclass(frozen=True, slots=True)
+class Reserve:
+    """A booking: the body as sent (the planner's fields among it), and whether to hold."""
+
+    body: Mapping[str, Any] = field(hash=False)
+    hold: bool = False
+
+    @staticmethod
+    def parse(body: object) -> Reserve:
+        if not isinstance(body, Mapping):
+            raise InputError("", "the body must be a JSON object")
+        hold = body.get("hold", False)
+        if not isinstance(hold, bool):
+            raise InputError("hold", "must be true or false")
+        return Reserve(body, hold)
+
+
+@dataclass(frozen=True, slots=True)
+class Modify:
+    """A new end and/or a new bandwidth (bit/s) for a booked reservation."""
+
+    end: int | None = None
+    bandwidth: int | None = None
+
+    @staticmethod
+    def parse(body: object) -> Modify:
+        if not isinstance(body, Mapping):
+            raise InputError("", "the body must be a JSON object")
+        unknown = sorted(set(body) - {"end", "bandwidth"})
+        if unknown:
+            raise InputError(unknown[0], "only 'end' and 'bandwidth' can be modified")
+        if not body:
+            raise InputError("", "give a new 'end', a new 'bandwidth', or both")
+        end = parse_instant(body["end"], "end") if "end" in body else None
+        bandwidth = parse_bandwidth(body["bandwidth"], "bandwidth") if "bandwidth" in body else None
+        return Modify(end, bandwidth)
