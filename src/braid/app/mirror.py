@@ -310,7 +310,10 @@ class Mirror:
         kept = labels_of(old.plan) if paths == link_lists(old.allocations) else None
         if kept is None or self.labels.clashes(old.id, window, paths, kept):
             try:
-                kept = self.labels.assign(old.id, window, paths, group_count(len(paths), False))
+                # As someone else: new labels must differ from the old ones too, or the
+                # switches could not hold both plans while one replaces the other.
+                successor = f"{old.id}+"
+                kept = self.labels.assign(successor, window, paths, group_count(len(paths), False))
             except NoFreeLabelError as exc:
                 return str(exc)
         self.labels.record(old.id, window, paths, kept)

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from braid.app.commands import Reserve
+from braid.app.commands import Modify, Reserve
 from braid.app.memory_store import MemoryRepository
 from braid.app.provisioning.memory import MemoryProvisioningStore
 from braid.app.provisioning.provisioner import Provisioner, Wiring
@@ -211,3 +211,38 @@ class _maybe_crash:  # noqa: N801 - a context manager: the pass may end before t
 
     def __exit__(self, kind: object, *_: object) -> bool:
         return kind is Crash
+
+
+class _Watching(FakeSwitchTables):
+    """Fake switch tables that check, after every change, that a flow still gets through."""
+
+    def __init__(self, network: FakeNetwork, check: Any) -> None:
+        super().__init__(network)
+        self.check = check
+        self.checked = 0
+
+    def apply(self, rule_set: RuleSet) -> None:
+        super().apply(rule_set)
+        self._after()
+
+    def remove(self, rule_set: RuleSet) -> None:
+        super().remove(rule_set)
+        self._after()
+
+    def _after(self) -> None:
+        self.checked += 1
+        assert self.check(), f"a live flow was cut after change {self.checked}"
+
+
+def test_a_modification_is_swapped_make_before_break_on_the_switches() -> None:
+    world = World()
+    rid = world.book("s1", bw=300, start=10)
+    world.clock.now = T0 + 10
+    world.provisioner().step(world.clock.now)
+    before = world.tables.read("s1")
+    # Growing past what its path carries re-plans it over other paths, with new labels.
+    world.service.modify(ALICE, rid, Modify(bandwidth=1300 * 10**6))
+    world.tables = _Watching(world.network, world.carries)
+    report = world.provisioner("replica-1").step(world.clock.now)
+    assert report.steps > 0 and world.tables.checked == report.steps
+    assert world.tables.read("s1") != before and world.phase(rid) is Phase.INSTALLED
