@@ -45,15 +45,18 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _wiring(scenario: Scenario, rundir: Path) -> dict[str, Any]:
+def _wiring(scenario: Scenario, ovs: OvsSandbox, driver: str) -> dict[str, Any]:
     ports = scenario.ports
     return {
-        "drivers": {"direct": {"rundir": str(rundir)}},
+        "drivers": {
+            "direct": {"rundir": str(ovs.rundir)},
+            "controller": {"api": ovs.controller_api},
+        },
         "switches": [
             {
                 "node": s,
                 "dpid": p.dpid,
-                "driver": "direct",
+                "driver": driver,
                 "bridge": s,
                 "ports": dict(p.link_ports),
             }
@@ -69,11 +72,11 @@ def _wiring(scenario: Scenario, rundir: Path) -> dict[str, Any]:
 class Serve:
     """A `braid serve` process with a southbound wiring file, and a client for it."""
 
-    def __init__(self, tmp: Path, ovs: OvsSandbox, scenario: Scenario) -> None:
+    def __init__(self, tmp: Path, ovs: OvsSandbox, scenario: Scenario, driver: str) -> None:
         self.tmp, self.port = tmp, _free_port()
         self.db = f"sqlite:///{tmp / 'braid.db'}"
         (tmp / "topology.yaml").write_text(yaml.safe_dump(topology_to_dict(scenario.topology)))
-        (tmp / "wiring.yaml").write_text(yaml.safe_dump(_wiring(scenario, ovs.rundir)))
+        (tmp / "wiring.yaml").write_text(yaml.safe_dump(_wiring(scenario, ovs, driver)))
         self.env = {
             **os.environ,
             "BRAID_PROVISION_LEAD_SECONDS": str(LEAD),
@@ -143,17 +146,25 @@ def scenario() -> Scenario:
     return two_path_scenario()
 
 
-@pytest.fixture
-def serve(tmp_path: Path, ovs: OvsSandbox, scenario: Scenario) -> Iterator[Serve]:
+@pytest.fixture(params=["direct", "controller"])
+def serve(
+    request: pytest.FixtureRequest, tmp_path: Path, ovs: OvsSandbox, scenario: Scenario
+) -> Iterator[Serve]:
+    """A serve programming the sandbox's bridges through `ovs-ofctl`, or a braid controller."""
+    controller = ovs.start_controller() if request.param == "controller" else None
     for name in SWITCHES:
-        ovs.add_bridge(name, scenario.ports.switch(name).dpid)
+        target = "tcp:127.0.0.1:6653" if controller is not None else None
+        ovs.add_bridge(name, scenario.ports.switch(name).dpid, target)
     ovs.ofctl("add-flow", "s2", FOREIGN)
-    made = Serve(tmp_path, ovs, scenario)
+    made = Serve(tmp_path, ovs, scenario, request.param)
     made.start()
     try:
         yield made
     finally:
         made.stop()
+        if controller is not None:
+            controller.terminate()
+            controller.wait(10)
 
 
 def _braid_tables(ovs: OvsSandbox) -> dict[str, RuleSet]:
