@@ -186,7 +186,7 @@ def test_rules_follow_the_reservation_window_and_cancel(serve: Serve, ovs: OvsSa
     assert {"s1", "s3"} <= set(installed)  # both ingress switches hold its entry rules
     assert wait_for(lambda: serve.provisioning(first["id"]) == "removed")  # its end passed
     assert _braid_tables(ovs) == {}
-    second = serve.reserve(start_in=0, seconds=600)
+    second = serve.reserve(start_in=2, seconds=600)
     assert wait_for(lambda: serve.provisioning(second["id"]) == "installed")
     assert serve.call("DELETE", f"/v1/reservations/{second['id']}").status_code == 200
     assert wait_for(lambda: _braid_tables(ovs) == {})
@@ -200,7 +200,7 @@ def test_rules_follow_the_reservation_window_and_cancel(serve: Serve, ovs: OvsSa
 def test_a_serve_killed_with_minus_9_comes_back_to_exactly_the_desired_state(
     serve: Serve, ovs: OvsSandbox
 ) -> None:
-    booked = serve.reserve(start_in=0, seconds=600)
+    booked = serve.reserve(start_in=2, seconds=600)
     assert wait_for(lambda: serve.provisioning(booked["id"]) == "installed")
     wanted = _braid_tables(ovs)
     serve.kill()
