@@ -36,6 +36,7 @@ from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.driver import SouthboundDriver
 from braid.adapters.southbound.fleet import DriverTables
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox, missing_tools
+from braid.adapters.wiring_files import SouthboundConfig, wiring_from_dict, wiring_skeleton
 from braid.app.commands import Reserve
 from braid.app.memory_store import MemoryRepository
 from braid.app.plan_facts import labels_of
@@ -44,16 +45,17 @@ from braid.app.provisioning.provisioner import Provisioner, Wiring
 from braid.app.records import User
 from braid.app.service import ReservationService
 from braid.app.timefmt import format_instant
+from braid.core.model.topology import topology_from_dict
 from braid.core.provisioning.status import Phase
 from braid.core.rules.changes import install_steps
 from braid.core.rules.compiler import compile_reservation
-from braid.core.rules.model import HostPort, PortMap, RuleRequest, StepKind, SwitchPorts
+from braid.core.rules.model import RuleRequest, StepKind
 
 START_IN = 3600  # the reservations start an hour after booking (the clock is the bench's)
 OPERATOR = User("bench", "operator")
 
 
-def network(switches: int) -> tuple[dict[str, Any], PortMap]:
+def network(switches: int) -> tuple[dict[str, Any], SouthboundConfig]:
     """A ring of `switches` with a chord every fourth switch; a host on every switch."""
     names = [f"s{i + 1}" for i in range(switches)]
     pairs = [(i, (i + 1) % switches) for i in range(switches)]
@@ -62,23 +64,15 @@ def network(switches: int) -> tuple[dict[str, Any], PortMap]:
         {"id": f"{names[a]}-{names[b]}", "a": names[a], "b": names[b], "capacity": "100G"}
         for a, b in pairs
     ]
-    next_port = dict.fromkeys(names, 1)
-    ports: dict[str, dict[str, int]] = {n: {} for n in names}
-    for link in links:
-        for end in (link["a"], link["b"]):
-            ports[end][link["id"]] = next_port[end]
-            next_port[end] += 1
-    switch_ports = {n: SwitchPorts(n, i + 1, ports[n]) for i, n in enumerate(names)}
-    hosts = {
-        f"h{i + 1}": HostPort(f"h{i + 1}", n, next_port[n], f"10.0.{i + 1}.1")
-        for i, n in enumerate(names)
-    }
     topology = {"nodes": [{"id": n} for n in names], "links": links}
-    return topology, PortMap(switch_ports, hosts)
+    model = topology_from_dict(topology)
+    return topology, wiring_from_dict(wiring_skeleton(model), model)
 
 
-def booked_world(count: int, switches: int, seed: int) -> tuple[ReservationService, int, PortMap]:
-    topology, ports = network(switches)
+def booked_world(
+    count: int, switches: int, seed: int
+) -> tuple[ReservationService, int, SouthboundConfig]:
+    topology, config = network(switches)
     clock_now = [1_900_000_000]
     service = ReservationService(MemoryRepository(), clock=lambda: clock_now[0])
     service.start(topology)
@@ -95,17 +89,17 @@ def booked_world(count: int, switches: int, seed: int) -> tuple[ReservationServi
             "end": format_instant(start + 600),
         }
         service.reserve(OPERATOR, Reserve.parse(body))
-    return service, start, ports
+    return service, start, config
 
 
 def one_pass(
-    service: ReservationService, ports: PortMap, driver: SouthboundDriver, start: int
+    service: ReservationService, config: SouthboundConfig, driver: SouthboundDriver, start: int
 ) -> float:
     """Seconds for the pass at the start instant; checks every reservation got installed."""
+    ports, host_at = config.ports, config.host_at
     tables = DriverTables(
         dict.fromkeys(ports.switches, driver), {s: p.dpid for s, p in ports.switches.items()}
     )
-    host_at = {h.switch: h.host for h in ports.hosts.values()}
     store = MemoryProvisioningStore()
     provisioner = Provisioner(
         service.repo,
@@ -126,9 +120,11 @@ def one_pass(
     return seconds
 
 
-def one_by_one(service: ReservationService, ports: PortMap, driver: SouthboundDriver) -> float:
+def one_by_one(
+    service: ReservationService, config: SouthboundConfig, driver: SouthboundDriver
+) -> float:
     """The baseline: each reservation's plan installed on its own, in its own ordered steps."""
-    host_at = {h.switch: h.host for h in ports.hosts.values()}
+    ports, host_at = config.ports, config.host_at
     plans = []
     for r in service.repo.booked():
         request = RuleRequest(r.id, r.allocations, host_at[r.src], host_at[r.dst])
@@ -161,22 +157,23 @@ def main(argv: list[str]) -> int:
     if missing:
         print(f"needs root and Open vSwitch; missing: {', '.join(missing)}", file=sys.stderr)
         return 2
-    service, start, ports = booked_world(args.reservations, args.switches, seed=7)
+    service, start, config = booked_world(args.reservations, args.switches, seed=7)
+    bridges = {s: str(a.bridge) for s, a in config.access.items()}
     rundir = Path(tempfile.mkdtemp(prefix="braid-prov-"))
     ovs = OvsSandbox(rundir)
     results: dict[str, list[float]] = {}
     try:
         ovs.start()
-        for name, p in ports.switches.items():
-            ovs.add_bridge(name, p.dpid)
-        direct = OfctlDriver({s: s for s in ports.switches}, ofctl_runner(str(rundir)))
+        for name, p in config.ports.switches.items():
+            ovs.add_bridge(bridges[name], p.dpid)
+        direct = OfctlDriver(bridges, ofctl_runner(str(rundir)))
         results["direct, one pass"] = measure(
-            args.repeat, lambda: one_pass(service, ports, direct, start)
+            args.repeat, lambda: one_pass(service, config, direct, start)
         )
         results["direct, one reservation at a time"] = measure(
-            args.repeat, lambda: one_by_one(service, ports, direct)
+            args.repeat, lambda: one_by_one(service, config, direct)
         )
-        results["controller, one pass"] = controller_run(ovs, ports, service, start, args.repeat)
+        results["controller, one pass"] = controller_run(ovs, config, service, start, args.repeat)
     finally:
         ovs.stop()
         shutil.rmtree(rundir, ignore_errors=True)
@@ -185,18 +182,24 @@ def main(argv: list[str]) -> int:
 
 
 def controller_run(
-    ovs: OvsSandbox, ports: PortMap, service: ReservationService, start: int, repeat: int
+    ovs: OvsSandbox,
+    config: SouthboundConfig,
+    service: ReservationService,
+    start: int,
+    repeat: int,
 ) -> list[float]:
     process = ovs.start_controller()
     try:
-        for name, p in ports.switches.items():
-            ovs.vsctl("del-br", name)
-            ovs.add_bridge(name, p.dpid, "tcp:127.0.0.1:6653")
+        for name, p in config.ports.switches.items():
+            ovs.vsctl("del-br", str(config.access[name].bridge))
+            ovs.add_bridge(str(config.access[name].bridge), p.dpid, "tcp:127.0.0.1:6653")
         with ControllerDriver(ovs.controller_api) as client:
             deadline = time.monotonic() + 60
-            while len(client.switches()) < len(ports.switches) and time.monotonic() < deadline:
+            while (
+                len(client.switches()) < len(config.ports.switches) and time.monotonic() < deadline
+            ):
                 time.sleep(0.2)
-            return measure(repeat, lambda: one_pass(service, ports, client, start))
+            return measure(repeat, lambda: one_pass(service, config, client, start))
     finally:
         process.terminate()
         process.wait(10)

@@ -27,7 +27,13 @@ from braid.core.errors import InputError
 from braid.core.model.topology import Topology
 from braid.core.rules.model import HostPort, PortMap, SwitchPorts
 
-__all__ = ["SouthboundConfig", "SwitchAccess", "load_wiring", "wiring_from_dict"]
+__all__ = [
+    "SouthboundConfig",
+    "SwitchAccess",
+    "load_wiring",
+    "wiring_from_dict",
+    "wiring_skeleton",
+]
 
 DRIVERS: Final = ("direct", "controller")
 
@@ -158,3 +164,29 @@ def _text(value: object, where: str) -> str | None:
     if not isinstance(value, str) or not value:
         raise InputError(where, f"must be a non-empty string, got {value!r}")
     return value
+
+
+def wiring_skeleton(topology: Topology, driver: str = "direct") -> dict[str, Any]:
+    """A wiring for `topology` to start from: a bridge per node (`br1`, `br2`, ... in node
+    order), ports numbered from 1 in link order, then one host per node on 10.x.y.1."""
+    if driver not in DRIVERS:
+        raise InputError("driver", f"must be one of {', '.join(DRIVERS)}")
+    nodes = list(topology.nodes)
+    ports: dict[str, dict[str, int]] = {node: {} for node in nodes}
+    for link in topology.links.values():
+        for end in (link.a, link.b):
+            ports[end][link.id] = len(ports[end]) + 1
+    data: dict[str, Any] = {"switches": [], "hosts": []}
+    if driver == "controller":
+        data["drivers"] = {"controller": {"api": "127.0.0.1:7300"}}
+    for i, node in enumerate(nodes):
+        switch: dict[str, Any] = {"node": node, "dpid": i + 1, "driver": driver}
+        if driver == "direct":
+            switch["bridge"] = f"br{i + 1}"
+        switch["ports"] = ports[node]
+        data["switches"].append(switch)
+        address = f"10.{(i + 1) >> 8 & 255}.{(i + 1) & 255}.1"
+        data["hosts"].append(
+            {"name": f"h{i + 1}", "node": node, "port": len(ports[node]) + 1, "ipv4": address}
+        )
+    return data

@@ -59,3 +59,26 @@ def show(
     for key, value in summary.items():
         table.add_row(key.replace("_", " "), str(value))
     Console().print(table)
+
+
+@app.command("wiring")
+def wiring(
+    topology: TopologyOpt,
+    default_capacity: DefaultCapacityOpt = None,
+    driver: Annotated[
+        str, typer.Option("--driver", help="direct (ovs-ofctl) or controller.")
+    ] = "direct",
+) -> None:
+    """Print a wiring file to start from for `braid serve --southbound` (edit the ports)."""
+    import yaml
+
+    from braid.adapters.wiring_files import wiring_skeleton
+    from braid.cli.common import fail
+    from braid.core.errors import InputError
+
+    model = open_topology(topology, default_capacity)
+    try:
+        data = wiring_skeleton(model, driver)
+    except InputError as exc:
+        fail(f"--{exc.field}: {exc.message}")
+    typer.echo(yaml.safe_dump(data, sort_keys=False), nl=False)

@@ -1,0 +1,58 @@
+"""Wiring files: a skeleton that reads back, and errors that name the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from braid.adapters.topology_files import load_topology
+from braid.adapters.wiring_files import load_wiring, wiring_from_dict, wiring_skeleton
+from braid.core.errors import InputError
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "src" / "braid" / "examples" / "science-net.yaml"
+TOPOLOGY = load_topology(EXAMPLE)
+
+
+def test_the_skeleton_reads_back_with_a_host_and_every_link_port_per_node() -> None:
+    config = wiring_from_dict(wiring_skeleton(TOPOLOGY), TOPOLOGY)
+    assert set(config.ports.switches) == set(TOPOLOGY.nodes) == set(config.host_at)
+    for link in TOPOLOGY.links.values():
+        for end in (link.a, link.b):
+            assert config.ports.link_port(end, link.id) >= 1
+    assert all(access.driver == "direct" and access.bridge for access in config.access.values())
+    controlled = wiring_from_dict(wiring_skeleton(TOPOLOGY, "controller"), TOPOLOGY)
+    assert controlled.controller_api == "127.0.0.1:7300"
+
+
+def _broken(change: dict[str, Any]) -> dict[str, Any]:
+    data = wiring_skeleton(TOPOLOGY)
+    data["switches"][0] = {**data["switches"][0], **change}
+    return data
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"node": "NOWHERE"}, "switches[0].node"),
+        ({"dpid": -1}, "switches[0].dpid"),
+        ({"driver": "telnet"}, "switches[0].driver"),
+        ({"driver": "controller"}, "switches[0].driver"),  # no drivers.controller.api
+        ({"ports": {"ANL-CHIC": 1}}, "switches[0].ports.ANL-CHIC"),  # not a link of ORNL
+    ],
+)
+def test_a_bad_switch_entry_is_an_error_naming_the_field(
+    change: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(InputError) as caught:
+        wiring_from_dict(_broken(change), TOPOLOGY)
+    assert caught.value.field == field
+
+
+def test_a_file_error_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "wiring.yaml"
+    path.write_text("switches: []\nhosts: []\n")
+    with pytest.raises(InputError) as caught:
+        load_wiring(path, TOPOLOGY)
+    assert caught.value.field == f"{path}: switches"
