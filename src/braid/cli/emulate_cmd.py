@@ -273,3 +273,27 @@ def tenants(
         seconds,
     )
     _run("tenants", out, strict, lambda p: run_tenants(options, p))
+
+
+@app.command("service")
+def service(
+    driver: DriverOpt = "direct",
+    short: ShortOpt = False,
+    out: OutOpt = None,
+    scale: ScaleOpt = None,
+    seconds: SecondsOpt = None,
+    mtu: MtuOpt = 9000,
+    strict: StrictOpt = False,
+) -> None:
+    """The service programs the switches: rules at the start, a hitless modify, a clean cancel."""
+    from braid.emulation.experiments.service import ServiceOptions, run_service
+
+    options = _options(
+        lambda s, brief: ServiceOptions.short(s) if brief else ServiceOptions(session=s),
+        driver,
+        mtu,
+        short,
+        scale,
+        seconds,
+    )
+    _run("service", out, strict, lambda p: run_service(options, p))
