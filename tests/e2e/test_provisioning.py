@@ -26,8 +26,12 @@ import yaml
 
 from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox
-from braid.core.model.topology import topology_to_dict
-from braid.core.rules.model import RuleSet
+from braid.adapters.store import open_repository
+from braid.adapters.wiring_files import load_wiring
+from braid.app.plan_facts import labels_of
+from braid.core.model.topology import Topology, topology_from_dict, topology_to_dict
+from braid.core.rules.compiler import compile_reservation
+from braid.core.rules.model import BRAID_COOKIE_TAG, RuleRequest, RuleSet, merge_rule_sets
 from tests.e2e.waiting import wait_for
 from tests.unit.core.rules.scenarios import Scenario, two_path_scenario
 
@@ -112,11 +116,13 @@ class Serve:
         url = f"http://127.0.0.1:{self.port}{path}"
         return httpx.request(method, url, json=body, headers=self.headers, timeout=10)
 
-    def reserve(self, start_in: int, seconds: int) -> dict[str, Any]:
+    def reserve(
+        self, start_in: int, seconds: int, src: str = "s1", dst: str = "s3"
+    ) -> dict[str, Any]:
         now = int(time.time())
         body = {
-            "src": "s1",
-            "dst": "s3",
+            "src": src,
+            "dst": dst,
             "bandwidth": "400M",
             "max_paths": 2,
             "start": _iso(now + start_in),
@@ -125,6 +131,9 @@ class Serve:
         answer = self.call("POST", "/v1/reservations", body)
         assert answer.status_code == 201, answer.text
         return dict(answer.json())
+
+    def topology(self) -> Topology:
+        return topology_from_dict(yaml.safe_load((self.tmp / "topology.yaml").read_text()))
 
     def provisioning(self, rid: str) -> str | None:
         found = self.call("GET", f"/v1/reservations/{rid}").json()["provisioning"]
@@ -200,21 +209,42 @@ def test_rules_follow_the_reservation_window_and_cancel(serve: Serve, ovs: OvsSa
 def test_a_serve_killed_with_minus_9_comes_back_to_exactly_the_desired_state(
     serve: Serve, ovs: OvsSandbox
 ) -> None:
-    booked = serve.reserve(start_in=2, seconds=600)
-    assert wait_for(lambda: serve.provisioning(booked["id"]) == "installed")
-    wanted = _braid_tables(ovs)
+    first = serve.reserve(start_in=2, seconds=600)
+    assert wait_for(lambda: serve.provisioning(first["id"]) == "installed")
+    # Two more, due at once: the serve is killed while it is installing them.
+    serve.reserve(start_in=2, seconds=600, src="s2", dst="s3")
+    serve.reserve(start_in=2, seconds=600, src="s1", dst="s2")
     serve.kill()
     # While it is down: one of its rules is deleted, a stale braid rule appears.
     ovs.ofctl("--strict", "del-flows", "s3", _an_entry_flow(ovs, "s3"))
-    ovs.ofctl(
-        "add-flow", "s4", f"cookie={0xB7A1 << 48 | 99:#x},priority=2000,in_port=3,actions=drop"
-    )
-    assert _braid_tables(ovs) != wanted
+    stale = f"cookie={BRAID_COOKIE_TAG | 99:#x},priority=2000,in_port=3,actions=drop"
+    ovs.ofctl("add-flow", "s4", stale)
+    desired = _desired(serve)
+    assert len({rs.switch for rs in desired.values()}) >= 3
+    assert _braid_tables(ovs) != desired
     serve.start()
-    assert wait_for(lambda: _braid_tables(ovs) == wanted), json.dumps(
+    assert wait_for(lambda: _braid_tables(ovs) == desired), json.dumps(
         {s: len(t.flows) for s, t in _braid_tables(ovs).items()}
     )
     assert _foreign_kept(ovs)
+
+
+def _desired(serve: Serve) -> dict[str, RuleSet]:
+    """What the switches should hold: every booked reservation compiled with its labels."""
+    repo = open_repository(serve.db)
+    try:
+        topology = serve.topology()
+        config = load_wiring(serve.tmp / "wiring.yaml", topology)
+        plans = []
+        for r in repo.booked():
+            labels = labels_of(r.plan)
+            assert labels is not None
+            hosts = (config.host_at[r.src], config.host_at[r.dst])
+            request = RuleRequest(r.id, r.allocations, *hosts)
+            plans.append(compile_reservation(request, topology, config.ports, labels))
+    finally:
+        repo.close()
+    return {s: t for s, t in merge_rule_sets(rs for p in plans for rs in p.rule_sets()).items()}
 
 
 def _an_entry_flow(ovs: OvsSandbox, switch: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
@@ -52,9 +52,20 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.provisioning_states = Gauge(
+            "braid_provisioning_reservations",
+            "Reservations by provisioning state (those no pass has touched yet are not counted)",
+            ["state"],
+            registry=self.registry,
+        )
+
     def provisioning_pass(self, seconds: float, failing: int) -> None:
         self.provisioning_seconds.observe(seconds)
         self.failing_switches.set(failing)
+
+    def provisioning_counts(self, counts: Mapping[str, int]) -> None:
+        for state, count in counts.items():
+            self.provisioning_states.labels(state=state).set(count)
 
     def admitted(self, seconds: float) -> None:
         self.admissions.inc()

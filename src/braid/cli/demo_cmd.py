@@ -62,8 +62,21 @@ def demo(
         Path | None,
         typer.Option("--topology", "-t", help="Multi-domain topology (default: Fig. 6a)."),
     ] = None,
+    emulate: Annotated[
+        bool,
+        typer.Option(
+            "--emulate",
+            help="Instead: the service programs a Mininet network (root): rules at the start, "
+            "a hitless modify, a clean cancel, with real traffic (braid emulate service --short).",
+        ),
+    ] = False,
 ) -> None:
     """Run the orchestrator and one agent per domain of seed 000 Fig. 6a, and negotiate."""
+    if emulate:
+        from braid.cli.emulate_cmd import service
+
+        service(short=True, strict=True)
+        return
     from braid.adapters.rpc.ledgers import check_ledgers, committed_of
     from braid.bootstrap.local_cluster import LocalCluster
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 
 from braid.app.metrics import Metrics
 from braid.app.provisioning.provisioner import PassReport, Provisioner
+from braid.core.provisioning.status import Phase
 
 __all__ = ["ProvisioningLoop"]
 
@@ -73,9 +75,16 @@ class ProvisioningLoop:
         self.last = report
         if self.metrics is not None and report.leader:
             self.metrics.provisioning_pass(report.seconds, len(report.errors))
+            if report.changed or reconcile:
+                self._count_states()
         for switch, why in report.errors.items():
             log.warning("provisioning: %s: %s", switch, why)
         return report
+
+    def _count_states(self) -> None:
+        assert self.metrics is not None
+        counts = Counter(s.phase.value for s in self.provisioner.store.statuses().values())
+        self.metrics.provisioning_counts({phase.value: counts[phase.value] for phase in Phase})
 
     def _pause(self, report: PassReport | None) -> float:
         """Until the next window edge, but never longer than a tick."""

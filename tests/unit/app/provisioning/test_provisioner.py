@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from hypothesis import given, settings
@@ -9,8 +10,10 @@ from hypothesis import strategies as st
 
 from braid.app.commands import Modify, Reserve
 from braid.app.memory_store import MemoryRepository
+from braid.app.metrics import Metrics
 from braid.app.provisioning.memory import MemoryProvisioningStore
 from braid.app.provisioning.provisioner import Provisioner, Wiring
+from braid.app.provisioning.runner import ProvisioningLoop
 from braid.app.records import User
 from braid.app.service import ReservationService
 from braid.app.timefmt import format_instant
@@ -246,3 +249,23 @@ def test_a_modification_is_swapped_make_before_break_on_the_switches() -> None:
     report = world.provisioner("replica-1").step(world.clock.now)
     assert report.steps > 0 and world.tables.checked == report.steps
     assert world.tables.read("s1") != before and world.phase(rid) is Phase.INSTALLED
+
+
+def test_the_loop_installs_on_a_change_and_counts_states() -> None:
+    world = World()
+    metrics = Metrics()
+    loop = ProvisioningLoop(world.provisioner(), world.clock, tick=0.05, metrics=metrics)
+    world.service.on_change.append(loop.wake)
+    world.clock.now = T0 + 10
+    loop.start()
+    try:
+        rid = world.book(start=10)
+        deadline = time.monotonic() + 10
+        while world.phase(rid) is not Phase.INSTALLED and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert world.phase(rid) is Phase.INSTALLED and world.carries()
+    finally:
+        loop.stop()
+    exposed = metrics.render(lambda: []).decode()
+    assert 'braid_provisioning_reservations{state="installed"} 1.0' in exposed
+    assert "braid_provisioning_pass_seconds_count" in exposed
