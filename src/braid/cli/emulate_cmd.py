@@ -196,14 +196,7 @@ def sdx_split(
     """One reservation over one tunnel vs split over two at SS1-SS5 (seed 000 Fig. 8)."""
     from braid.emulation.experiments.sdx_split import SdxOptions, run_sdx_split
 
-    options = _options(
-        lambda s, brief: SdxOptions.short(s) if brief else SdxOptions(session=s),
-        driver,
-        mtu,
-        short,
-        scale,
-        seconds,
-    )
+    options = _options(SdxOptions.of, driver, mtu, short, scale, seconds)
     _run("sdx-split", out, strict, lambda p: run_sdx_split(options, p))
 
 
@@ -238,14 +231,7 @@ def multipath(
         case_names = parse_cases(cases) if cases else None
     except InputError as exc:
         fail(str(exc))
-    options = _options(
-        lambda s, brief: MultipathOptions.short(s) if brief else MultipathOptions(session=s),
-        driver,
-        mtu,
-        short,
-        scale,
-        seconds,
-    )
+    options = _options(MultipathOptions.of, driver, mtu, short, scale, seconds)
     options.flows = flow_counts or options.flows
     options.cases = case_names or options.cases
     _run("multipath", out, strict, lambda p: run_multipath(options, p))
@@ -264,14 +250,7 @@ def tenants(
     """Two tenants on TALON's 7-switch network: braid's allocation vs a shared path (seed 004)."""
     from braid.emulation.experiments.tenants import TenantOptions, run_tenants
 
-    options = _options(
-        lambda s, brief: TenantOptions.short(s) if brief else TenantOptions(session=s),
-        driver,
-        mtu,
-        short,
-        scale,
-        seconds,
-    )
+    options = _options(TenantOptions.of, driver, mtu, short, scale, seconds)
     _run("tenants", out, strict, lambda p: run_tenants(options, p))
 
 
@@ -288,12 +267,5 @@ def service(
     """The service programs the switches: rules at the start, a hitless modify, a clean cancel."""
     from braid.emulation.experiments.service import ServiceOptions, run_service
 
-    options = _options(
-        lambda s, brief: ServiceOptions.short(s) if brief else ServiceOptions(session=s),
-        driver,
-        mtu,
-        short,
-        scale,
-        seconds,
-    )
+    options = _options(ServiceOptions.of, driver, mtu, short, scale, seconds)
     _run("service", out, strict, lambda p: run_service(options, p))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Self
 
 from braid.emulation.session import SessionOptions
 
@@ -22,3 +23,13 @@ class RunOptions:
     seconds: float = 10.0
     omit: int = 2
     session: SessionOptions = field(default_factory=SessionOptions)
+
+    @classmethod
+    def short(cls, session: SessionOptions | None = None) -> Self:
+        """A few seconds per run and fewer runs (for CI); experiments narrow it further."""
+        return cls(seconds=2.0, omit=1, session=session or SessionOptions())
+
+    @classmethod
+    def of(cls, session: SessionOptions, short: bool) -> Self:
+        """The options `braid emulate NAME [--short]` starts from."""
+        return cls.short(session) if short else cls(session=session)

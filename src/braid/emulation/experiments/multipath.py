@@ -10,8 +10,8 @@ best single path booked alone. Paths are S-Pi-D, each link at its capacity.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Final
+from dataclasses import dataclass, replace
+from typing import Any, Final, Self
 
 from braid.adapters.emulation.iperf import ClientOptions
 from braid.adapters.emulation.network import HostSpec
@@ -49,16 +49,9 @@ class MultipathOptions(RunOptions):
     flows: tuple[int, ...] = FLOWS
     cases: tuple[str, ...] = tuple(CASES)
 
-    @staticmethod
-    def short(session: SessionOptions | None = None) -> MultipathOptions:
-        return MultipathOptions(
-            seconds=2.0,
-            omit=1,
-            trials=1,
-            flows=(8,),
-            cases=("2 equal",),
-            session=session or SessionOptions(),
-        )
+    @classmethod
+    def short(cls, session: SessionOptions | None = None) -> Self:
+        return replace(super().short(session), trials=1, flows=(8,), cases=("2 equal",))
 
 
 def parse_flows(text: str) -> tuple[int, ...]:

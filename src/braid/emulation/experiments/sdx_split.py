@@ -16,8 +16,8 @@ carries exactly the reserved rate. Goodput is iperf3's receiver sum.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Final
+from dataclasses import dataclass, replace
+from typing import Any, Final, Self
 
 from braid.adapters.emulation.iperf import ClientOptions
 from braid.adapters.emulation.network import HostSpec
@@ -56,16 +56,10 @@ class SdxOptions(RunOptions):
     streams: tuple[int, ...] = STREAMS
     splits: tuple[str, ...] = tuple(SPLITS)
 
-    @staticmethod
-    def short(session: SessionOptions | None = None) -> SdxOptions:
-        return SdxOptions(
-            seconds=2.0,
-            omit=1,
-            trials=1,
-            streams=(1, 2),
-            splits=("SS1", "SS3", "SS5"),
-            session=session or SessionOptions(),
-        )
+    @classmethod
+    def short(cls, session: SessionOptions | None = None) -> Self:
+        brief = super().short(session)
+        return replace(brief, trials=1, streams=(1, 2), splits=("SS1", "SS3", "SS5"))
 
 
 def sdx_topology(tunnel1_bps: int, tunnel2_bps: int) -> dict[str, Any]:

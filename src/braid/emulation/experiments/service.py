@@ -32,7 +32,7 @@ from braid.app.provisioning.runner import ProvisioningLoop
 from braid.app.timefmt import format_instant
 from braid.emulation.options import RunOptions
 from braid.emulation.report import FloorCheck, Progress, Report, Silent, host_load_note
-from braid.emulation.session import EMULATOR, EmulationSession, SessionOptions
+from braid.emulation.session import EMULATOR, EmulationSession
 from braid.emulation.traffic import Flowset, measure
 
 MBPS: Final = 1_000_000
@@ -46,10 +46,6 @@ SETTLE: Final = 2.0  # seconds given to a change before it is judged
 class ServiceOptions(RunOptions):
     scale: float = 1.0
     lead: int = 1  # seconds before the start that the rules go in
-
-    @staticmethod
-    def short(session: SessionOptions | None = None) -> ServiceOptions:
-        return ServiceOptions(seconds=2.0, omit=1, session=session or SessionOptions())
 
 
 def service_topology(path_bps: int) -> dict[str, Any]:

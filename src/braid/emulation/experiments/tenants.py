@@ -19,9 +19,9 @@ import json
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
-from typing import Any, Final
+from typing import Any, Final, Self
 
 from braid.adapters.emulation.iperf import ClientOptions
 from braid.adapters.emulation.network import HostSpec
@@ -57,9 +57,9 @@ class TenantOptions(RunOptions):
     seconds: float = 20.0
     timeline: bool = True  # also run the staggered start of the paper's Fig. 8
 
-    @staticmethod
-    def short(session: SessionOptions | None = None) -> TenantOptions:
-        return TenantOptions(seconds=3.0, omit=1, session=session or SessionOptions())
+    @classmethod
+    def short(cls, session: SessionOptions | None = None) -> Self:
+        return replace(super().short(session), seconds=3.0)
 
 
 def talon_topology(link_bps: int) -> dict[str, Any]:
