@@ -39,7 +39,9 @@ Instant = Annotated[str | None, typer.Option(help="ISO 8601 with offset.", show_
 Bandwidth = Annotated[
     str | None, typer.Option(help="Mbit/s, or with a unit: 500M, 10G.", show_default=False)
 ]
-Duration = Annotated[int | None, typer.Option(help="Seconds.", show_default=False)]
+Duration = Annotated[
+    str | None, typer.Option(help="Seconds, or with a unit: 90s, 15m, 2h, 1d.", show_default=False)
+]
 MaxPaths = Annotated[int | None, typer.Option(help="Split over up to N paths.", show_default=False)]
 Directional = Annotated[bool, typer.Option(help="Book one direction only.")]
 

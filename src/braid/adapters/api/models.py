@@ -26,7 +26,16 @@ Instant = Annotated[Any, WithJsonSchema(_INSTANT)]
 Bandwidth = Annotated[Any, WithJsonSchema(_BANDWIDTH)]
 NodeId = Annotated[Any, WithJsonSchema({"type": "string", "description": "a node id"})]
 Flag = Annotated[Any, WithJsonSchema({"type": "boolean"})]
-Seconds = Annotated[Any, WithJsonSchema({"type": "integer", "minimum": 1})]
+Seconds = Annotated[
+    Any,
+    WithJsonSchema(
+        {
+            "anyOf": [{"type": "integer", "minimum": 1}, {"type": "string"}],
+            "description": "seconds, or a string with a unit: '90s', '15m', '2h', '1d'",
+            "examples": [3600, "2h"],
+        }
+    ),
+]
 Count = Annotated[Any, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 16})]
 Mode = Annotated[
     Any, WithJsonSchema({"type": "string", "enum": ["fixed", "earliest", "max-bandwidth"]})
@@ -257,7 +266,7 @@ class AvailabilityQuery(_Query):
     bandwidth: str | None = Field(None, description="Mbit/s, or with a unit: 10G")
     start: str | None = None
     end: str | None = None
-    duration: str | None = Field(None, description="seconds")
+    duration: str | None = Field(None, description="seconds, or with a unit: 90s, 15m, 2h, 1d")
     not_before: str | None = None
     not_after: str | None = None
     window_start: str | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,7 +69,20 @@ class Topology:
 
     def require_node(self, node: str, field_name: str) -> None:
         if node not in self.nodes:
-            raise InputError(field_name, f"unknown node {node!r}")
+            raise InputError(field_name, f"unknown node {node!r}{self._did_you_mean(node)}")
+
+    def _did_you_mean(self, given: str) -> str:
+        """A hint for a mistyped node: another case, a node's name (GraphML ids are
+        numbers, their labels are names), or the closest ids."""
+        wanted = str(given).casefold()
+        same = [n for n in self.nodes if n.casefold() == wanted]
+        if same:
+            return f"; did you mean {same[0]!r}?"
+        named = [n.id for n in self.nodes.values() if n.name and n.name.casefold() == wanted]
+        if named:
+            return f"; the node named {given!r} has id {named[0]!r}"
+        close = difflib.get_close_matches(str(given), list(self.nodes), n=3, cutoff=0.75)
+        return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
 
 def topology_from_dict(

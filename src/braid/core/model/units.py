@@ -85,6 +85,26 @@ def format_bandwidth(bps: int) -> str:
     return f"{bps} bit/s"
 
 
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(value: object, field: str) -> int:
+    """Seconds: a number, or a string with a unit: '90s', '15m', '2h', '1d'."""
+    if isinstance(value, str):
+        found = _DURATION.match(value.lower())
+        if found is None:
+            raise InputError(
+                field,
+                f"expected a duration such as 3600, '90s', '15m', '2h' or '1d', got {value!r}",
+            )
+        seconds = Decimal(found[1]) * _UNIT_SECONDS[found[2]]
+        if seconds != seconds.to_integral_value():
+            raise InputError(field, f"must be a whole number of seconds, got {value!r}")
+        return int(seconds)
+    return parse_seconds(value, field)
+
+
 def parse_seconds(value: object, field: str) -> int:
     """An integer number of seconds (epoch instant or duration)."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):

@@ -8,7 +8,7 @@ from typing import Any, Final, Literal
 
 from braid.core.errors import InputError
 from braid.core.model.topology import Topology
-from braid.core.model.units import FOREVER, parse_bandwidth, parse_seconds
+from braid.core.model.units import FOREVER, parse_bandwidth, parse_duration, parse_seconds
 
 Mode = Literal["fixed", "earliest", "max-bandwidth", "all-slots", "tenant"]
 Split = Literal["flow", "packet"]
@@ -110,7 +110,11 @@ def _node(data: Mapping[str, Any], name: str, topology: Topology) -> str:
 
 
 def _times(data: Mapping[str, Any], mode: Mode) -> dict[str, Any]:
-    got = {k: parse_seconds(data[k], k) for k in _TIME_FIELDS if data.get(k) is not None}
+    got = {
+        k: (parse_duration if k == "duration" else parse_seconds)(data[k], k)
+        for k in _TIME_FIELDS
+        if data.get(k) is not None
+    }
     if "duration" in got and got["duration"] <= 0:
         raise InputError("duration", "must be a positive number of seconds")
     if mode in ("fixed", "max-bandwidth"):

@@ -2,7 +2,7 @@ from typing import Any
 
 import pytest
 
-from braid.core.errors import TopologyError
+from braid.core.errors import InputError, TopologyError
 from braid.core.model.topology import topology_from_dict, topology_to_dict
 
 
@@ -80,3 +80,23 @@ def test_default_capacity_fills_missing_speeds() -> None:
     data["links"][0].pop("capacity")
     topology = topology_from_dict(data, default_capacity_bps=123)
     assert topology.links["A-B-1"].capacity == 123
+
+
+def test_an_unknown_node_comes_with_what_was_probably_meant() -> None:
+    topology = topology_from_dict(
+        {
+            "nodes": [{"id": "ORNL"}, {"id": "7", "name": "Chicago"}],
+            "links": [{"id": "l", "a": "ORNL", "b": "7", "capacity": 10}],
+        }
+    )
+    hints = []
+    for given in ("ornl", "ORNLL", "Chicago", "NOWHERE"):
+        with pytest.raises(InputError) as caught:
+            topology.require_node(given, "src")
+        hints.append(caught.value.message)
+    assert hints == [
+        "unknown node 'ornl'; did you mean 'ORNL'?",
+        "unknown node 'ORNLL'; did you mean 'ORNL'?",
+        "unknown node 'Chicago'; the node named 'Chicago' has id '7'",
+        "unknown node 'NOWHERE'",
+    ]

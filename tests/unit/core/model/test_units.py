@@ -55,3 +55,20 @@ def test_parse_seconds() -> None:
     for bad in (1.5, "soon", None, True):
         with pytest.raises(InputError, match="duration"):
             parse_seconds(bad, "duration")
+
+
+def test_durations_take_a_unit_and_stay_whole_seconds() -> None:
+    from braid.core.model.units import parse_duration
+
+    assert [parse_duration(v, "duration") for v in (3600, "90s", "15m", "2h", "1d", "1.5h")] == [
+        3600,
+        90,
+        900,
+        7200,
+        86400,
+        5400,
+    ]
+    for bad in ("2x", "1.5s", "h", True):
+        with pytest.raises(InputError) as caught:
+            parse_duration(bad, "duration")
+        assert caught.value.field == "duration"
