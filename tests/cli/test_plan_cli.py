@@ -89,3 +89,20 @@ def test_example_runs_and_shows_every_outcome() -> None:
     assert by_id["tenant-b"]["bandwidth"] == 30000
     table = braid("example")
     assert table.returncode == 0 and "decisions" in table.stdout
+
+
+def test_invalid_lines_are_counted_and_a_batch_of_nothing_valid_fails() -> None:
+    bad = '{"id": "x", "src": "ORNLL", "dst": "NERSC", "bandwidth": 1, "start": 1, "end": 2}\n'
+    only_bad = braid("plan", "-t", str(TOPOLOGY), "-", stdin=bad)
+    assert only_bad.returncode == 1
+    assert "1 of 1 line(s) were not valid requests" in only_bad.stderr
+    assert "did you mean 'ORNL'?" in json.loads(only_bad.stdout)["reason"]
+    good = (EXAMPLES / "requests.jsonl").read_text().splitlines()[0] + "\n"
+    mixed = braid("plan", "-t", str(TOPOLOGY), "-", stdin=good + bad)
+    assert mixed.returncode == 0 and "1 of 2" in mixed.stderr
+    assert braid("plan", "--strict", "-t", str(TOPOLOGY), "-", stdin=good + bad).returncode == 1
+
+
+def test_version() -> None:
+    done = braid("--version")
+    assert done.returncode == 0 and done.stdout.startswith("braid ")

@@ -16,6 +16,7 @@ from braid.adapters.plan_contract import encode
 from braid.app.planning import plan_lines
 from braid.cli.common import err_console, fail, open_topology
 from braid.cli.topology_cmd import DefaultCapacityOpt, TopologyOpt
+from braid.core.planning.decisions import Decision, Invalid
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,19 +35,50 @@ def plan(
     table: Annotated[
         bool, typer.Option("--table", help="Show a table instead of JSON lines.")
     ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Exit with status 1 if any line is not a valid request."),
+    ] = False,
 ) -> None:
-    """Plan requests online: one JSON decision per request line, in order."""
+    """Plan requests online: one JSON decision per request line, in order.
+
+    Lines that are not valid requests get an `error` decision naming the field;
+    their count goes to standard error, and the exit status is 1 when every
+    line was invalid (or any, with --strict).
+    """
     model = open_topology(topology, default_capacity)
+    tally = _Tally()
     with ExitStack() as stack:
         source = _open_requests(requests, stack)
         lines = _with_progress(source, requests, stack)
-        decisions = plan_lines(model, lines)
+        decisions = tally.count(plan_lines(model, lines))
         if table:
             lines_out = (encode(d) for d in decisions)
             _print_table(lines_out, title=f"braid plan — {topology.name}")
         else:
             for decision in decisions:
                 sys.stdout.write(json.dumps(encode(decision)) + "\n")
+    if tally.invalid:
+        err_console.print(
+            f"[yellow]{tally.invalid} of {tally.lines} line(s) were not valid requests[/] "
+            "(their decisions have status error and name the field)"
+        )
+    if tally.invalid and (strict or tally.invalid == tally.lines):
+        raise typer.Exit(1)
+
+
+class _Tally:
+    """Counts the decisions that go by, and the invalid ones among them."""
+
+    def __init__(self) -> None:
+        self.lines = 0
+        self.invalid = 0
+
+    def count(self, decisions: Iterable[Decision]) -> Iterator[Decision]:
+        for decision in decisions:
+            self.lines += 1
+            self.invalid += isinstance(decision, Invalid)
+            yield decision
 
 
 def demo(
