@@ -44,7 +44,7 @@ from braid.app.provisioning.memory import MemoryProvisioningStore
 from braid.app.provisioning.provisioner import Provisioner, Wiring
 from braid.app.records import User
 from braid.app.service import ReservationService
-from braid.app.timefmt import format_instant
+from braid.core.model.instants import format_instant
 from braid.core.model.topology import topology_from_dict
 from braid.core.provisioning.status import Phase
 from braid.core.rules.changes import install_steps

@@ -29,8 +29,8 @@ from braid.app.commands import Reserve
 from braid.app.errors import RejectedError
 from braid.app.records import User
 from braid.app.service import ReservationService
-from braid.app.timefmt import format_instant
 from braid.bootstrap.serve import initial_topology
+from braid.core.model.instants import format_instant
 from braid.core.model.loads import capacity_lookup, peak_problems
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.schedule import fixed_path

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from braid.app.timefmt import parse_instant
 from braid.core.errors import InputError
+from braid.core.model.instants import parse_instant
 from braid.core.model.units import parse_bandwidth
 
 __all__ = ["Modify", "Reserve"]

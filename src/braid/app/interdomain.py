@@ -22,8 +22,8 @@ from braid.app.errors import NotFoundError
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult, check_strategy
 from braid.app.records import User
-from braid.app.timefmt import format_instant, parse_instant
 from braid.core.errors import BraidError, InputError
+from braid.core.model.instants import format_instant, parse_instant
 from braid.core.model.units import parse_bandwidth, to_mbps
 
 T = TypeVar("T")

@@ -14,9 +14,9 @@ from braid.app.ports import ConflictError, StateStep, Step, TopologyStep
 from braid.app.records import Reservation, TopologyVersion, User
 from braid.app.results import MaintenanceDone, Rerouted, Seen
 from braid.app.service import ATTEMPTS, ReservationService, counting_at
-from braid.app.timefmt import parse_instant
 from braid.core.errors import InputError
 from braid.core.model.booking import Allocation, Booking
+from braid.core.model.instants import parse_instant
 from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
 from braid.core.model.paths import Path
 from braid.core.model.topology import Topology, topology_from_dict, topology_to_dict

@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from braid.app.timefmt import format_instant, parse_instant
 from braid.core.errors import InputError
+from braid.core.model.instants import format_instant, parse_instant
 from braid.core.model.topology import Topology
 from braid.core.planning.requests import Request, parse_request
 

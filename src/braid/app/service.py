@@ -28,9 +28,9 @@ from braid.app.records import AuditEntry, Reservation, User
 from braid.app.rejections import Refusal, RefusalMemo
 from braid.app.requests_rest import readable_reason, to_request
 from braid.app.results import Availability, Page, Seen
-from braid.app.timefmt import format_instant, parse_instant
 from braid.core.errors import InputError
 from braid.core.model.booking import Booking
+from braid.core.model.instants import format_instant, parse_instant
 from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.model.units import to_mbps

@@ -18,7 +18,7 @@ from rich.markup import escape
 
 from braid.cli import client_views as views
 from braid.cli.client import DEFAULT_URL, ApiError, BraidClient, UnreachableError
-from braid.cli.common import err_console
+from braid.cli.common import err_console, relative_instant
 
 T = TypeVar("T")
 ACCEPTABLE: Final = ("earliest_start", "max_bandwidth", "split")
@@ -35,7 +35,14 @@ TokenOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the server's JSON.")]
 IdArg = Annotated[str, typer.Argument(help="Reservation id, e.g. r-1a2b3c4d5e6f.")]
 Text = Annotated[str | None, typer.Option(show_default=False)]
-Instant = Annotated[str | None, typer.Option(help="ISO 8601 with offset.", show_default=False)]
+Instant = Annotated[
+    str | None,
+    typer.Option(
+        help="ISO 8601 with offset, epoch seconds, or now, now+1h, now-30m.",
+        callback=relative_instant,
+        show_default=False,
+    ),
+]
 Bandwidth = Annotated[
     str | None, typer.Option(help="Mbit/s, or with a unit: 500M, 10G.", show_default=False)
 ]

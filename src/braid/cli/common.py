@@ -38,3 +38,23 @@ def open_topology(path: Path, default_capacity: str | None) -> Topology:
         if exc.field.endswith(".capacity") and "missing" in exc.message:
             hint = "pass --default-capacity (e.g. --default-capacity 100G) for links without speed"
         fail(f"{path}: {exc}", hint)
+
+
+def relative_instant(value: str | None) -> str | None:
+    """`now`, `now+1h`, `now-30m` as an ISO 8601 instant; anything else as given."""
+    if value is None or not value.strip().lower().startswith("now"):
+        return value
+    import re
+    import time
+
+    from braid.core.model.instants import format_instant
+    from braid.core.model.units import parse_duration
+
+    found = re.fullmatch(r"\s*now\s*(?:([+-])\s*(\S+))?\s*", value.lower())
+    if found is None:
+        raise typer.BadParameter(f"{value!r}: use now, now+1h or now-30m")
+    try:
+        offset = parse_duration(found[2], "offset") if found[2] else 0
+    except InputError as exc:
+        raise typer.BadParameter(f"{value!r}: {exc.message}") from exc
+    return format_instant(int(time.time()) + (-offset if found[1] == "-" else offset))

@@ -178,7 +178,7 @@ def _print_table(
         table.add_row(
             decision["id"],
             f"[{style}]{decision['status']}[/]",
-            str(decision.get("start", "")),
+            _when(decision.get("start")),
             _end(decision),
             str(decision.get("bandwidth", decision.get("max_bandwidth", ""))),
             _answer(decision),
@@ -189,7 +189,14 @@ def _print_table(
 def _end(decision: dict[str, Any]) -> str:
     if "start" in decision and decision.get("end") is None and decision["status"] == "reserved":
         return "open"
-    return str(decision.get("end", ""))
+    return _when(decision.get("end"))
+
+
+def _when(epoch: object) -> str:
+    """An instant as a person reads it (the JSON lines keep epoch seconds)."""
+    from braid.core.model.instants import format_instant
+
+    return (format_instant(epoch) or "") if isinstance(epoch, int) else str(epoch or "")
 
 
 def _answer(decision: dict[str, Any]) -> str:
@@ -197,7 +204,8 @@ def _answer(decision: dict[str, Any]) -> str:
     for path in decision.get("paths", []):
         parts.append(f"{'-'.join(path['nodes'])} ({path['bandwidth']})")
     if "slots" in decision:
-        parts.append("slots " + ", ".join(f"[{a}, {b})" for a, b in decision["slots"]) or "none")
+        spans = ", ".join(f"[{_when(a)}, {_when(b)})" for a, b in decision["slots"])
+        parts.append("slots " + spans if spans else "slots: none")
     if decision.get("resequence"):
         parts.append(f"resequence (MDI {decision['mdi']})")
     for moved in decision.get("reallocated", []):

@@ -29,8 +29,8 @@ from braid.app.memory_store import MemoryRepository
 from braid.app.records import User
 from braid.app.results import Seen
 from braid.app.service import ReservationService
-from braid.app.timefmt import format_instant
 from braid.core.model.booking import Allocation
+from braid.core.model.instants import format_instant
 from braid.core.model.paths import Path
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.rules.changes import install_steps, removal_steps

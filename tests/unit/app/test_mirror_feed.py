@@ -19,7 +19,7 @@ from braid.app.memory_store import MemoryRepository
 from braid.app.ports import FeedNews
 from braid.app.records import Reservation, User
 from braid.app.service import ReservationService
-from braid.app.timefmt import format_instant
+from braid.core.model.instants import format_instant
 from tests.unit.app.rest_shape import rest
 
 T0 = 1_800_000_000

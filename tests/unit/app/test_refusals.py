@@ -10,7 +10,7 @@ from braid.app.errors import RejectedError
 from braid.app.memory_store import MemoryRepository
 from braid.app.records import User
 from braid.app.service import ReservationService
-from braid.app.timefmt import format_instant
+from braid.core.model.instants import format_instant
 from braid.core.planning.planner import Planner
 from tests.unit.app.rest_shape import rest
 

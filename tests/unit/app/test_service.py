@@ -11,8 +11,8 @@ from braid.app.memory_store import MemoryRepository
 from braid.app.operations import maintenance, put_topology, tick
 from braid.app.records import User
 from braid.app.service import ReservationService
-from braid.app.timefmt import format_instant
 from braid.core.errors import InputError
+from braid.core.model.instants import format_instant
 from braid.core.model.loads import capacity_lookup, peak_problems
 from tests.unit.app.rest_shape import rest
 

@@ -9,7 +9,7 @@ from braid.adapters.plan_contract import encode, paths_field
 from braid.app.records import AuditEntry
 from braid.app.requests_rest import readable_reason
 from braid.app.results import Availability, MaintenanceDone, Page, Seen
-from braid.app.timefmt import format_instant
+from braid.core.model.instants import format_instant
 from braid.core.model.units import to_mbps
 from braid.core.planning.decisions import Reserved
 from braid.core.provisioning.status import Status

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from braid.core.errors import InputError
+from braid.core.model.instants import parse_instant
 from braid.core.model.topology import Topology
-from braid.core.model.units import FOREVER, parse_bandwidth, parse_duration, parse_seconds
+from braid.core.model.units import FOREVER, parse_bandwidth, parse_duration
 
 Mode = Literal["fixed", "earliest", "max-bandwidth", "all-slots", "tenant"]
 Split = Literal["flow", "packet"]
@@ -111,7 +112,7 @@ def _node(data: Mapping[str, Any], name: str, topology: Topology) -> str:
 
 def _times(data: Mapping[str, Any], mode: Mode) -> dict[str, Any]:
     got = {
-        k: (parse_duration if k == "duration" else parse_seconds)(data[k], k)
+        k: (parse_duration if k == "duration" else parse_instant)(data[k], k)
         for k in _TIME_FIELDS
         if data.get(k) is not None
     }

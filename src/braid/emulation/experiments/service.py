@@ -29,7 +29,7 @@ from braid.app.commands import Modify
 from braid.app.provisioning.memory import MemoryProvisioningStore
 from braid.app.provisioning.provisioner import Provisioner, Wiring
 from braid.app.provisioning.runner import ProvisioningLoop
-from braid.app.timefmt import format_instant
+from braid.core.model.instants import format_instant
 from braid.emulation.options import RunOptions
 from braid.emulation.report import FloorCheck, Progress, Report, Silent, host_load_note
 from braid.emulation.session import EMULATOR, EmulationSession

@@ -16,7 +16,7 @@ from braid.app.provisioning.provisioner import Provisioner, Wiring
 from braid.app.provisioning.runner import ProvisioningLoop
 from braid.app.records import User
 from braid.app.service import ReservationService
-from braid.app.timefmt import format_instant
+from braid.core.model.instants import format_instant
 from braid.core.model.topology import topology_to_dict
 from braid.core.provisioning.status import Phase
 from braid.core.rules.model import FlowRule, Match, Output, RuleSet

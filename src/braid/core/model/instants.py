@@ -1,16 +1,28 @@
-"""ISO 8601 on the wire, integer epoch seconds inside."""
+"""Instants: integer epoch seconds inside; ISO 8601 with an offset, or epoch seconds, outside.
+
+Every way in (plan JSON lines, REST, the CLI) reads instants with
+`parse_instant`, so each accepts both forms and refuses the same mistakes
+(a time without a UTC offset, fractions of a second) with the same words.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
 from braid.core.errors import InputError
+from braid.core.model.units import parse_seconds
 
 
 def parse_instant(value: object, field: str) -> int:
-    """An ISO 8601 instant with an explicit offset ('Z' or '+02:00'), as epoch seconds."""
+    """Epoch seconds, or an ISO 8601 instant with an explicit offset ('Z' or '+02:00')."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return parse_seconds(value, field)
     if not isinstance(value, str):
-        raise InputError(field, "expected an ISO 8601 time such as 2027-01-01T10:00:00Z")
+        raise InputError(
+            field, "expected an ISO 8601 time such as 2027-01-01T10:00:00Z, or epoch seconds"
+        )
+    if value.strip().lstrip("-").isdigit():
+        return parse_seconds(value, field)
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError as exc:
