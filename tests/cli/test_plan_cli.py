@@ -106,3 +106,8 @@ def test_invalid_lines_are_counted_and_a_batch_of_nothing_valid_fails() -> None:
 def test_version() -> None:
     done = braid("--version")
     assert done.returncode == 0 and done.stdout.startswith("braid ")
+
+
+def test_shell_completion_is_offered() -> None:
+    done = braid("--show-completion", "bash")
+    assert done.returncode == 0 and "complete" in done.stdout

@@ -119,8 +119,7 @@ def _maintenance_links(topology: Topology, body: Mapping[str, Any]) -> tuple[lis
     if (link is None) == (node is None):
         raise InputError("link", "name exactly one of 'link' or 'node'")
     if link is not None:
-        if not isinstance(link, str) or link not in topology.links:
-            raise InputError("link", f"unknown link {link!r}")
+        topology.require_link(link, "link")
         return [str(link)], f"link {link}"
     topology.require_node(str(node), "node")
     return sorted({hop.link for hop in topology.hops(str(node))}), f"node {node}"

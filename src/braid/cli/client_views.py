@@ -26,8 +26,12 @@ def reservations(found: Sequence[Mapping[str, Any]]) -> Table | Text:
     for column in ("id", "state", "owner", "from → to", "bandwidth", "start", "end", "paths"):
         # Ids and states are what people copy and filter by: never break them.
         whole = column in ("id", "state", "bandwidth")
+        # The rest folds onto more lines on a narrow terminal rather than losing its end.
         table.add_column(
-            column, no_wrap=whole, justify="right" if column == "bandwidth" else "left"
+            column,
+            no_wrap=whole,
+            overflow="fold",
+            justify="right" if column == "bandwidth" else "left",
         )
     for r in found:
         table.add_row(

@@ -13,7 +13,7 @@ app = typer.Typer(
     name="braid",
     help="Guaranteed-bandwidth, multi-path, multi-domain connections for science networks.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # braid --install-completion [bash|zsh|fish]
 )
 
 

@@ -71,6 +71,15 @@ class Topology:
         if node not in self.nodes:
             raise InputError(field_name, f"unknown node {node!r}{self._did_you_mean(node)}")
 
+    def require_link(self, link: object, field_name: str) -> str:
+        if not isinstance(link, str) or link not in self.links:
+            close = difflib.get_close_matches(str(link), list(self.links), n=3, cutoff=0.75)
+            same = [k for k in self.links if k.casefold() == str(link).casefold()]
+            hint = same[:1] or close
+            suffix = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
+            raise InputError(field_name, f"unknown link {link!r}{suffix}")
+        return link
+
     def _did_you_mean(self, given: str) -> str:
         """A hint for a mistyped node: another case, a node's name (GraphML ids are
         numbers, their labels are names), or the closest ids."""

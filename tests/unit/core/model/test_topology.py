@@ -100,3 +100,19 @@ def test_an_unknown_node_comes_with_what_was_probably_meant() -> None:
         "unknown node 'Chicago'; the node named 'Chicago' has id '7'",
         "unknown node 'NOWHERE'",
     ]
+
+
+def test_an_unknown_link_comes_with_the_closest_ids() -> None:
+    topology = topology_from_dict(
+        {
+            "nodes": [{"id": "A"}, {"id": "B"}],
+            "links": [{"id": "A-B-1", "a": "A", "b": "B", "capacity": 10}],
+        }
+    )
+    assert topology.require_link("A-B-1", "link") == "A-B-1"
+    with pytest.raises(InputError) as caught:
+        topology.require_link("a-b-1", "link")
+    assert caught.value.message == "unknown link 'a-b-1'; did you mean 'A-B-1'?"
+    with pytest.raises(InputError) as caught:
+        topology.require_link(7, "link")
+    assert caught.value.field == "link"
