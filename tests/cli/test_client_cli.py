@@ -233,3 +233,22 @@ def test_the_client_follows_pages_and_stops_at_its_limit() -> None:
             assert [r["id"] for r in client.find(limit=1, state="reserved")] == made[:1]
         finally:
             client_module.PAGE = original  # type: ignore[misc]
+
+
+def test_operators_audit_take_a_link_out_and_see_the_network(server: Server) -> None:
+    made = braid("token", "create", "--user", "olga", "--role", "operator",
+                 "--database", server.database)  # fmt: skip
+    env = clean_env(BRAID_URL=server.url, BRAID_TOKEN=made.stdout.strip())
+    view = run_json(env, *booking("30G"))
+    ask = ["--mode", "earliest", "--src", "ORNL", "--dst", "NERSC", "--bandwidth", "1G"]
+    assert run_json(env, "availability", *ask, "--duration", "2h", "--not-before", "now+1h")
+    audit = run_json(env, "audit", view["id"])["entries"]
+    assert [e["action"] for e in audit] == ["created"]
+    link = view["paths"][0]["links"][0]
+    done = run_json(env, "maintenance", "--link", link, "--start", iso(0), "--end", iso(4))
+    assert [r["id"] for r in done["rerouted"]] + [f["id"] for f in done["failed"]] == [view["id"]]
+    shown = braid("maintenance", "--link", link.lower() + "x", "--start", iso(5), "--end",
+                  iso(6), env=env)  # fmt: skip
+    assert shown.returncode == 2 and "unknown link" in shown.stderr
+    network = run_json(env, "network", "show")
+    assert network["version"] == 1 and network["links"]

@@ -115,6 +115,16 @@ class BraidClient:
         entries: list[Json] = self._object("GET", path)["entries"]
         return entries
 
+    def maintenance(self, body: Mapping[str, Any]) -> Json:
+        return self._object("POST", "/v1/maintenance", json=dict(body))
+
+    def topology(self) -> Json:
+        return self._object("GET", "/v1/topology")
+
+    def replace_topology(self, data: Mapping[str, Any], *, force: bool = False) -> Json:
+        params = {"force": "true"} if force else {}
+        return self._object("PUT", "/v1/topology", json=dict(data), params=params)
+
     def availability(self, query: Mapping[str, Any]) -> Json:
         params = {k: _query_value(v) for k, v in query.items() if v is not None}
         return self._object("GET", "/v1/availability", params=params)

@@ -78,7 +78,7 @@ def reserve(
     """Reserve bandwidth; if it does not fit, show the alternatives and how to take one."""
     if accept is not None and accept not in ACCEPTABLE:
         _fail(f"--accept takes one of {', '.join(ACCEPTABLE)}, not {accept!r}")
-    body = _given(
+    body = given_fields(
         src=src, dst=dst, bandwidth=bandwidth, start=start, end=end, mode=mode,
         duration=duration, not_before=not_before, not_after=not_after, max_paths=max_paths,
         split=split, directional=directional or None, hold=hold or None,
@@ -97,8 +97,8 @@ def reserve(
     def accept_command(kind: str) -> str:
         return _command("reserve", body, url, accept=kind)
 
-    view = _call(url, token, as_json, book, accept_command=accept_command)
-    _show(view, as_json, views.reservation)
+    view = call_api(url, token, as_json, book, accept_command=accept_command)
+    show_answer(view, as_json, views.reservation)
 
 
 def list_reservations(
@@ -115,7 +115,7 @@ def list_reservations(
     as_json: JsonOpt = False,
 ) -> None:
     """List reservations by start time (yours; operators see everyone's)."""
-    found = _call(
+    found = call_api(
         url,
         token,
         as_json,
@@ -134,7 +134,9 @@ def show(
     as_json: JsonOpt = False,
 ) -> None:
     """Show one reservation: state, window, paths, shares, VLANs, recommended streams."""
-    _show(_call(url, token, as_json, lambda b: b.get(reservation_id)), as_json, views.reservation)
+    show_answer(
+        call_api(url, token, as_json, lambda b: b.get(reservation_id)), as_json, views.reservation
+    )
 
 
 def cancel(
@@ -144,8 +146,8 @@ def cancel(
     as_json: JsonOpt = False,
 ) -> None:
     """Cancel a reservation; its bandwidth is free at once."""
-    view = _call(url, token, as_json, lambda b: b.cancel(reservation_id))
-    _show(view, as_json, views.reservation)
+    view = call_api(url, token, as_json, lambda b: b.cancel(reservation_id))
+    show_answer(view, as_json, views.reservation)
 
 
 def confirm(
@@ -155,8 +157,8 @@ def confirm(
     as_json: JsonOpt = False,
 ) -> None:
     """Confirm a hold (made with --hold) before it expires."""
-    view = _call(url, token, as_json, lambda b: b.confirm(reservation_id))
-    _show(view, as_json, views.reservation)
+    view = call_api(url, token, as_json, lambda b: b.confirm(reservation_id))
+    show_answer(view, as_json, views.reservation)
 
 
 def modify(
@@ -168,11 +170,11 @@ def modify(
     as_json: JsonOpt = False,
 ) -> None:
     """Change the end and/or bandwidth; if the change does not fit, nothing changes."""
-    body = _given(end=end, bandwidth=bandwidth)
+    body = given_fields(end=end, bandwidth=bandwidth)
     if not body:
         _fail("give --end, --bandwidth, or both")
-    view = _call(url, token, as_json, lambda b: b.modify(reservation_id, body))
-    _show(view, as_json, views.reservation)
+    view = call_api(url, token, as_json, lambda b: b.modify(reservation_id, body))
+    show_answer(view, as_json, views.reservation)
 
 
 def availability(
@@ -197,24 +199,26 @@ def availability(
     as_json: JsonOpt = False,
 ) -> None:
     """Ask without booking: does it fit, when is the earliest slot, how much fits, which slots."""
-    query = _given(
+    query = given_fields(
         mode=mode, src=src, dst=dst, bandwidth=bandwidth, start=start, end=end,
         duration=duration, not_before=not_before, not_after=not_after,
         window_start=window_start, window_end=window_end, max_paths=max_paths, split=split,
         directional=directional or None,
     )  # fmt: skip
-    _show(_call(url, token, as_json, lambda b: b.availability(query)), as_json, views.answer)
+    show_answer(
+        call_api(url, token, as_json, lambda b: b.availability(query)), as_json, views.answer
+    )
 
 
 # -- shared steps ---------------------------------------------------------------------
 
 
-def _given(**fields: Any) -> dict[str, Any]:
+def given_fields(**fields: Any) -> dict[str, Any]:
     """The options the user gave: the server applies its own defaults to the rest."""
     return {k: v for k, v in fields.items() if v is not None}
 
 
-def _show(
+def show_answer(
     data: Mapping[str, Any], as_json: bool, render: Callable[[Mapping[str, Any]], Any]
 ) -> None:
     if as_json:
@@ -223,7 +227,7 @@ def _show(
         Console().print(render(data))
 
 
-def _call(
+def call_api(
     url: str,
     token: str | None,
     as_json: bool,

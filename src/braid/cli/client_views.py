@@ -134,3 +134,42 @@ def _paths(
             "—" if vlan is None else str(vlan),
         )
     return table
+
+
+def audit(entries: Sequence[Mapping[str, Any]]) -> Table | Text:
+    """Every change to a reservation: when, who, what, from which state to which."""
+    if not entries:
+        return Text("no audit entries")
+    table = Table(title=f"{len(entries)} audit entr{'y' if len(entries) == 1 else 'ies'}")
+    for column in ("at", "actor", "action", "from → to", "detail"):
+        table.add_column(column, overflow="fold")
+    for e in entries:
+        change = f"{e.get('from') or ''} → {e.get('to') or ''}" if e.get("to") else ""
+        detail = ", ".join(f"{k}={v}" for k, v in (e.get("detail") or {}).items())
+        table.add_row(str(e.get("at")), str(e.get("actor")), str(e.get("action")), change, detail)
+    return table
+
+
+def maintenance(done: Mapping[str, Any]) -> Group:
+    """A maintenance window booked, and what it moved or failed."""
+    window = done.get("maintenance") or {}
+    lines = [
+        Text(f"maintenance {window.get('id')}: {window.get('start')} → {window.get('end')}"),
+        *(
+            Text(f"rerouted {r.get('id')}: " + " | ".join("-".join(p["nodes"]) for p in r["paths"]))
+            for r in done.get("rerouted") or []
+        ),
+        *(Text(f"failed {f.get('id')}: {f.get('why')}") for f in done.get("failed") or []),
+    ]
+    return Group(*lines)
+
+
+def topology(data: Mapping[str, Any]) -> Table:
+    """The service's current topology version, in a few numbers."""
+    facts = Table(show_header=False, title=f"topology version {data.get('version')}")
+    facts.add_column("what", style="bold")
+    facts.add_column("value", justify="right")
+    facts.add_row("nodes", str(len(data.get("nodes") or [])))
+    facts.add_row("links", str(len(data.get("links") or [])))
+    facts.add_row("domains", str(len(data.get("domains") or [])))
+    return facts

@@ -57,12 +57,12 @@ def reserve(
     as_json: JsonOpt = False,
 ) -> None:
     """Negotiate a reservation across domains; all of it is booked, or nothing."""
-    body = client_cmd._given(
+    body = client_cmd.given_fields(
         src=_endpoint(src, "--src"), dst=_endpoint(dst, "--dst"), bandwidth=bandwidth,
         start=start, end=end, strategy=strategy, max_paths=max_paths,
     )  # fmt: skip
-    view = client_cmd._call(url, token, as_json, lambda b: _send(b, "POST", ROUTE, json=body))
-    client_cmd._show(view, as_json, plan)
+    view = client_cmd.call_api(url, token, as_json, lambda b: _send(b, "POST", ROUTE, json=body))
+    client_cmd.show_answer(view, as_json, plan)
 
 
 @app.command("show")
@@ -74,8 +74,8 @@ def show(
 ) -> None:
     """One multi-domain reservation: paths, per-domain amounts, VLANs, rules, trace."""
     path = f"{ROUTE}/{quote(reservation_id, safe='')}"
-    view = client_cmd._call(url, token, as_json, lambda b: _send(b, "GET", path))
-    client_cmd._show(view, as_json, plan)
+    view = client_cmd.call_api(url, token, as_json, lambda b: _send(b, "GET", path))
+    client_cmd.show_answer(view, as_json, plan)
 
 
 @app.command("list")
@@ -87,7 +87,9 @@ def list_reservations(
 ) -> None:
     """Your multi-domain reservations, newest first (operators see everyone's)."""
     params = {"limit": str(limit)}
-    found = client_cmd._call(url, token, as_json, lambda b: _send(b, "GET", ROUTE, params=params))
+    found = client_cmd.call_api(
+        url, token, as_json, lambda b: _send(b, "GET", ROUTE, params=params)
+    )
     if as_json:
         typer.echo(json.dumps(found, indent=2))
     else:

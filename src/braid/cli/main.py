@@ -50,6 +50,7 @@ def _register_the_rest() -> None:
         demo_cmd,
         emulate_cmd,
         interdomain_cmd,
+        operator_cmd,
         serve_cmd,
         sim_cmd,
         token_cmd,
@@ -75,6 +76,9 @@ def _register_the_rest() -> None:
     app.command("confirm")(client_cmd.confirm)
     app.command("cancel")(client_cmd.cancel)
     app.command("availability")(client_cmd.availability)
+    app.command("audit")(operator_cmd.audit)
+    app.command("maintenance")(operator_cmd.maintenance)
+    app.add_typer(operator_cmd.network, name="network")
     app.add_typer(interdomain_cmd.app, name="interdomain")
 
 
