@@ -42,7 +42,12 @@ def success_rate(
         float, typer.Option("--target", help="Single-domain success to calibrate to (0..1).")
     ] = 0.5,
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="Write the figure (.png, .svg or .pdf).")
+        Path | None,
+        typer.Option(
+            "--plot",
+            help="Write the figure: a 300-dpi PNG and a vector file of the same stem "
+            "(FILE.svg gives SVG, else PDF).",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
@@ -68,11 +73,12 @@ def success_rate(
     began = time.perf_counter()
     study = _run_with_progress(config, seed, workers)
     elapsed = time.perf_counter() - began
+    figures: list[Path] = []
     if plot is not None:
         from braid.studies.success_rate.plot import plot_success_rate
 
         try:
-            plot_success_rate(study, plot)
+            figures = plot_success_rate(study, plot)
         except OSError as exc:
             fail(f"--plot: cannot write {plot}: {exc.strerror or exc}")
     if as_json:
@@ -81,7 +87,7 @@ def success_rate(
         _print_tables(study, Console())
     err_console.print(
         f"[dim]{repetitions} repetitions in {elapsed:.2f} s with {workers} worker(s)"
-        + (f"; figure written to {plot}" if plot is not None else "")
+        + (f"; figure written to {' and '.join(map(str, figures))}" if figures else "")
         + "[/]"
     )
 

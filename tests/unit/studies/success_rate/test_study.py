@@ -13,6 +13,7 @@ from braid.studies.success_rate.evaluate import SIM_STRATEGIES
 from braid.studies.success_rate.plot import plot_success_rate
 from braid.studies.success_rate.study import run_success_rate
 from braid.studies.success_rate.workload import SimConfig
+from tests.unit.figure_files import png_dpi
 
 TINY = SimConfig(entries=80, requests=15, repetitions=4, calibration_requests=300)
 
@@ -47,11 +48,22 @@ def test_zero_workers_is_refused() -> None:
         run_success_rate(TINY, seed=1, workers=0)
 
 
-@pytest.mark.parametrize(("name", "magic"), [("fig.png", b"\x89PNG"), ("fig.svg", b"<?xml")])
-def test_plot_writes_the_figure(tmp_path: Path, name: str, magic: bytes) -> None:
+@pytest.mark.parametrize(
+    ("name", "vector", "magic"),
+    [
+        ("fig.png", "fig.pdf", b"%PDF"),
+        ("fig.svg", "fig.svg", b"<?xml"),
+        ("fig.pdf", "fig.pdf", b"%PDF"),
+    ],
+)
+def test_plot_writes_a_300_dpi_png_and_a_vector_file(
+    tmp_path: Path, name: str, vector: str, magic: bytes
+) -> None:
     study = run_success_rate(TINY, seed=3)
-    plot_success_rate(study, tmp_path / name)
-    assert (tmp_path / name).read_bytes().startswith(magic)
+    written = plot_success_rate(study, tmp_path / name)
+    assert written == [tmp_path / "fig.png", tmp_path / vector]
+    assert (tmp_path / vector).read_bytes().startswith(magic)
+    assert png_dpi(tmp_path / "fig.png") == pytest.approx(300, abs=0.5)
 
 
 def test_plot_refuses_unknown_formats(tmp_path: Path) -> None:
@@ -67,6 +79,7 @@ def test_command_prints_json_and_writes_the_plot(tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     assert data["seed"] == 9 and data["config"]["repetitions"] == 2
     assert figure.read_bytes().startswith(b"\x89PNG")
+    assert figure.with_suffix(".pdf").read_bytes().startswith(b"%PDF")
 
 
 def test_command_prints_tables() -> None:
