@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST := $(BIN)/pytest -n 2 -q
 
-.PHONY: demo test lint typecheck unit integration e2e coverage bench clean
+.PHONY: demo test lint typecheck unit integration readme e2e coverage bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,12 +32,17 @@ unit: $(STAMP)
 integration: $(STAMP)
 	$(PYTEST) tests/integration tests/api tests/cli
 
+# Every command line of README.md, as written, in a fresh directory (one at a
+# time: the multi-domain example's agents listen on the file's fixed ports).
+readme: $(STAMP)
+	$(BIN)/pytest -q tests/readme
+
 # Open vSwitch and Mininet (root); skipped without them, failures under CI=true.
 # One at a time: the emulations share host settings (the send buffer, bridge names).
 e2e: $(STAMP)
 	$(BIN)/pytest -q tests/e2e
 
-test: lint typecheck unit integration e2e
+test: lint typecheck unit integration readme e2e
 
 # The whole suite under coverage, child processes (agents, servers) included.
 coverage: $(STAMP)
