@@ -60,6 +60,7 @@ def test_experiment_runs_short_and_writes_its_results(experiment: str, tmp_path:
     assert (out / "results.md").read_text().startswith(f"# braid emulate {experiment}")
     for plot in PLOTS[experiment]:
         assert (out / plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (out / plot).with_suffix(".pdf").read_bytes().startswith(b"%PDF")
 
 
 @pytest.mark.usefixtures("emulation_host")

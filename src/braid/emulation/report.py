@@ -78,12 +78,22 @@ def _cell(value: Any) -> str:
 
 
 def median_trial(trials: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
-    """The trial with the median `key` (the lower middle one for an even count), noting all."""
+    """The trial with the median `key` (the lower middle one for an even count), noting all.
+
+    Every trial's `key` is kept, in run order, under `per_trial_key(key)` (the
+    plots draw their spread); `trials` says them in the Markdown table.
+    """
     ordered = sorted(trials, key=lambda t: float(t[key]))
     chosen = dict(ordered[(len(ordered) - 1) // 2])
+    chosen[per_trial_key(key)] = [float(t[key]) for t in trials]
     if len(trials) > 1:
         chosen["trials"] = " ".join(f"{float(t[key]):.1f}" for t in trials)
     return chosen
+
+
+def per_trial_key(key: str) -> str:
+    """The row key under which `median_trial` keeps every trial's `key`."""
+    return f"{key}_per_trial"
 
 
 def host_load_note() -> str:
@@ -109,9 +119,9 @@ class Silent:
 
 
 def write_report(
-    report: Report, out_dir: Path, plotters: Sequence[Callable[[Report, Path], Path]] = ()
+    report: Report, out_dir: Path, plotters: Sequence[Callable[[Report, Path], list[Path]]] = ()
 ) -> list[Path]:
-    """Write results.json, results.md and the plots into `out_dir`; return the files."""
+    """Write results.json, results.md and the plots (PNG + PDF) into `out_dir`; return the files."""
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path = out_dir / "results.json"
     json_path.write_text(json.dumps(report.as_json(), indent=2) + "\n")
@@ -119,5 +129,5 @@ def write_report(
     md_path.write_text(report.markdown())
     written = [json_path, md_path]
     for plot in plotters:
-        written.append(plot(report, out_dir))
+        written.extend(plot(report, out_dir))
     return written

@@ -116,4 +116,6 @@ def grouped_bars(
             high = [hi - y for y, (_, hi) in zip(ys, kept, strict=True)]
             ax.errorbar(xs, ys, yerr=[low, high], fmt="none", ecolor="#333333", elinewidth=0.8)
     ax.set_xticks(range(len(categories)), list(categories))
+    margin = 0.6 if len(categories) > 1 else 1.0  # one category: bars not the full width
+    ax.set_xlim(-margin, len(categories) - 1 + margin)
     ax.tick_params(axis="x", length=0)

@@ -1,4 +1,4 @@
-"""The success-rate figure (seed 000 Fig. 6c, with braid's strategies beside it)."""
+"""The success-rate figure (Chung et al. Fig. 6c, with braid's strategies beside it)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def plot_success_rate(study: SuccessRateStudy, path: Path) -> list[Path]:
             color="#777777",
             linestyle="-.",
             linewidth=1,
-            label=f"single domain, paper ({single:g} %)",
+            label=f"single domain, Chung et al. ({single:g} %)",
         )
         shown = [(PAPER_FIGURES[key], d) for key, d in PAPER_POINTS if d in rates.domains]
         if shown:
@@ -77,7 +77,7 @@ def plot_success_rate(study: SuccessRateStudy, path: Path) -> list[Path]:
                 markeredgecolor=REFERENCE,
                 markeredgewidth=1.2,
                 zorder=5,
-                label="seed 000's figures (paper):\n  "
+                label="Chung et al.'s figures:\n  "
                 + ", ".join(f"{value:g} % at {d}" for value, d in shown),
             )
         ax.set_xticks(list(rates.domains))
