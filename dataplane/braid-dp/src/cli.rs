@@ -1,0 +1,259 @@
+//! Command-line arguments: `braid-dp link ...` and `braid-dp blast ...`.
+
+use std::path::PathBuf;
+
+use serde_json::{json, Map, Value};
+
+use crate::blast::{parse_mac, BlastOptions};
+use crate::config::{ConfigPatch, DirectionConfig};
+
+pub const USAGE: &str = "\
+braid-dp: braid's data-plane elements
+
+usage:
+  braid-dp link --a IF --b IF --control SOCKET [link options]
+      forward between interfaces IF and IF (both directions) with the options
+      below; change them at run time through the Unix socket SOCKET
+      (one JSON object per line, see docs/dataplane.md)
+  braid-dp blast --interface IF --dst-mac MAC [--size BYTES] [--pps N] [--seconds S]
+      send paced raw Ethernet frames (a traffic generator for the benchmark)
+  braid-dp --help | --version
+
+link options (both directions start the same):
+  --delay-ms MS          one-way delay (default 0)
+  --jitter-ms MS         uniform jitter of +-MS, without reordering (default 0)
+  --loss-percent P       independent random loss (default 0)
+  --gilbert P,R[,BAD[,GOOD]]
+                         bursty loss: Gilbert-Elliott, percent: good->bad P,
+                         bad->good R, loss in bad BAD (100), in good GOOD (0)
+  --rate RATE            serialisation rate, e.g. 100M, 2.5G (default: none)
+  --queue-limit N        most packets held per direction (default 100000)
+  --seed N               random seed of loss and jitter (default 1)
+";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkOptions {
+    pub a: String,
+    pub b: String,
+    pub control: PathBuf,
+    pub config: DirectionConfig,
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Link(LinkOptions),
+    Blast(BlastOptions),
+    Help,
+    Version,
+}
+
+/// `--name value` and `--name=value` pairs, in order.
+fn option_pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
+    let mut pairs = Vec::new();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let name = arg
+            .strip_prefix("--")
+            .ok_or_else(|| format!("{arg}: expected an option like --name value"))?;
+        match name.split_once('=') {
+            Some((key, value)) => pairs.push((key.to_string(), value.to_string())),
+            None => {
+                let value = rest
+                    .next()
+                    .ok_or_else(|| format!("--{name}: missing its value"))?;
+                pairs.push((name.to_string(), value.clone()));
+            }
+        }
+    }
+    Ok(pairs)
+}
+
+pub fn parse_args(args: &[String]) -> Result<Command, String> {
+    match args.first().map(|s| s.as_str()) {
+        None | Some("--help") | Some("-h") | Some("help") => Ok(Command::Help),
+        Some("--version") | Some("-V") => Ok(Command::Version),
+        Some("link") => parse_link(&option_pairs(&args[1..])?).map(Command::Link),
+        Some("blast") => parse_blast(&option_pairs(&args[1..])?).map(Command::Blast),
+        Some(other) => Err(format!("{other}: unknown command (link, blast)")),
+    }
+}
+
+fn number(name: &str, value: &str) -> Result<Value, String> {
+    let x: f64 = value
+        .parse()
+        .map_err(|_| format!("--{name}: {value:?} is not a number"))?;
+    serde_json::Number::from_f64(x)
+        .map(Value::Number)
+        .ok_or_else(|| format!("--{name}: {value:?} is not a finite number"))
+}
+
+fn gilbert(value: &str) -> Result<Value, String> {
+    let parts: Vec<&str> = value.split(',').collect();
+    if !(2..=4).contains(&parts.len()) {
+        return Err(format!("--gilbert: {value:?} is not P,R[,BAD[,GOOD]]"));
+    }
+    let names = [
+        "p_percent",
+        "r_percent",
+        "bad_loss_percent",
+        "good_loss_percent",
+    ];
+    let mut object = Map::new();
+    for (name, part) in names.iter().zip(parts) {
+        object.insert(name.to_string(), number("gilbert", part)?);
+    }
+    Ok(Value::Object(object))
+}
+
+fn parse_link(pairs: &[(String, String)]) -> Result<LinkOptions, String> {
+    let (mut a, mut b, mut control, mut seed) = (None, None, None, 1u64);
+    let mut fields = Map::new();
+    for (name, value) in pairs {
+        match name.as_str() {
+            "a" => a = Some(value.clone()),
+            "b" => b = Some(value.clone()),
+            "control" => control = Some(PathBuf::from(value)),
+            "seed" => {
+                seed = value
+                    .parse()
+                    .map_err(|_| format!("--seed: {value:?} is not a whole number"))?
+            }
+            "delay-ms" => drop(fields.insert("delay_ms".into(), number(name, value)?)),
+            "jitter-ms" => drop(fields.insert("jitter_ms".into(), number(name, value)?)),
+            "loss-percent" => drop(fields.insert("loss_percent".into(), number(name, value)?)),
+            "gilbert" => drop(fields.insert("gilbert".into(), gilbert(value)?)),
+            "rate" => drop(fields.insert("rate".into(), json!(value))),
+            "queue-limit" => {
+                let limit: u64 = value
+                    .parse()
+                    .map_err(|_| format!("--queue-limit: {value:?} is not a whole number"))?;
+                fields.insert("queue_limit".into(), json!(limit));
+            }
+            other => return Err(format!("--{other}: unknown option of link")),
+        }
+    }
+    let patch = ConfigPatch::from_json(&fields).map_err(|e| format!("option {e}"))?;
+    let mut config = DirectionConfig::default();
+    patch.apply_to(&mut config);
+    Ok(LinkOptions {
+        a: a.ok_or("--a: missing (the first interface)")?,
+        b: b.ok_or("--b: missing (the second interface)")?,
+        control: control.ok_or("--control: missing (the control socket's path)")?,
+        config,
+        seed,
+    })
+}
+
+fn parse_blast(pairs: &[(String, String)]) -> Result<BlastOptions, String> {
+    let (mut interface, mut destination) = (None, None);
+    let (mut frame_len, mut pps, mut seconds) = (64usize, 0u64, 5.0f64);
+    for (name, value) in pairs {
+        let whole = || {
+            value
+                .parse::<u64>()
+                .map_err(|_| format!("--{name}: {value:?} is not a whole number"))
+        };
+        match name.as_str() {
+            "interface" => interface = Some(value.clone()),
+            "dst-mac" => {
+                destination = Some(parse_mac(value).map_err(|e| format!("--dst-mac: {e}"))?)
+            }
+            "size" => frame_len = whole()? as usize,
+            "pps" => pps = whole()?,
+            "seconds" => {
+                seconds = value
+                    .parse()
+                    .map_err(|_| format!("--seconds: {value:?} is not a number"))?
+            }
+            other => return Err(format!("--{other}: unknown option of blast")),
+        }
+    }
+    if !(22..=9216).contains(&frame_len) {
+        return Err(format!("--size: {frame_len} is outside 22 to 9216 bytes"));
+    }
+    if !(seconds > 0.0 && seconds <= 3600.0) {
+        return Err(format!("--seconds: {seconds} is outside (0, 3600]"));
+    }
+    Ok(BlastOptions {
+        interface: interface.ok_or("--interface: missing")?,
+        destination: destination.ok_or("--dst-mac: missing")?,
+        frame_len,
+        pps,
+        seconds,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn link_with_every_option() {
+        let command = parse_args(&args(
+            "link --a v0 --b=v1 --control /tmp/s --delay-ms 20 --jitter-ms 1 --loss-percent 0.5 \
+             --gilbert 1,25 --rate 100M --queue-limit 50 --seed 9",
+        ))
+        .unwrap();
+        let Command::Link(options) = command else {
+            panic!("not link")
+        };
+        assert_eq!((options.a.as_str(), options.b.as_str()), ("v0", "v1"));
+        assert_eq!(options.control, PathBuf::from("/tmp/s"));
+        assert_eq!(options.config.delay_ns, 20_000_000);
+        assert_eq!(options.config.jitter_ns, 1_000_000);
+        assert!((options.config.loss - 0.005).abs() < 1e-12);
+        assert!(options.config.bursty_loss.is_some());
+        assert_eq!(options.config.rate_bps, Some(100_000_000));
+        assert_eq!(options.config.queue_limit, 50);
+        assert_eq!(options.seed, 9);
+    }
+
+    #[test]
+    fn bad_link_options_name_themselves() {
+        let cases = [
+            ("link --b v1 --control s", "--a"),
+            ("link --a v0 --b v1 --control s --delay-ms x", "--delay-ms"),
+            (
+                "link --a v0 --b v1 --control s --delay-ms -3",
+                "option delay_ms",
+            ),
+            ("link --a v0 --b v1 --control s --colour red", "--colour"),
+            ("link --a v0 --b v1 --control s --gilbert 1", "--gilbert"),
+            ("link --a v0 --b v1 --control", "--control"),
+            ("link stray", "stray"),
+            ("route", "route"),
+        ];
+        for (line, start) in cases {
+            let error = parse_args(&args(line)).unwrap_err();
+            assert!(error.starts_with(start), "{line}: {error}");
+        }
+    }
+
+    #[test]
+    fn blast_defaults_and_checks() {
+        let command = parse_args(&args(
+            "blast --interface v0 --dst-mac 02:00:00:00:00:02 --pps 1000",
+        ))
+        .unwrap();
+        let Command::Blast(options) = command else {
+            panic!("not blast")
+        };
+        assert_eq!((options.frame_len, options.pps), (64, 1000));
+        assert!(parse_args(&args(
+            "blast --interface v0 --dst-mac 02:00:00:00:00:02 --size 8"
+        ))
+        .is_err());
+        assert!(parse_args(&args("blast --interface v0")).is_err());
+    }
+
+    #[test]
+    fn help_and_version() {
+        assert_eq!(parse_args(&[]), Ok(Command::Help));
+        assert_eq!(parse_args(&args("--version")), Ok(Command::Version));
+    }
+}

@@ -1,0 +1,304 @@
+//! AF_PACKET raw sockets bound to one interface: the only `unsafe` code.
+//!
+//! AF_PACKET works on any Linux kernel with no extra support; AF_XDP would be
+//! faster but needs XDP-capable drivers, a recent kernel and libbpf, which
+//! the machines braid runs its emulations on do not all have.
+
+use std::ffi::CString;
+use std::io;
+use std::mem;
+use std::os::unix::io::RawFd;
+
+/// Frames larger than this are cut by the kernel and counted as oversize.
+pub const MAX_FRAME: usize = 65_536;
+/// Socket buffers are raised to this so bursts wait in the kernel, not drop.
+const SOCKET_BUFFER_BYTES: libc::c_int = 32 * 1024 * 1024;
+
+/// One received frame's place in a [`RecvBatch`].
+#[derive(Debug, Clone, Copy)]
+pub struct Received {
+    pub len: usize,
+    pub truncated: bool,
+    /// The kernel's `sll_pkttype` (e.g. `PACKET_OUTGOING` for our own sends).
+    pub packet_type: u8,
+}
+
+/// Buffers for one `recvmmsg` call, reused across calls.
+pub struct RecvBatch {
+    buffers: Vec<Vec<u8>>,
+    addresses: Vec<libc::sockaddr_ll>,
+    pub received: Vec<Received>,
+}
+
+impl RecvBatch {
+    pub fn new(size: usize) -> Self {
+        RecvBatch {
+            buffers: (0..size).map(|_| vec![0u8; MAX_FRAME]).collect(),
+            // SAFETY: sockaddr_ll is plain old data; all-zero is a valid value.
+            addresses: vec![unsafe { mem::zeroed() }; size],
+            received: Vec::with_capacity(size),
+        }
+    }
+
+    pub fn frame(&self, index: usize) -> &[u8] {
+        let len = self.received[index].len.min(MAX_FRAME);
+        &self.buffers[index][..len]
+    }
+}
+
+/// A raw socket sending and receiving whole Ethernet frames on one interface.
+pub struct PacketSocket {
+    fd: RawFd,
+    pub interface: String,
+}
+
+fn check(result: libc::c_int) -> io::Result<libc::c_int> {
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(result)
+    }
+}
+
+fn interface_index(name: &str) -> io::Result<libc::c_int> {
+    let c_name = CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: c_name is a valid NUL-terminated string that outlives the call.
+    let index = unsafe { libc::if_nametoindex(c_name.as_ptr()) };
+    if index == 0 {
+        let error = io::Error::last_os_error();
+        return Err(io::Error::new(
+            error.kind(),
+            format!("interface {name}: {error}"),
+        ));
+    }
+    Ok(index as libc::c_int)
+}
+
+impl PacketSocket {
+    /// Opens a socket on `interface`, promiscuous, deaf to its own sends.
+    pub fn open(interface: &str) -> io::Result<PacketSocket> {
+        let index = interface_index(interface)?;
+        // Protocol 0 receives nothing until bind, so no frame of another
+        // interface slips in between socket() and bind().
+        // SAFETY: plain system call with constant arguments; the result is checked.
+        let fd = check(unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, 0) })?;
+        let socket = PacketSocket {
+            fd,
+            interface: interface.to_string(),
+        };
+        socket.bind(index)?;
+        socket
+            .set_option(libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, 1)
+            .ok();
+        socket.raise_buffers();
+        socket.join_promiscuous(index)?;
+        Ok(socket)
+    }
+
+    fn bind(&self, index: libc::c_int) -> io::Result<()> {
+        // SAFETY: sockaddr_ll is plain old data; all-zero is a valid value.
+        let mut address: libc::sockaddr_ll = unsafe { mem::zeroed() };
+        address.sll_family = libc::AF_PACKET as u16;
+        address.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
+        address.sll_ifindex = index;
+        let len = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+        // SAFETY: address is a valid sockaddr_ll of the given length, alive for the call.
+        let result = unsafe {
+            libc::bind(
+                self.fd,
+                &address as *const libc::sockaddr_ll as *const libc::sockaddr,
+                len,
+            )
+        };
+        check(result).map(|_| ())
+    }
+
+    fn set_option(
+        &self,
+        level: libc::c_int,
+        name: libc::c_int,
+        value: libc::c_int,
+    ) -> io::Result<()> {
+        self.set_option_struct(level, name, &value)
+    }
+
+    fn set_option_struct<T>(
+        &self,
+        level: libc::c_int,
+        name: libc::c_int,
+        value: &T,
+    ) -> io::Result<()> {
+        let len = mem::size_of::<T>() as libc::socklen_t;
+        // SAFETY: value points to a live T of exactly len bytes; the kernel only reads it.
+        let result = unsafe {
+            libc::setsockopt(
+                self.fd,
+                level,
+                name,
+                value as *const T as *const libc::c_void,
+                len,
+            )
+        };
+        check(result).map(|_| ())
+    }
+
+    fn raise_buffers(&self) {
+        // The *FORCE options pass the system limits (root); otherwise take what we get.
+        let pairs = [
+            (libc::SO_RCVBUFFORCE, libc::SO_RCVBUF),
+            (libc::SO_SNDBUFFORCE, libc::SO_SNDBUF),
+        ];
+        for (forced, plain) in pairs {
+            if self
+                .set_option(libc::SOL_SOCKET, forced, SOCKET_BUFFER_BYTES)
+                .is_err()
+            {
+                self.set_option(libc::SOL_SOCKET, plain, SOCKET_BUFFER_BYTES)
+                    .ok();
+            }
+        }
+    }
+
+    fn join_promiscuous(&self, index: libc::c_int) -> io::Result<()> {
+        // SAFETY: packet_mreq is plain old data; all-zero is a valid value.
+        let mut request: libc::packet_mreq = unsafe { mem::zeroed() };
+        request.mr_ifindex = index;
+        request.mr_type = libc::PACKET_MR_PROMISC as u16;
+        self.set_option_struct(libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &request)
+    }
+
+    /// Blocks until at least one frame arrives, then takes what is ready.
+    pub fn recv_batch(&self, batch: &mut RecvBatch) -> io::Result<usize> {
+        let count = batch.buffers.len();
+        let mut iovecs: Vec<libc::iovec> = batch
+            .buffers
+            .iter_mut()
+            .map(|buffer| libc::iovec {
+                iov_base: buffer.as_mut_ptr() as *mut libc::c_void,
+                iov_len: buffer.len(),
+            })
+            .collect();
+        // SAFETY: mmsghdr is plain old data; all-zero is a valid value.
+        let mut headers: Vec<libc::mmsghdr> = vec![unsafe { mem::zeroed() }; count];
+        for (i, header) in headers.iter_mut().enumerate() {
+            header.msg_hdr.msg_name =
+                &mut batch.addresses[i] as *mut libc::sockaddr_ll as *mut libc::c_void;
+            header.msg_hdr.msg_namelen = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+            header.msg_hdr.msg_iov = &mut iovecs[i];
+            header.msg_hdr.msg_iovlen = 1;
+        }
+        // SAFETY: every header points at a live iovec, buffer and address of the
+        // lengths given; they outlive the call and nothing else aliases them.
+        let result = unsafe {
+            libc::recvmmsg(
+                self.fd,
+                headers.as_mut_ptr(),
+                count as libc::c_uint,
+                libc::MSG_WAITFORONE,
+                std::ptr::null_mut(),
+            )
+        };
+        let received = check(result)? as usize;
+        batch.received.clear();
+        for (i, header) in headers.iter().take(received).enumerate() {
+            batch.received.push(Received {
+                len: header.msg_len as usize,
+                truncated: header.msg_hdr.msg_flags & libc::MSG_TRUNC != 0,
+                packet_type: batch.addresses[i].sll_pkttype,
+            });
+        }
+        Ok(received)
+    }
+
+    /// Sends frames in order; returns how many went out and how many failed.
+    pub fn send_batch(&self, frames: &[&[u8]]) -> (usize, usize) {
+        let (mut sent, mut failed, mut start) = (0, 0, 0);
+        while start < frames.len() {
+            match self.send_some(&frames[start..]) {
+                Ok(n) => {
+                    sent += n;
+                    start += n;
+                }
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    // The first frame of the rest failed (too big, no buffer): skip it.
+                    failed += 1;
+                    start += 1;
+                }
+            }
+        }
+        (sent, failed)
+    }
+
+    fn send_some(&self, frames: &[&[u8]]) -> io::Result<usize> {
+        let mut iovecs: Vec<libc::iovec> = frames
+            .iter()
+            .map(|frame| libc::iovec {
+                iov_base: frame.as_ptr() as *mut libc::c_void,
+                iov_len: frame.len(),
+            })
+            .collect();
+        // SAFETY: mmsghdr is plain old data; all-zero is a valid value.
+        let mut headers: Vec<libc::mmsghdr> = vec![unsafe { mem::zeroed() }; frames.len()];
+        for (header, iovec) in headers.iter_mut().zip(iovecs.iter_mut()) {
+            header.msg_hdr.msg_iov = iovec;
+            header.msg_hdr.msg_iovlen = 1;
+        }
+        // SAFETY: each header points at one live iovec over a live frame; the
+        // kernel only reads the frames (the *mut cast is what iovec requires).
+        // With no address the bound interface is used.
+        let result = unsafe {
+            libc::sendmmsg(
+                self.fd,
+                headers.as_mut_ptr(),
+                frames.len() as libc::c_uint,
+                0,
+            )
+        };
+        let sent = check(result)? as usize;
+        if sent == 0 {
+            return Err(io::Error::from(io::ErrorKind::WriteZero));
+        }
+        Ok(sent)
+    }
+
+    /// Frames the kernel dropped for this socket since the last call.
+    pub fn take_kernel_drops(&self) -> u64 {
+        // SAFETY: tpacket_stats is plain old data; all-zero is a valid value.
+        let mut stats: libc::tpacket_stats = unsafe { mem::zeroed() };
+        let mut len = mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
+        // SAFETY: stats is a live, writable tpacket_stats and len holds its size.
+        let result = unsafe {
+            libc::getsockopt(
+                self.fd,
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                &mut stats as *mut libc::tpacket_stats as *mut libc::c_void,
+                &mut len,
+            )
+        };
+        if result < 0 {
+            return 0;
+        }
+        u64::from(stats.tp_drops)
+    }
+}
+
+impl Drop for PacketSocket {
+    fn drop(&mut self) {
+        // SAFETY: we own fd and close it once; promiscuous membership ends with it.
+        unsafe {
+            libc::close(self.fd);
+        }
+    }
+}
+
+/// Lets the calling thread's sleeps end within a microsecond of their deadline
+/// (Linux otherwise adds up to 50 µs of slack to group wake-ups).
+pub fn tighten_timer_slack() {
+    // SAFETY: PR_SET_TIMERSLACK takes one integer argument and touches only
+    // the calling thread's scheduling attribute.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1_000 as libc::c_ulong, 0, 0, 0);
+    }
+}
