@@ -18,7 +18,7 @@ from rich.markup import escape
 
 from braid.cli import client_views as views
 from braid.cli.client import DEFAULT_URL, ApiError, BraidClient, UnreachableError
-from braid.cli.common import err_console, relative_instant
+from braid.cli.common import err_console, fail, relative_instant
 
 T = TypeVar("T")
 ACCEPTABLE: Final = ("earliest_start", "max_bandwidth", "split")
@@ -77,7 +77,7 @@ def reserve(
 ) -> None:
     """Reserve bandwidth; if it does not fit, show the alternatives and how to take one."""
     if accept is not None and accept not in ACCEPTABLE:
-        _fail(f"--accept takes one of {', '.join(ACCEPTABLE)}, not {accept!r}")
+        fail(f"--accept takes one of {', '.join(ACCEPTABLE)}, not {accept!r}")
     body = given_fields(
         src=src, dst=dst, bandwidth=bandwidth, start=start, end=end, mode=mode,
         duration=duration, not_before=not_before, not_after=not_after, max_paths=max_paths,
@@ -172,7 +172,7 @@ def modify(
     """Change the end and/or bandwidth; if the change does not fit, nothing changes."""
     body = given_fields(end=end, bandwidth=bandwidth)
     if not body:
-        _fail("give --end, --bandwidth, or both")
+        fail("give --end, --bandwidth, or both")
     view = call_api(url, token, as_json, lambda b: b.modify(reservation_id, body))
     show_answer(view, as_json, views.reservation)
 
@@ -253,7 +253,7 @@ def _report(exc: ApiError, as_json: bool, accept_command: Callable[[str], str] |
     if as_json:
         typer.echo(json.dumps({"status": exc.status, "error": exc.error}, indent=2))
     if exc.status == 401:
-        _fail(
+        fail(
             exc.message,
             "set BRAID_TOKEN (braid token create --user NAME --role user), or pass --token",
         )
@@ -293,10 +293,3 @@ def _command(name: str, body: Mapping[str, Any], url: str, **extra: str) -> str:
     if url != os.environ.get("BRAID_URL", DEFAULT_URL):
         words += ["--url", url]
     return shlex.join(words)
-
-
-def _fail(message: str, hint: str = "") -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {escape(message)}")
-    if hint:
-        err_console.print(f"[dim]{escape(hint)}[/]")
-    raise typer.Exit(2)

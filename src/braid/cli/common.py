@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from braid.core.errors import InputError
 from braid.core.model.topology import Topology
@@ -16,10 +18,19 @@ err_console = Console(stderr=True)
 
 
 def fail(message: str, hint: str = "") -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}")
+    err_console.print(f"[bold red]error:[/] {escape(message)}")
     if hint:
-        err_console.print(f"[dim]{hint}[/]")
+        err_console.print(f"[dim]{escape(hint)}[/]")
     raise typer.Exit(2)
+
+
+def require_module(module: str, extra: str, option: str) -> None:
+    """Fail with the install command when an optional dependency is missing."""
+    if importlib.util.find_spec(module) is None:
+        fail(
+            f"{option} needs the Python package {module!r}, which is not installed",
+            f"install braid with it: pip install 'braid[{extra}]'",
+        )
 
 
 def open_topology(path: Path, default_capacity: str | None) -> Topology:

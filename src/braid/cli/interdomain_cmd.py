@@ -21,6 +21,7 @@ from braid.cli import client_cmd
 from braid.cli.client import DEFAULT_URL, BraidClient, Json
 from braid.cli.client_cmd import Bandwidth, IdArg, Instant, JsonOpt, MaxPaths, TokenOpt, UrlOpt
 from braid.cli.client_views import bandwidth as show_bandwidth
+from braid.cli.common import fail
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -113,11 +114,11 @@ def started_interdomain(
     try:
         chosen = check_strategy(strategy) or "partial-offers"
     except BraidError as exc:
-        client_cmd._fail(f"--interdomain-strategy: {exc}")
+        fail(f"--interdomain-strategy: {exc}")
     try:
         return open_interdomain(domains, negotiation_db, config=OrchestratorConfig(chosen))
     except BraidError as exc:
-        client_cmd._fail(f"--domains: {exc}")
+        fail(f"--domains: {exc}")
 
 
 def _send(braid: BraidClient, method: str, path: str, **kwargs: Any) -> Json:
@@ -130,7 +131,7 @@ def _endpoint(value: str | None, option: str) -> dict[str, str] | None:
         return None
     domain, sep, point = value.partition(":")
     if not sep or not domain or not point:
-        client_cmd._fail(f"{option} takes DOMAIN:POINT, e.g. site-a:a-dtn, not {value!r}")
+        fail(f"{option} takes DOMAIN:POINT, e.g. site-a:a-dtn, not {value!r}")
     return {"domain": domain, "point": point}
 
 

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from braid.cli.common import err_console, fail
+from braid.cli.common import err_console, fail, require_module
 from braid.core.errors import InputError
 from braid.studies.success_rate.evaluate import PAPER_STRATEGIES
 from braid.studies.success_rate.sim import PAPER_FIGURES
@@ -70,6 +70,8 @@ def success_rate(
         fail(f"--plot: {plot.name} must end in .png, .svg or .pdf")
     if plot is not None and not plot.parent.is_dir():
         fail(f"--plot: directory {plot.parent} does not exist")
+    if plot is not None:
+        require_module("matplotlib", "plot", "--plot")
     began = time.perf_counter()
     study = _run_with_progress(config, seed, workers)
     elapsed = time.perf_counter() - began

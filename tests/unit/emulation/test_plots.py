@@ -120,6 +120,7 @@ def test_the_median_trial_keeps_every_trial_for_the_plots() -> None:
 def test_importing_the_cli_and_the_plot_modules_loads_no_matplotlib() -> None:
     modules = (
         "braid.cli.main",
+        "braid.bootstrap.serve",
         "braid.emulation.plots",
         "braid.studies.success_rate.plot",
         "braid.studies.success_rate.study",

@@ -58,7 +58,14 @@ def missing_prerequisites(*, need_root: bool = True) -> list[Missing]:
         found.append(
             Missing(
                 "Python package 'mininet' not importable from this interpreter",
-                "pip install mininet (into braid's virtualenv), plus apt-get install mininet",
+                "pip install 'braid[emulate]' (into braid's virtualenv), plus apt-get install mininet",
+            )
+        )
+    if importlib.util.find_spec("matplotlib") is None:
+        found.append(
+            Missing(
+                "Python package 'matplotlib' not importable (the experiments' figures)",
+                "pip install 'braid[emulate]' (or 'braid[plot]')",
             )
         )
     if shutil.which("tc") and shutil.which("ip"):
