@@ -1,4 +1,4 @@
-"""The local HTTP/JSON API of `braid controller` (loopback only by default).
+"""The local HTTP/JSON API of `braid controller`, on the web stack of `braid serve`.
 
     GET  /v1/switches   -> {"switches": [{"dpid": 1, "switch": "s1"}]}   connected switches
     POST /v1/apply      <- a rule set -> {"installed": true}  (202 + false: switch not connected,
@@ -8,25 +8,32 @@
     POST /v1/reconcile  -> {"reports": [{"switch", "added", "deleted"}]}
 
 Errors are JSON `{"error": "..."}`: 400 for a bad rule set (naming the
-field), 502 when a switch refuses or does not answer.
+field), 404 for an unknown resource, 502 when a switch refuses or does not
+answer. The server listens on HOST:PORT (loopback by default) or on a Unix
+socket (`unix:PATH`), which keeps the API to whoever may open the file.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import socketserver
+import threading
+import time
 from collections.abc import Callable
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
+
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from braid.adapters.southbound.codec import rule_set_from_json, rule_set_to_json
 from braid.adapters.southbound.driver import ReconcileReport, SouthboundError
 from braid.core.errors import InputError
 from braid.core.rules.model import RuleSet
 
-__all__ = ["ControllerBackend", "make_server"]
+__all__ = ["ApiServer", "ControllerBackend", "controller_api", "make_server"]
 
 MAX_BODY = 16 * 1024 * 1024
 
@@ -47,107 +54,123 @@ def _report_json(report: ReconcileReport) -> dict[str, Any]:
     }
 
 
-def _read_rule_set(handler: BaseHTTPRequestHandler) -> RuleSet:
-    length = int(handler.headers.get("Content-Length") or 0)
-    if length > MAX_BODY:
+async def _rule_set(request: Request) -> RuleSet:
+    # Read by hand rather than as a pydantic model: the codec's errors name
+    # the rule set's own fields (rule_set.flows[2].match...), as clients expect.
+    body = await request.body()
+    if len(body) > MAX_BODY:
         raise InputError("body", f"larger than {MAX_BODY} bytes")
     try:
-        body = json.loads(handler.rfile.read(length) or b"null")
+        return rule_set_from_json(json.loads(body or b"null"))
     except json.JSONDecodeError as exc:
         raise InputError("body", f"not JSON: {exc}") from exc
-    return rule_set_from_json(body)
 
 
-Reply = tuple[HTTPStatus, dict[str, Any]]
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
 
 
-def _switches(backend: ControllerBackend, _: BaseHTTPRequestHandler) -> Reply:
-    listed = [{"dpid": d, "switch": n} for d, n in backend.connected().items()]
-    return HTTPStatus.OK, {"switches": listed}
+def _install_error_shape(api: FastAPI) -> None:
+    async def bad_input(_: Request, exc: Exception) -> JSONResponse:
+        return _error(400, str(exc))
+
+    async def switch_failed(_: Request, exc: Exception) -> JSONResponse:
+        return _error(502, str(exc))
+
+    async def http_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code == 404:
+            return _error(404, f"no such resource {request.method} {request.url.path}")
+        return _error(exc.status_code, str(exc.detail))
+
+    async def crashed(_: Request, exc: Exception) -> JSONResponse:
+        return _error(500, repr(exc))  # a bug must still answer, or the client waits forever
+
+    api.add_exception_handler(InputError, bad_input)
+    api.add_exception_handler(SouthboundError, switch_failed)
+    api.add_exception_handler(StarletteHTTPException, http_error)
+    api.add_exception_handler(Exception, crashed)
 
 
-def _dump(backend: ControllerBackend, _: BaseHTTPRequestHandler) -> Reply:
-    return HTTPStatus.OK, {"rule_sets": [rule_set_to_json(r) for r in backend.dump()]}
+def controller_api(backend: ControllerBackend) -> FastAPI:
+    """The controller's routes over `backend` (the os-ken app, or a fake in tests)."""
+    api = FastAPI(title="braid controller", docs_url=None, redoc_url=None, openapi_url=None)
+    _install_error_shape(api)
+
+    @api.get("/v1/switches")
+    def switches() -> dict[str, Any]:
+        listed = [{"dpid": d, "switch": n} for d, n in backend.connected().items()]
+        return {"switches": listed}
+
+    @api.get("/v1/dump")
+    def dump() -> dict[str, Any]:
+        return {"rule_sets": [rule_set_to_json(r) for r in backend.dump()]}
+
+    @api.post("/v1/reconcile")
+    def reconcile() -> dict[str, Any]:
+        return {"reports": [_report_json(r) for r in backend.reconcile()]}
+
+    @api.post("/v1/apply")
+    async def apply(request: Request) -> JSONResponse:
+        rule_set = await _rule_set(request)
+        done = await _in_thread(backend.apply, rule_set)
+        return JSONResponse({"installed": done}, status_code=200 if done else 202)
+
+    @api.post("/v1/remove")
+    async def remove(request: Request) -> JSONResponse:
+        rule_set = await _rule_set(request)
+        done = await _in_thread(backend.remove, rule_set)
+        return JSONResponse({"removed": done}, status_code=200 if done else 202)
+
+    return api
 
 
-def _reconcile(backend: ControllerBackend, _: BaseHTTPRequestHandler) -> Reply:
-    return HTTPStatus.OK, {"reports": [_report_json(r) for r in backend.reconcile()]}
+async def _in_thread(change: Callable[[RuleSet], bool], rule_set: RuleSet) -> bool:
+    # The backend waits for the switch's barrier reply: keep the event loop free.
+    return await run_in_threadpool(change, rule_set)
 
 
-def _apply(backend: ControllerBackend, handler: BaseHTTPRequestHandler) -> Reply:
-    done = backend.apply(_read_rule_set(handler))
-    return (HTTPStatus.OK if done else HTTPStatus.ACCEPTED), {"installed": done}
+class ApiServer:
+    """The API served by uvicorn on a thread of its own (the process's main loop is os-ken's)."""
 
+    def __init__(self, backend: ControllerBackend, address: str) -> None:
+        self.address = address
+        self._server = uvicorn.Server(_config(controller_api(backend), address))
+        self._thread = threading.Thread(target=self._serve, name="braid-api", daemon=True)
+        self._failure: BaseException | None = None
 
-def _remove(backend: ControllerBackend, handler: BaseHTTPRequestHandler) -> Reply:
-    done = backend.remove(_read_rule_set(handler))
-    return (HTTPStatus.OK if done else HTTPStatus.ACCEPTED), {"removed": done}
-
-
-_ROUTES: dict[tuple[str, str], Callable[[ControllerBackend, BaseHTTPRequestHandler], Reply]] = {
-    ("GET", "/v1/switches"): _switches,
-    ("GET", "/v1/dump"): _dump,
-    ("POST", "/v1/reconcile"): _reconcile,
-    ("POST", "/v1/apply"): _apply,
-    ("POST", "/v1/remove"): _remove,
-}
-
-
-class _Handler(BaseHTTPRequestHandler):
-    backend: ControllerBackend
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # requests are frequent; errors are reported in the replies
-
-    def address_string(self) -> str:
-        return str(self.client_address or "local")
-
-    def do_GET(self) -> None:
-        self._route("GET")
-
-    def do_POST(self) -> None:
-        self._route("POST")
-
-    def _route(self, method: str) -> None:
-        route = _ROUTES.get((method, self.path))
-        if route is None:
-            self._send(HTTPStatus.NOT_FOUND, {"error": f"no such resource {method} {self.path}"})
-            return
+    def _serve(self) -> None:
         try:
-            status, payload = route(self.backend, self)
-        except InputError as exc:
-            status, payload = HTTPStatus.BAD_REQUEST, {"error": str(exc)}
-        except SouthboundError as exc:
-            status, payload = HTTPStatus.BAD_GATEWAY, {"error": str(exc)}
-        except Exception as exc:  # a bug must still answer, or the client waits forever
-            status, payload = HTTPStatus.INTERNAL_SERVER_ERROR, {"error": repr(exc)}
-        self._send(status, payload)
+            self._server.run()
+        except BaseException as exc:  # reported by start(), on the caller's thread
+            self._failure = exc
 
-    def _send(self, status: HTTPStatus, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    def start(self, timeout: float = 10.0) -> None:
+        """Serve, and return once the socket accepts connections."""
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                reason = f": {self._failure}" if self._failure else ""
+                raise OSError(f"controller API could not listen on {self.address}{reason}")
+            time.sleep(0.01)
 
-
-class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10.0)
 
 
-def make_server(backend: ControllerBackend, address: str) -> socketserver.BaseServer:
-    """An HTTP server (not yet serving) on HOST:PORT or unix:PATH, handing requests to `backend`.
-
-    A Unix socket keeps the API to whoever may open the file.
-    """
-    handler = type("BraidApiHandler", (_Handler,), {"backend": backend})
+def _config(api: FastAPI, address: str) -> uvicorn.Config:
+    quiet: dict[str, Any] = {"log_level": "warning", "access_log": False, "lifespan": "off"}
     if address.startswith("unix:"):
         path = address[len("unix:") :]
         if os.path.exists(path):
             os.unlink(path)  # a stale socket from a previous run
-        return _UnixHTTPServer(path, handler)
+        return uvicorn.Config(api, uds=path, **quiet)
     host, _, port = address.rpartition(":")
-    server = ThreadingHTTPServer((host or "127.0.0.1", int(port)), handler)
-    server.daemon_threads = True
-    return server
+    return uvicorn.Config(api, host=host or "127.0.0.1", port=int(port), **quiet)
+
+
+def make_server(backend: ControllerBackend, address: str) -> ApiServer:
+    """The API on HOST:PORT or unix:PATH over `backend`, not yet serving (call `start`)."""
+    return ApiServer(backend, address)

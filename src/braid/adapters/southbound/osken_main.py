@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -72,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     services = manager.instantiate_apps(**manager.create_contexts())
     app = next(a for a in manager.applications.values() if a.__module__ == APP_MODULE)
     server = make_server(app, args.api)
-    threading.Thread(target=server.serve_forever, name="braid-api", daemon=True).start()
+    server.start()
     print(
         f"braid controller: OpenFlow on {of_host}:{of_port}, API on {args.api}",
         flush=True,
@@ -80,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         hub.joinall(services)
     finally:
-        server.shutdown()
+        server.stop()
         manager.close()
 
 

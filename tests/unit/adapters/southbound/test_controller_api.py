@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import threading
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,12 +74,10 @@ def backend() -> FakeBackend:
 def client(backend: FakeBackend, tmp_path: Path) -> Iterator[ControllerDriver]:
     address = f"unix:{tmp_path}/api.sock"
     server = make_server(backend, address)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server.start()
     with ControllerDriver(address) as driver:
         yield driver
-    server.shutdown()
-    server.server_close()
+    server.stop()
 
 
 def test_the_client_meets_the_protocol(client: ControllerDriver) -> None:
@@ -138,3 +136,13 @@ def test_an_unreachable_controller_is_a_southbound_error(tmp_path: Path) -> None
 def test_bad_rule_sets_are_input_errors(client: ControllerDriver) -> None:
     with pytest.raises(InputError):
         client._check(client._client.post("/v1/apply", content=b"{"), "s1")
+
+
+def test_a_port_already_taken_is_a_clear_error(backend: FakeBackend) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        server = make_server(backend, f"127.0.0.1:{port}")
+        with pytest.raises(OSError, match=f"could not listen on 127.0.0.1:{port}"):
+            server.start()
