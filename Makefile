@@ -4,14 +4,24 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST := $(BIN)/pytest -n 2 -q
+CARGO ?= cargo
+# braid's data plane (Rust): built with the set-up, rebuilt when its sources change.
+BRAID_DP := dataplane/target/release/braid-dp
+DATAPLANE_SOURCES := $(wildcard dataplane/Cargo.toml dataplane/Cargo.lock dataplane/*/Cargo.toml dataplane/*/src/*.rs)
 
-.PHONY: demo test lint typecheck unit integration readme e2e coverage bench clean
+.PHONY: demo test lint typecheck dataplane unit integration readme e2e coverage bench clean
 
-$(STAMP): pyproject.toml
+# Order-only: a new braid-dp does not reinstall the Python side, but every
+# target that needs the set-up first rebuilds braid-dp if its sources changed.
+$(STAMP): pyproject.toml | $(BRAID_DP)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+$(BRAID_DP): $(DATAPLANE_SOURCES)
+	cd dataplane && $(CARGO) build --release --locked
+	touch $@
 
 demo: $(STAMP)
 	$(BIN)/braid demo
@@ -23,6 +33,12 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+
+# braid-dp's own checks: format, lints (warnings are errors), unit tests.
+dataplane: $(STAMP)
+	cd dataplane && $(CARGO) fmt --check
+	cd dataplane && $(CARGO) clippy --locked --all-targets -- -D warnings
+	cd dataplane && $(CARGO) test --locked
 
 # Seconds: the pure core, the services over fakes, the adapters' own logic.
 unit: $(STAMP)
@@ -42,7 +58,7 @@ readme: $(STAMP)
 e2e: $(STAMP)
 	$(BIN)/pytest -q tests/e2e
 
-test: lint typecheck unit integration readme e2e
+test: lint typecheck dataplane unit integration readme e2e
 
 # The whole suite under coverage, child processes (agents, servers) included.
 coverage: $(STAMP)

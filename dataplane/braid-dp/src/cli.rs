@@ -199,8 +199,9 @@ mod tests {
              --gilbert 1,25 --rate 100M --queue-limit 50 --seed 9",
         ))
         .unwrap();
-        let Command::Link(options) = command else {
-            panic!("not link")
+        let options = match command {
+            Command::Link(options) => options,
+            other => panic!("not link: {other:?}"),
         };
         assert_eq!((options.a.as_str(), options.b.as_str()), ("v0", "v1"));
         assert_eq!(options.control, PathBuf::from("/tmp/s"));
@@ -240,8 +241,9 @@ mod tests {
             "blast --interface v0 --dst-mac 02:00:00:00:00:02 --pps 1000",
         ))
         .unwrap();
-        let Command::Blast(options) = command else {
-            panic!("not blast")
+        let options = match command {
+            Command::Blast(options) => options,
+            other => panic!("not blast: {other:?}"),
         };
         assert_eq!((options.frame_len, options.pps), (64, 1000));
         assert!(parse_args(&args(
