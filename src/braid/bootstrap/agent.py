@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,9 +11,12 @@ from typing import Any
 from braid.adapters.domain_files import load_multidomain
 from braid.adapters.negotiation.hold_store import SqliteHoldStore
 from braid.adapters.rpc.channels import TlsFiles, start_server
+from braid.adapters.rpc.decision_client import GrpcDecisionSource
 from braid.adapters.rpc.faults import servicer_for
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 from braid.app.agent.service import AgentService
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -22,11 +26,13 @@ class AgentHandle:
     port: int
     _stop: threading.Event
     _sweeper: threading.Thread
+    _decisions: GrpcDecisionSource
 
     def stop(self, grace: float = 1.0) -> None:
         self._stop.set()
         self.server.stop(grace).wait()
         self._sweeper.join(timeout=5)
+        self._decisions.close()
         self.service.store.close()
 
 
@@ -46,8 +52,13 @@ def start_agent(
     address = listen or spec.agent
     if not address:
         raise ValueError(f"--listen: domain {domain} has no agent address in {topology}")
+    decisions = GrpcDecisionSource(tls=tls)
     service = AgentService(
-        domains, domain, SqliteHoldStore(store), max_hold_seconds=max_hold_seconds
+        domains,
+        domain,
+        SqliteHoldStore(store),
+        max_hold_seconds=max_hold_seconds,
+        decisions=decisions,
     )
     server, port = start_server(
         [(pb_grpc.add_DomainAgentServicer_to_server, servicer_for(service))],
@@ -57,10 +68,17 @@ def start_agent(
     )
     stop = threading.Event()
 
-    def sweep() -> None:
-        while not stop.wait(sweep_seconds):
-            service.sweep()
+    def ask() -> None:
+        # At once (holds restored from the store may have been decided meanwhile),
+        # then every `sweep_seconds` for prepared holds past their hold time.
+        while True:
+            try:
+                service.resolve_overdue()
+            except Exception:  # keep asking later; a dead thread would strand holds
+                log.exception("asking coordinators for decisions failed")
+            if stop.wait(sweep_seconds):
+                return
 
-    sweeper = threading.Thread(target=sweep, name=f"braid-agent-{domain}-expiry", daemon=True)
+    sweeper = threading.Thread(target=ask, name=f"braid-agent-{domain}-decisions", daemon=True)
     sweeper.start()
-    return AgentHandle(service, server, port, stop, sweeper)
+    return AgentHandle(service, server, port, stop, sweeper, decisions)

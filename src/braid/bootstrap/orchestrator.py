@@ -44,6 +44,14 @@ class NegotiationRuntime:
     server: Any = None
     port: int = 0
 
+    @property
+    def coordinator(self) -> str:
+        return self._pool.coordinator
+
+    @coordinator.setter
+    def coordinator(self, address: str) -> None:
+        self._pool.coordinator = address
+
     def close(self) -> None:
         if self.server is not None:
             self.server.stop(1.0).wait()
@@ -111,7 +119,11 @@ def _record_recovered(log: SqliteDecisionLog, tx: Transaction) -> None:
 
 
 def serve_orchestrator(
-    runtime: NegotiationRuntime, listen: str, *, tls: TlsFiles | None = None
+    runtime: NegotiationRuntime,
+    listen: str,
+    *,
+    tls: TlsFiles | None = None,
+    advertise: str = "",
 ) -> NegotiationRuntime:
     """Also expose the orchestrator over gRPC (the Orchestrator service)."""
     from braid.adapters.rpc.orchestrator_servicer import OrchestratorServicer
@@ -121,6 +133,9 @@ def serve_orchestrator(
     runtime.server, runtime.port = start_server(
         [(pb_grpc.add_OrchestratorServicer_to_server, servicer)], listen, tls=tls, workers=8
     )
+    # Agents ask here for decisions they missed; every Prep from now on says where.
+    host = (advertise or listen).rpartition(":")[0]
+    runtime.coordinator = advertise or f"{host}:{runtime.port}"
     return runtime
 
 

@@ -130,6 +130,13 @@ def orchestrator(
             help="How long a batch may wait for other negotiations' messages (0: never).",
         ),
     ] = 4.0,
+    advertise: Annotated[
+        str | None,
+        typer.Option(
+            "--advertise",
+            help="host:port agents use to ask for decisions (default: the --listen address).",
+        ),
+    ] = None,
     tls_cert: CertOpt = None,
     tls_key: KeyOpt = None,
     tls_ca: CaOpt = None,
@@ -155,7 +162,7 @@ def orchestrator(
             batch=batch,
             linger=linger_ms / 1000,
         )
-        serve_orchestrator(runtime, listen, tls=tls)
+        serve_orchestrator(runtime, listen, tls=tls, advertise=advertise or "")
     except (BraidError, OSError, ValueError) as exc:
         fail(str(exc))
     typer.echo(

@@ -67,15 +67,25 @@ def test_commit_and_abort_repeated_or_reordered_change_nothing(cluster: LocalClu
     assert_ledgers_agree(cluster, [], {"tx-a": frozenset({"w1"})})
 
 
-def test_a_hold_nobody_finishes_expires(cluster: LocalCluster) -> None:
+def test_a_prepared_hold_waits_for_its_coordinator_past_its_hold_time(
+    cluster: LocalCluster,
+) -> None:
+    """A yes vote is never forgotten alone: with nobody to ask, the hold stays prepared;
+    with a coordinator to ask, that coordinator's answer (here: unknown, so presumed
+    abort) frees it."""
     w1 = cluster.agent("w1")
     assert w1.Prepare(prep_message("tx-e", hold_seconds=1), timeout=5).yes
+    coordinator = f"127.0.0.1:{cluster.ports['orchestrator']}"
+    asked = prep_message("tx-f", hold_seconds=1, coordinator=coordinator)
+    assert w1.Prepare(asked, timeout=5).yes
     time.sleep(2.5)
-    report = w1.Status(pb.StatusQuery(transaction_id="tx-e"), timeout=5)
-    assert report.transactions[0].state == pb.HOLD_STATE_EXPIRED
-    _, error = rejected(lambda: w1.CommitHold(pb.Commit(transaction_id="tx-e", token=TOKEN)))
+    report = w1.Status(pb.StatusQuery(), timeout=5)
+    found = {t.transaction_id: t.state for t in report.transactions}
+    assert found == {"tx-e": pb.HOLD_STATE_HELD, "tx-f": pb.HOLD_STATE_ABORTED}
+    _, error = rejected(lambda: w1.CommitHold(pb.Commit(transaction_id="tx-f", token=TOKEN)))
     assert error == "ERROR_CODE_CONFLICT"
-    assert_ledgers_agree(cluster, [])
+    assert w1.CommitHold(pb.Commit(transaction_id="tx-e", token=TOKEN)).changed
+    assert_ledgers_agree(cluster, [], {"tx-e": frozenset({"w1"})})
 
 
 def _past() -> pb.Window:

@@ -87,6 +87,9 @@ class FakePool:
     def abort(self, domain: str, tx: str, token: str) -> Done:
         return self._run(domain, lambda s: s.abort(tx, token)[0].state.value)
 
+    def release(self, domain: str, tx: str, token: str) -> Done:
+        return self._run(domain, lambda s: s.release(tx, token)[0].state.value)
+
 
 @pytest.fixture
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], Any]]:

@@ -78,6 +78,7 @@ def _row(hold: Hold) -> tuple[Any, ...]:
             for allocations in hold.allocations
         ],
         "vlans": [[v.link, v.vlan, v.path_index] for v in hold.vlans],
+        "coordinator": hold.coordinator,
     }
     return (
         hold.transaction,
@@ -108,4 +109,5 @@ def _hold(row: tuple[Any, ...]) -> Hold:
             for allocations in body["allocations"]
         ),
         vlans=tuple(VlanPick(*v) for v in body["vlans"]),
+        coordinator=str(body.get("coordinator", "")),
     )

@@ -22,6 +22,7 @@ _ITEM_OF = {
     "Prepare": "prep",
     "CommitHold": "commit",
     "AbortHold": "abort",
+    "ReleaseHold": "release",
 }
 
 
@@ -96,6 +97,9 @@ class GrpcAgentPool:
         linger: float = 0.004,
     ) -> None:
         self.timeout = timeout
+        # This orchestrator's address for decision questions (Orchestrator.Decide),
+        # sent with every Prep; set once its server listens.
+        self.coordinator = ""
         self.parallel = parallel
         self._channels = {d: open_channel(a, tls=tls) for d, a in addresses.items()}
         self._stubs = {d: pb_grpc.DomainAgentStub(c) for d, c in self._channels.items()}
@@ -184,6 +188,7 @@ class GrpcAgentPool:
             ],
             hold_seconds=hold_seconds,
             directional=not symmetric,
+            coordinator=self.coordinator,
         )
         return self._call(domain, "Prepare", request, _prep_reply)
 
@@ -194,6 +199,10 @@ class GrpcAgentPool:
     def abort(self, domain: str, transaction: str, token: str) -> Any:
         request = pb.Abort(transaction_id=transaction, token=token)
         return self._call(domain, "AbortHold", request, lambda r: pb.HoldState.Name(r.state))
+
+    def release(self, domain: str, transaction: str, token: str) -> Any:
+        request = pb.Release(transaction_id=transaction, token=token)
+        return self._call(domain, "ReleaseHold", request, lambda r: pb.HoldState.Name(r.state))
 
 
 def _prep_reply(reply: Any) -> PrepReply:

@@ -18,6 +18,7 @@ from braid.app.agent.service import (
     OffersCall,
     Outcome,
     PrepCall,
+    ReleaseCall,
     Vote,
 )
 from braid.core.errors import InputError
@@ -42,6 +43,7 @@ STATE_OF = {
     HoldState.COMMITTED: pb.HOLD_STATE_COMMITTED,
     HoldState.ABORTED: pb.HOLD_STATE_ABORTED,
     HoldState.EXPIRED: pb.HOLD_STATE_EXPIRED,
+    HoldState.RELEASED: pb.HOLD_STATE_RELEASED,
 }
 
 
@@ -89,6 +91,11 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
 
     def AbortHold(self, request: pb.Abort, context: Any) -> pb.Ack:  # noqa: N802
         call = AbortCall(request.transaction_id, request.token)
+        answer = _answer(context, lambda: self.service.exchange([call])[0].value())
+        return ack(*cast(tuple[Hold, bool], answer))
+
+    def ReleaseHold(self, request: pb.Release, context: Any) -> pb.Ack:  # noqa: N802
+        call = ReleaseCall(request.transaction_id, request.token)
         answer = _answer(context, lambda: self.service.exchange([call])[0].value())
         return ack(*cast(tuple[Hold, bool], answer))
 
@@ -172,7 +179,15 @@ def prep_call(r: pb.ReservationPrep) -> PrepCall:
         SegmentAsk(s.span.entry, s.span.exit, s.bandwidth_bps, s.path_index) for s in r.segments
     )
     window = (r.window.start, r.window.end)
-    return PrepCall(r.transaction_id, r.token, window, segments, r.hold_seconds, not r.directional)
+    return PrepCall(
+        r.transaction_id,
+        r.token,
+        window,
+        segments,
+        r.hold_seconds,
+        not r.directional,
+        r.coordinator,
+    )
 
 
 def call_of(item: pb.AgentMessage) -> AgentCall | AgentError:
@@ -186,6 +201,8 @@ def call_of(item: pb.AgentMessage) -> AgentCall | AgentError:
         return CommitCall(item.commit.transaction_id, item.commit.token)
     if kind == "abort":
         return AbortCall(item.abort.transaction_id, item.abort.token)
+    if kind == "release":
+        return ReleaseCall(item.release.transaction_id, item.release.token)
     return AgentError("MALFORMED", "items", "an item carries no message")
 
 

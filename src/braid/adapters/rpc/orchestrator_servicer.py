@@ -10,7 +10,7 @@ from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
-from braid.core.errors import InputError
+from braid.core.errors import BraidError, InputError
 from braid.core.negotiation.strategies import Strategy
 
 STRATEGY_OF: dict[int, Strategy | None] = {
@@ -18,6 +18,12 @@ STRATEGY_OF: dict[int, Strategy | None] = {
     pb.STRATEGY_EQUAL_SPLIT: "equal-split",
     pb.STRATEGY_PARTIAL_OFFERS: "partial-offers",
     pb.STRATEGY_FULL_OFFERS: "full-offers",
+}
+
+OUTCOME_OF = {
+    "pending": pb.OUTCOME_PENDING,
+    "commit": pb.OUTCOME_COMMIT,
+    "abort": pb.OUTCOME_ABORT,
 }
 
 
@@ -40,6 +46,28 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
             context.abort(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
             raise AssertionError("context.abort raises")  # pragma: no cover
         return result_to_proto(result)
+
+    def Cancel(self, request: pb.CancelQuery, context: Any) -> pb.ReservationResp:  # noqa: N802
+        try:
+            result = self.orchestrator.cancel(request.id)
+        except BraidError as exc:  # being negotiated right now
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+            raise AssertionError("context.abort raises") from exc  # pragma: no cover
+        if result is None:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
+            raise AssertionError("context.abort raises")  # pragma: no cover
+        return result_to_proto(result)
+
+    def Decide(self, request: pb.DecisionQuery, context: Any) -> pb.DecisionReply:  # noqa: N802
+        try:
+            outcome = self.orchestrator.decision(
+                request.transaction_id, request.token, request.domain
+            )
+        except InputError as exc:
+            context.set_trailing_metadata((("braid-error", "ERROR_CODE_BAD_TOKEN"),))
+            context.abort(grpc.StatusCode.PERMISSION_DENIED, str(exc))
+            raise AssertionError("context.abort raises") from exc  # pragma: no cover
+        return pb.DecisionReply(transaction_id=request.transaction_id, outcome=OUTCOME_OF[outcome])
 
 
 def request_from_proto(r: pb.Reservation) -> NegotiationRequest:
@@ -96,4 +124,6 @@ def result_to_proto(result: NegotiationResult) -> pb.ReservationResp:
             )
             for sw in result.switches
         ],
+        status=result.state,
+        holdings=[pb.DomainHolding(domain=d, state=state) for d, state in result.holdings],
     )

@@ -7,7 +7,7 @@ from typing import Protocol
 
 from braid.core.negotiation.holds import Hold
 
-__all__ = ["HoldStore"]
+__all__ = ["DecisionSource", "HoldStore"]
 
 
 class HoldStore(Protocol):
@@ -21,3 +21,12 @@ class HoldStore(Protocol):
     def load(self) -> Iterable[Hold]: ...
 
     def close(self) -> None: ...
+
+
+class DecisionSource(Protocol):
+    """Asks a transaction's coordinator for its decision (a participant that voted yes)."""
+
+    def decision(self, coordinator: str, transaction: str, token: str, domain: str) -> str | None:
+        """ "commit", "abort" (decided so, or unknown there: presumed abort), "pending"
+        (still collecting votes), or None when the coordinator cannot be reached."""
+        ...

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
-from braid.app.agent.ports import HoldStore
+from braid.app.agent.ports import DecisionSource, HoldStore
 from braid.core.errors import InputError
 from braid.core.model.network import Network
 from braid.core.model.units import FOREVER
@@ -68,6 +68,7 @@ class PrepCall:
     segments: tuple[SegmentAsk, ...]
     hold_seconds: int
     symmetric: bool
+    coordinator: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,15 @@ class AbortCall:
     token: str
 
 
-AgentCall = OffersCall | PrepCall | CommitCall | AbortCall
+@dataclass(frozen=True, slots=True)
+class ReleaseCall:
+    transaction: str
+    token: str
+
+
+AgentCall = OffersCall | PrepCall | CommitCall | AbortCall | ReleaseCall
+# The longest wait between two questions to an unanswering coordinator, seconds.
+MAX_ASK_INTERVAL = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +127,7 @@ class AgentService:
         max_hold_seconds: int = 300,
         past_grace_seconds: int = 5,
         clock: Callable[[], float] = time.time,
+        decisions: DecisionSource | None = None,
     ) -> None:
         spec = domains.view.require_domain(domain, "--domain")
         self.domain = domain
@@ -134,9 +144,17 @@ class AgentService:
         self.max_hold = max_hold_seconds
         self.grace = past_grace_seconds
         self.clock = clock
+        self.decisions = decisions
         self._lock = threading.Lock()
         self.book.restore(store.load())
-        self._next_expiry = self._earliest_expiry()
+        # Prepared holds whose coordinator is to be asked, and when: at once after
+        # a restart (the decision may have come while this agent was down), else
+        # once the hold time has passed. Attempts double the wait up to a limit.
+        self._asks: dict[str, tuple[int, int]] = {
+            h.transaction: (0, 0)
+            for h in self.book.holds.values()
+            if h.state is HoldState.HELD and h.coordinator
+        }
 
     def now(self) -> int:
         return int(self.clock())
@@ -172,6 +190,9 @@ class AgentService:
     def abort(self, transaction: str, token: str) -> tuple[Hold, bool]:
         return cast(tuple[Hold, bool], self.exchange([AbortCall(transaction, token)])[0].value())
 
+    def release(self, transaction: str, token: str) -> tuple[Hold, bool]:
+        return cast(tuple[Hold, bool], self.exchange([ReleaseCall(transaction, token)])[0].value())
+
     def exchange(self, calls: Sequence[AgentCall]) -> list[Outcome]:
         """Handle several messages in order under one lock; one store write for them all.
 
@@ -181,7 +202,7 @@ class AgentService:
         outcomes: list[Outcome] = []
         changes: dict[str, tuple[Hold, bool]] = {}
         with self._lock:
-            now = self._sweep_due()
+            now = self.now()
             try:
                 for call in calls:
                     try:
@@ -208,10 +229,17 @@ class AgentService:
         if isinstance(call, PrepCall):
             return self._prepare(now, call)
         self._check_ids(call.transaction, call.token)
-        if isinstance(call, CommitCall):
-            hold, changed = self._guard(lambda: self.book.commit(call.transaction, call.token))
-        else:
-            hold, changed = self._guard(lambda: self.book.abort(call.transaction, call.token))
+        book = self.book
+        act = (
+            book.commit
+            if isinstance(call, CommitCall)
+            else book.abort
+            if isinstance(call, AbortCall)
+            else book.release
+        )
+        hold, changed = self._guard(lambda: act(call.transaction, call.token))
+        if hold.state is not HoldState.HELD:
+            self._asks.pop(hold.transaction, None)
         # An Abort before any Prep leaves a new row (a tombstone); else only the state changes.
         return (hold, changed), ((hold, not hold.segments) if changed else None)
 
@@ -254,17 +282,18 @@ class AgentService:
                     end,
                     now + lifetime,
                     call.symmetric,
+                    call.coordinator,
                 )
             )
         except PrepRefused as exc:
             return Vote(False, None, str(exc)), None
-        self._next_expiry = min(self._next_expiry, hold.expires_at)
+        if hold.coordinator and hold is not known:
+            self._asks[hold.transaction] = (hold.expires_at, 0)
         # A repeated Prep returns the hold it already has: nothing to write.
         return Vote(True, hold), (None if hold is known else (hold, True))
 
     def status(self, transaction: str = "") -> list[Hold]:
         with self._lock:
-            self._sweep_due()
             if not transaction:
                 return list(self.book.holds.values())
             hold = self.book.holds.get(transaction)
@@ -283,29 +312,48 @@ class AgentService:
                 for (link, forward), t in self.book.network.timelines().items()
             ]
 
-    def sweep(self) -> list[Hold]:
-        """Free expired holds now (a background timer calls this)."""
+    def resolve_overdue(self) -> list[Hold]:
+        """Ask the coordinator of every prepared hold that is due for its decision, and
+        apply it (a background timer calls this). A yes vote is never forgotten alone:
+        a hold stays prepared until its coordinator says commit or abort."""
+        now = self.now()
         with self._lock:
-            return self._sweep(self.now())
+            due = [self.book.holds[tx] for tx, (when, _) in self._asks.items() if when <= now]
+        settled = []
+        for hold in due:  # outside the lock: a question goes over the network
+            answer = None
+            if self.decisions is not None:
+                answer = self.decisions.decision(
+                    hold.coordinator, hold.transaction, hold.token, self.domain
+                )
+            done = self._settle(hold, answer, now)
+            if done is not None:
+                settled.append(done)
+        return settled
+
+    def awaiting_decision(self) -> list[str]:
+        """Prepared transactions whose coordinator this agent will ask."""
+        with self._lock:
+            return sorted(self._asks)
 
     # -- inside ------------------------------------------------------------------
 
-    def _sweep_due(self) -> int:
-        now = self.now()
-        if now >= self._next_expiry:
-            self._sweep(now)
-        return now
-
-    def _sweep(self, now: int) -> list[Hold]:
-        expired = self.book.expire(now)
-        if expired:
-            self.store.write([], expired)
-        self._next_expiry = self._earliest_expiry()
-        return expired
-
-    def _earliest_expiry(self) -> int:
-        held = [h.expires_at for h in self.book.holds.values() if h.state is HoldState.HELD]
-        return min(held, default=FOREVER)
+    def _settle(self, hold: Hold, answer: str | None, now: int) -> Hold | None:
+        with self._lock:
+            current = self.book.holds.get(hold.transaction)
+            if current is None or current.state is not HoldState.HELD:
+                self._asks.pop(hold.transaction, None)
+                return None  # Commit or Abort came meanwhile
+            if answer not in ("commit", "abort"):  # pending, or nobody answered
+                attempts = self._asks.get(hold.transaction, (0, 0))[1] + 1
+                wait = min(MAX_ASK_INTERVAL, 2**attempts)
+                self._asks[hold.transaction] = (now + wait, attempts)
+                return None
+            act = self.book.commit if answer == "commit" else self.book.abort
+            settled, _ = act(hold.transaction, hold.token)
+            self.store.write([], [settled])
+            self._asks.pop(hold.transaction, None)
+            return settled
 
     @staticmethod
     def _guard(action: Callable[[], _T]) -> _T:

@@ -1,10 +1,16 @@
 """Phase 2's second half: tell every participant the decision until all have heard it.
 
-The decision is already durable when this runs. Commit and Abort are
-idempotent at the agents, so re-sending after a crash or a lost reply is
+The decision is already durable when this runs. Commit, Abort and Release
+are idempotent at the agents, so re-sending after a crash or a lost reply is
 always safe. A participant that cannot be reached stays pending and the
-finisher tries again; an Abort that never arrives is covered by the hold's
-expiry at the agent.
+finisher tries again, however long it is away: it voted yes, and its hold
+waits for the decision.
+
+A participant that answers a Commit with CONFLICT or UNKNOWN_TRANSACTION
+cannot honour it (its operator aborted the hold, or it lost its store): the
+reservation did not happen as decided. That domain is recorded as having
+refused, and a release of every other participant is decided (durably) and
+delivered, so no domain keeps a part of a reservation that is not whole.
 """
 
 from __future__ import annotations
@@ -15,12 +21,19 @@ from collections.abc import Callable
 
 from braid.app.negotiation.ports import AgentPool, CallFailedError, DecisionLog
 from braid.app.negotiation.results import TraceEvent
-from braid.core.negotiation.transaction import Decision, Phase, Transaction, in_doubt
+from braid.core.negotiation.transaction import (
+    RELEASE_LABEL,
+    Decision,
+    Phase,
+    Transaction,
+    in_doubt,
+)
 
 log = logging.getLogger(__name__)
 
 # Answers that settle a participant for good even though they are errors: the
-# hold already ended (expired, or never made) and re-sending cannot change it.
+# hold already ended (or was never made) and re-sending cannot change it. For
+# a Commit that is a refusal; for Abort and Release the capacity is free.
 _SETTLED = ("ERROR_CODE_CONFLICT", "ERROR_CODE_UNKNOWN_TRANSACTION")
 
 
@@ -41,22 +54,61 @@ class Delivery:
         the write to the caller, which adds the reservation's result to it.
         """
         assert tx.decision is not None, "decide (durably) before delivering"
-        send = self.agents.commit if tx.decision is Decision.COMMIT else self.agents.abort
+        send = {
+            Decision.COMMIT: self.agents.commit,
+            Decision.ABORT: self.agents.abort,
+            Decision.RELEASE: self.agents.release,
+        }[tx.decision]
         verb = tx.decision.value
         pending = {d: send(d, tx.id, tx.token) for d in tx.pending()}
+        refusals = []
         for domain, call in pending.items():
             try:
                 state = call.result()
                 tx.record_ack(domain)
                 note(TraceEvent(verb, domain, f"ack ({_state(state)})"))
             except CallFailedError as exc:
-                if exc.error in _SETTLED:
+                if exc.error not in _SETTLED:
+                    note(TraceEvent(verb, domain, f"not reached ({exc.status}); will retry"))
+                elif tx.decision is Decision.COMMIT and not self.released(tx):
+                    tx.record_refusal(domain)
+                    refusals.append(domain)
+                    note(TraceEvent(verb, domain, f"cannot commit: {exc.message}"))
+                else:
                     tx.record_ack(domain)
                     note(TraceEvent(verb, domain, f"settled with error: {exc.message}"))
-                else:
-                    note(TraceEvent(verb, domain, f"not reached ({exc.status}); will retry"))
-        if record:
-            self.decisions.save(tx, durable=False)
+        if record or refusals:
+            self.decisions.save(tx, durable=bool(refusals))
+        self._track(tx)
+        if refusals:
+            why = f"{', '.join(refusals)} could not honour the commit"
+            self.release(tx, why, note)
+
+    def release(
+        self, tx: Transaction, reason: str, note: Callable[[TraceEvent], None]
+    ) -> Transaction:
+        """Free a committed transaction in every domain that may hold it: the release is
+        decided durably (it supersedes the commit, which nobody needs to hear any more),
+        then delivered; a domain that is down hears it from the finisher."""
+        with self._lock:
+            tx = self._unfinished.pop(tx.key, tx)  # the copy the finisher may be sending
+        known = self.decisions.transaction(f"{tx.key}/{RELEASE_LABEL}")
+        if known is not None:
+            if known.phase is not Phase.DONE:
+                self.deliver(known, note)
+            return known
+        release = tx.release(reason)
+        tx.supersede()
+        self.decisions.save(release)
+        self.decisions.save(tx, durable=False)
+        note(TraceEvent("release", "", f"{', '.join(release.participants)}: {reason}"))
+        self.deliver(release, note)
+        return release
+
+    def released(self, tx: Transaction) -> bool:
+        return self.decisions.transaction(f"{tx.key}/{RELEASE_LABEL}") is not None
+
+    def _track(self, tx: Transaction) -> None:
         with self._lock:
             if tx.phase is Phase.DONE:
                 self._unfinished.pop(tx.key, None)

@@ -6,42 +6,41 @@ splitting, partial offers, full offers; blind domains are asked concretely
 with a ReservationPrep). Phase 2 prepares every participant, decides, writes
 the decision durably, and only then sends Commit or Abort. A domain asked
 during composition but left out of the final split is aborted.
+
+The transaction is in the decision log before its first Prep leaves (with
+every domain that may be asked), so a restart finds and aborts it if it was
+never decided; the decision is written together with the whole result
+(paths, shares, VLANs, rule plan), so a lookup after any crash returns it.
 """
 
 from __future__ import annotations
 
-import secrets
+import logging
 import threading
 import time
-import uuid
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
+from braid.app.errors import RejectedError
 from braid.app.negotiation.delivery import Delivery
-from braid.app.negotiation.ports import AgentPool, CallFailedError, DecisionLog, Pending, PrepReply
+from braid.app.negotiation.ports import AgentPool, DecisionLog
 from braid.app.negotiation.results import (
     DEFAULT_STRATEGY,
     NegotiationRequest,
     NegotiationResult,
-    PathOutcome,
     TraceEvent,
 )
+from braid.app.negotiation.run import NegotiationRun
+from braid.app.negotiation.settlement import answer, current
 from braid.core.errors import InputError
-from braid.core.model.units import format_bandwidth
 from braid.core.negotiation.domain_paths import domain_paths
 from braid.core.negotiation.domains import GlobalView
-from braid.core.negotiation.holds import SegmentAsk
-from braid.core.negotiation.result_rules import (
-    CommittedPath,
-    SwitchPlan,
-    committed_rule_plan,
-    summarise,
-)
 from braid.core.negotiation.routes import Leg, domain_pairs, route_legs
-from braid.core.negotiation.strategies import Ask, Offer, Refusal, Strategy, compose
-from braid.core.negotiation.transaction import Decision, Transaction, Vote
+from braid.core.negotiation.strategies import Strategy
+from braid.core.negotiation.transaction import RELEASE_LABEL, Transaction
 
 _ROUTES_KEPT = 4096
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +73,9 @@ class Orchestrator:
         self.kinds = {d: spec.kind for d, spec in view.domains.items()}
         self.pairs = domain_pairs(view)
         self._busy: set[str] = set()
+        # Transactions being negotiated now (logged, not yet decided): "pending" to
+        # a participant that asks; any other undecided one is presumed aborted.
+        self._live: set[str] = set()
         self._routes: dict[
             tuple[str, str, str, str, int],
             tuple[list[tuple[str, ...]], tuple[tuple[Leg, ...], ...]],
@@ -87,20 +89,66 @@ class Orchestrator:
             if request.id in self._busy:
                 raise InputError("id", f"reservation {request.id!r} is being negotiated")
             self._busy.add(request.id)
+        run = NegotiationRun(self, request)
         try:
-            known = self.decisions.result(request.id)
+            known = self.lookup(request.id)
             if known is not None:
-                return NegotiationResult.from_dict(known)
-            run = _Run(self, request)
+                return known
             result = run.execute()
-            if run.decided is None:
-                self.decisions.save_result(request.id, result.to_dict())
-            else:  # the acknowledgements and the result in one write (the decision is synced)
+            if run.decided is not None:
+                # The acknowledgements and the trace in one write (the decision is synced).
                 self.decisions.save(run.decided, result=result.to_dict(), durable=False)
+                if run.decided.refused:
+                    return self.lookup(request.id) or result
+                return current(result, run.decided, None)
+            elif run.begun is not None:  # failed before deciding; every Prep was aborted
+                run.begun.abort(result.reason)
+                run.begun.supersede()
+                self.decisions.save(run.begun, result=result.to_dict(), durable=False)
+            else:
+                self.decisions.save_result(request.id, result.to_dict())
             return result
         finally:
             with self._lock:
                 self._busy.discard(request.id)
+                self._live.discard(run.tx_id)
+
+    def cancel(self, reservation: str) -> NegotiationResult | None:
+        """Release a committed reservation in every domain (idempotent); None if unknown.
+
+        The release is decided durably before any domain hears it, so a crash in
+        the middle is finished on restart; a domain that is down hears it later.
+        """
+        with self._lock:
+            if reservation in self._busy:
+                raise RejectedError(f"reservation {reservation!r} is being negotiated")
+            self._busy.add(reservation)
+        try:
+            result = self.lookup(reservation)
+            if result is None or result.state != "committed":
+                return result
+            main = self.decisions.transaction(result.transaction)
+            assert main is not None, "a committed result has its transaction"
+            self.delivery.release(main, "cancelled", _log_event)
+            return self.lookup(reservation)
+        finally:
+            with self._lock:
+                self._busy.discard(reservation)
+
+    def mark_live(self, transaction: str) -> None:
+        """A negotiation logged its transaction: it is being negotiated here."""
+        with self._lock:
+            self._live.add(transaction)
+
+    def decision(self, transaction: str, token: str, domain: str) -> str:
+        """A participant's question: "commit", "abort" or "pending" (see settlement.answer)."""
+        with self._lock:  # before reading the log: a decision written meanwhile is seen
+            live = transaction in self._live
+        main = self.decisions.transaction(transaction)
+        if main is not None and main.token != token:
+            raise InputError("token", f"does not belong to transaction {transaction!r}")
+        release = self.decisions.transaction(f"{transaction}/{RELEASE_LABEL}")
+        return answer(main, release, domain, live)
 
     def routes(
         self, src: str, src_point: str, dst: str, dst_point: str, k: int
@@ -123,8 +171,16 @@ class Orchestrator:
         return len(self._busy)
 
     def lookup(self, reservation: str) -> NegotiationResult | None:
+        """The outcome as stored, with its present status and what each domain holds."""
         known = self.decisions.result(reservation)
-        return None if known is None else NegotiationResult.from_dict(known)
+        if known is None:
+            return None
+        result = NegotiationResult.from_dict(known)
+        if not result.success or not result.transaction:
+            return result
+        main = self.decisions.transaction(result.transaction)
+        release = self.decisions.transaction(f"{result.transaction}/{RELEASE_LABEL}")
+        return current(result, main, release)
 
     def _check(self, r: NegotiationRequest) -> None:
         if not r.id or len(r.id) > 64:
@@ -152,236 +208,5 @@ class Orchestrator:
             raise InputError("max_paths", "must be between 1 and 8 (0: the default)")
 
 
-@dataclass
-class _Run:
-    """One negotiation's working state."""
-
-    orchestrator: Orchestrator
-    request: NegotiationRequest
-    trace: list[TraceEvent] = field(default_factory=list)
-    tx_id: str = field(default_factory=lambda: uuid.uuid4().hex)
-    token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
-    legs: list[tuple[Leg, ...]] = field(default_factory=list)
-    # Every domain sent a Prep, with what it was asked and how it answered.
-    asked: dict[str, tuple[SegmentAsk, ...]] = field(default_factory=dict)
-    replies: dict[str, PrepReply | CallFailedError] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
-    decided: Transaction | None = None  # the reservation's own transaction, once decided
-
-    @property
-    def strategy(self) -> Strategy:
-        return self.request.strategy or self.orchestrator.config.strategy
-
-    @property
-    def window(self) -> tuple[int, int]:
-        return (self.request.start, self.request.end)
-
-    def note(self, phase: str, domain: str, text: str) -> None:
-        self.trace.append(TraceEvent(phase, domain, text))
-
-    def execute(self) -> NegotiationResult:
-        r, o = self.request, self.orchestrator
-        k = r.max_paths or o.config.max_paths
-        paths, legs = o.routes(r.src_domain, r.src_point, r.dst_domain, r.dst_point, k)
-        if not paths:
-            return self.fail(f"no domain path joins {r.src_domain} and {r.dst_domain}")
-        self.legs = list(legs)
-        for i, path in enumerate(paths):
-            self.note("path", "", f"candidate {i}: {' > '.join(path)}")
-        offers = {} if self.strategy == "equal-split" else self.request_offers(paths)
-        outcome = compose(self.strategy, r.bandwidth, paths, offers, self.probe)
-        if isinstance(outcome, Refusal):
-            self.abort_asked(set(self.asked), f"composition failed: {outcome.reason}")
-            return self.fail(outcome.reason + self.problems_note())
-        amounts = outcome.path_amounts
-        shares = ", ".join(f"path {i}: {format_bandwidth(a)}" for i, a in enumerate(amounts) if a)
-        self.note("compose", "", f"{self.strategy}: {shares}")
-        wanted = self.segments_by_domain(paths, amounts)
-        unused = {d for d in self.asked if d not in wanted or self.asked[d] != wanted[d]}
-        self.abort_asked(unused, "not part of the composed split")
-        self.prepare_all({d: s for d, s in wanted.items() if d not in self.asked})
-        return self.decide(tuple(wanted), amounts)
-
-    # -- phase 1 -----------------------------------------------------------------
-
-    def request_offers(self, paths: Sequence[tuple[str, ...]]) -> dict[str, Offer]:
-        o = self.orchestrator
-        spans = self.spans_by_domain(paths)
-        visible = [d for d in spans if o.view.domains[d].visible]
-        calls: Mapping[str, Pending[list[int]]] = {
-            d: o.agents.offers(
-                d,
-                self.tx_id,
-                self.token,
-                self.window,
-                [(a, b) for _, a, b in spans[d]],
-                self.request.symmetric,
-            )
-            for d in visible
-        }
-        offers: dict[str, Offer] = {}
-        for domain, call in calls.items():
-            try:
-                values = call.result()
-            except CallFailedError as exc:
-                self.note("offers", domain, f"no offer: {exc.status} {exc.message}")
-                self.problem(domain, exc)
-                values = [0] * len(spans[domain])
-            per_path = {i: v for (i, _, _), v in zip(spans[domain], values, strict=True)}
-            distinct = {(a, b): v for (_, a, b), v in zip(spans[domain], values, strict=True)}
-            offers[domain] = Offer(domain, sum(distinct.values()), per_path)
-            text = ", ".join(f"{a}>{b} {format_bandwidth(v)}" for (a, b), v in distinct.items())
-            self.note("offers", domain, f"SendOffers: {text}")
-        for domain in spans:
-            if domain not in offers:
-                self.note("offers", domain, "blind: asked only with a concrete ReservationPrep")
-        return offers
-
-    def spans_by_domain(
-        self, paths: Sequence[tuple[str, ...]]
-    ) -> dict[str, list[tuple[int, str, str]]]:
-        spans: dict[str, list[tuple[int, str, str]]] = {}
-        for i, legs in enumerate(self.legs[: len(paths)]):
-            for leg in legs:
-                spans.setdefault(leg.domain, []).append((i, leg.entry, leg.exit))
-        return spans
-
-    def probe(self, ask: Ask) -> bool:
-        """A blind domain's (or, for equal splitting, any domain's) yes or no: a real Prep."""
-        segments = tuple(
-            SegmentAsk(leg.entry, leg.exit, amount, i)
-            for i, amount in ask.per_path
-            for leg in self.legs[i]
-            if leg.domain == ask.domain
-        )
-        self.prepare_all({ask.domain: segments})
-        reply = self.replies[ask.domain]
-        return isinstance(reply, PrepReply) and reply.yes
-
-    # -- phase 2 -----------------------------------------------------------------
-
-    def segments_by_domain(
-        self, paths: Sequence[tuple[str, ...]], amounts: Sequence[int]
-    ) -> dict[str, tuple[SegmentAsk, ...]]:
-        out: dict[str, list[SegmentAsk]] = {}
-        for i, amount in enumerate(amounts):
-            if amount > 0:
-                for leg in self.legs[i]:
-                    out.setdefault(leg.domain, []).append(
-                        SegmentAsk(leg.entry, leg.exit, amount, i)
-                    )
-        return {d: tuple(s) for d, s in out.items()}
-
-    def prepare_all(self, wanted: Mapping[str, tuple[SegmentAsk, ...]]) -> None:
-        o = self.orchestrator
-        calls = {
-            d: o.agents.prepare(
-                d,
-                self.tx_id,
-                self.token,
-                self.window,
-                segments,
-                o.config.hold_seconds,
-                self.request.symmetric,
-            )
-            for d, segments in wanted.items()
-        }
-        for domain, call in calls.items():
-            self.asked[domain] = wanted[domain]
-            try:
-                reply: PrepReply | CallFailedError = call.result()
-            except CallFailedError as exc:
-                reply = exc
-                self.problem(domain, exc)
-            self.replies[domain] = reply
-            total = format_bandwidth(sum(s.bandwidth for s in wanted[domain]))
-            if isinstance(reply, CallFailedError):
-                self.note("prep", domain, f"{total}: no vote ({reply.status}: {reply.message})")
-            else:
-                self.note(
-                    "prep",
-                    domain,
-                    f"{total}: {'yes' if reply.yes else 'no'}"
-                    + (f" ({reply.reason})" if reply.reason else ""),
-                )
-
-    def abort_asked(self, domains: set[str], reason: str) -> None:
-        """Abort Preps outside any transaction (composition failed or did not use them)."""
-        held = sorted(d for d in domains if not _said_no(self.replies.get(d)))
-        if not held:
-            return
-        tx = Transaction(self.tx_id, self.request.id, tuple(held), self.token, label="unused")
-        tx.abort(reason)
-        self.orchestrator.decisions.save(tx)
-        self.note("abort", "", f"{', '.join(held)}: {reason}")
-        self.orchestrator.delivery.deliver(tx, self.trace.append)
-        for domain in held:
-            self.asked.pop(domain, None)
-            self.replies.pop(domain, None)
-
-    def decide(self, participants: tuple[str, ...], amounts: Sequence[int]) -> NegotiationResult:
-        o = self.orchestrator
-        tx = Transaction(self.tx_id, self.request.id, participants, self.token)
-        for domain in participants:
-            reply = self.replies.get(domain)
-            if isinstance(reply, PrepReply):
-                tx.record_vote(domain, Vote(reply.yes, reply.reason))
-            elif reply is not None:
-                tx.record_vote(domain, Vote(False, f"{reply.status}: {reply.message}"))
-        decision = tx.decide()
-        o.decisions.save(tx)  # durable before anyone hears it
-        if o.after_decide is not None:
-            o.after_decide(tx)
-        self.note("decide", "", f"{decision.value.upper()} (written to the decision log)")
-        self.decided = tx
-        o.delivery.deliver(tx, self.trace.append, record=False)
-        if decision is Decision.ABORT:
-            return self.fail(tx.reason)
-        paths = tuple(
-            PathOutcome(self.legs[i], amount, self.vlans_of(i))
-            for i, amount in enumerate(amounts)
-            if amount > 0
-        )
-        switches = self.rule_plan(paths)
-        return NegotiationResult(
-            self.request.id, True, "", self.tx_id, self.strategy, paths, tuple(self.trace), switches
-        )
-
-    def rule_plan(self, paths: Sequence[PathOutcome]) -> tuple[SwitchPlan, ...]:
-        """The SDX/edge rules of the committed split (seed 000 Fig. 5), for the result."""
-        view = self.orchestrator.view
-        committed = [CommittedPath(p.domains(), p.bandwidth, dict(p.vlans)) for p in paths]
-        try:
-            plan = committed_rule_plan(view, self.request.id, committed)
-        except InputError as exc:
-            self.note("rules", "", f"no rule plan: {exc}")
-            return ()
-        switches = summarise(plan, view)
-        self.note("rules", "", f"rule plan for {len(switches)} switches (edge-mode pools)")
-        return switches
-
-    def problem(self, domain: str, exc: CallFailedError) -> None:
-        text = f"{domain} not reached" if exc.unreachable else f"{domain} refused: {exc.message}"
-        if text not in self.problems:
-            self.problems.append(text)
-
-    def problems_note(self) -> str:
-        return f" ({'; '.join(self.problems)})" if self.problems else ""
-
-    def vlans_of(self, path_index: int) -> tuple[tuple[str, int], ...]:
-        out: list[tuple[str, int]] = []
-        for reply in self.replies.values():
-            if isinstance(reply, PrepReply):
-                out.extend((link, vlan) for link, vlan, i in reply.vlans if i == path_index)
-        return tuple(sorted(out))
-
-    def fail(self, reason: str) -> NegotiationResult:
-        self.note("result", "", f"failed: {reason}")
-        return NegotiationResult(
-            self.request.id, False, reason, self.tx_id, self.strategy, (), tuple(self.trace)
-        )
-
-
-def _said_no(reply: PrepReply | CallFailedError | None) -> bool:
-    """A definite no holds nothing; a yes, a timeout or an error may hold something."""
-    return isinstance(reply, PrepReply) and not reply.yes
+def _log_event(event: TraceEvent) -> None:
+    log.info("cancel %s", event.line())

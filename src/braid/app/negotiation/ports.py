@@ -68,6 +68,8 @@ class AgentPool(Protocol):
 
     def abort(self, domain: str, transaction: str, token: str) -> Pending[str]: ...
 
+    def release(self, domain: str, transaction: str, token: str) -> Pending[str]: ...
+
 
 class DecisionLog(Protocol):
     """The orchestrator's durable record of transactions and reservation outcomes.

@@ -62,16 +62,25 @@ class NegotiationResult:
     trace: tuple[TraceEvent, ...] = field(default_factory=tuple)
     # The SDX/edge rule plan of a committed reservation, in short (empty otherwise).
     switches: tuple[SwitchPlan, ...] = ()
+    # "cancelled", or "failed" after a domain could not honour the commit;
+    # empty: "committed" or "failed" as `success` says.
+    status: str = ""
+    # Each participant's state, as the decision log knows it (filled at lookup).
+    holdings: tuple[tuple[str, str], ...] = ()
 
     @property
     def granted(self) -> int:
         return sum(p.bandwidth for p in self.paths)
 
+    @property
+    def state(self) -> str:
+        return self.status or ("committed" if self.success else "failed")
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (bandwidth in Mbit/s, as every braid output)."""
         return {
             "id": self.id,
-            "status": "committed" if self.success else "failed",
+            "status": self.state,
             "reason": self.reason,
             "transaction": self.transaction,
             "strategy": self.strategy,
@@ -100,6 +109,7 @@ class NegotiationResult:
                 }
                 for sw in self.switches
             ],
+            "holdings": {domain: state for domain, state in self.holdings},
         }
 
     @staticmethod
@@ -131,6 +141,8 @@ class NegotiationResult:
                 )
                 for sw in data.get("switches", ())
             ),
+            status="" if data["status"] in ("committed", "failed") else data["status"],
+            holdings=tuple((d, str(s)) for d, s in data.get("holdings", {}).items()),
         )
 
 

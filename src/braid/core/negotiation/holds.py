@@ -1,10 +1,13 @@
 """One domain's holds and bookings for negotiated transactions (pure; time is an argument).
 
-A hold is capacity set aside by ReservationPrep until `expires_at`; Commit
-turns it into a booking, Abort or expiry frees it. Every segment of a
-transaction is booked in the domain's `Network` at Prep (so later offers and
-holds see it), under the booking id ``<transaction>#<segment>``. Commit and
-Abort are idempotent: a repeat reports the state and changes nothing.
+A hold is capacity set aside by ReservationPrep: the domain's yes vote.
+Commit turns it into a booking, Abort frees it, Release frees a booking (a
+cancel). A yes vote is a promise to the coordinator, so a hold never frees
+itself: once `expires_at` has passed the agent asks the coordinator for
+the decision and applies it. Every segment of a transaction
+is booked in the domain's `Network` at Prep (so later offers and holds see
+it), under the booking id ``<transaction>#<segment>``. Commit, Abort and
+Release are idempotent: a repeat reports the state and changes nothing.
 """
 
 from __future__ import annotations
@@ -26,10 +29,14 @@ class HoldState(Enum):
     HELD = "held"
     COMMITTED = "committed"
     ABORTED = "aborted"
+    # Freed by the clock alone, as agents did before a yes vote waited for the
+    # decision; kept so that their stores still load.
     EXPIRED = "expired"
+    RELEASED = "released"
 
 
-FINAL = frozenset({HoldState.COMMITTED, HoldState.ABORTED, HoldState.EXPIRED})
+# States whose capacity is free; a tombstone (no segments) in one of them refuses a late Prep.
+FREED = frozenset({HoldState.ABORTED, HoldState.EXPIRED, HoldState.RELEASED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +68,13 @@ class Hold:
     segments: tuple[SegmentAsk, ...]
     allocations: tuple[tuple[Allocation, ...], ...]
     vlans: tuple[VlanPick, ...] = ()
+    # Where the decision may be asked (host:port), empty when nobody takes questions.
+    coordinator: str = ""
+
+    @property
+    def tombstone(self) -> bool:
+        """Left by an Abort or Release that came before any Prep."""
+        return not self.segments and self.state in FREED
 
 
 class PrepRefused(Exception):  # noqa: N818 - a vote, not a failure of the agent
@@ -112,6 +126,7 @@ class HoldBook:
         end: int,
         expires_at: int,
         symmetric: bool,
+        coordinator: str = "",
     ) -> Hold:
         """Hold every segment or none; raises PrepRefused with the reason for a no vote."""
         known = self.holds.get(transaction)
@@ -139,6 +154,7 @@ class HoldBook:
                 symmetric,
                 tuple(segments),
                 tuple(booked),
+                coordinator=coordinator,
             )
             hold = replace(hold, vlans=self._pick_vlans(hold))
         except PrepRefused:
@@ -210,16 +226,10 @@ class HoldBook:
     def abort(self, transaction: str, token: str, *, tombstone: bool = True) -> tuple[Hold, bool]:
         """Free a hold. An Abort for an unknown transaction leaves a tombstone so that
         a Prep overtaken by its Abort is refused when it arrives."""
-        hold = self.holds.get(transaction)
+        hold = self._or_tombstone(transaction, token, HoldState.ABORTED, tombstone)
         if hold is None:
-            if not tombstone:
-                raise UnknownTransactionError(transaction)
-            hold = Hold(transaction, token, HoldState.ABORTED, 0, 0, 0, True, (), ())
-            self.holds[transaction] = hold
-            return hold, True
-        if hold.token != token:
-            raise BadTokenError(transaction)
-        if hold.state in (HoldState.ABORTED, HoldState.EXPIRED):
+            return self.holds[transaction], True
+        if hold.state in FREED:
             return hold, False
         if hold.state is HoldState.COMMITTED:
             raise StateConflictError(
@@ -227,10 +237,29 @@ class HoldBook:
             )
         return self._free(hold, HoldState.ABORTED), True
 
-    def expire(self, now: int) -> list[Hold]:
-        """Free every hold whose time ran out by `now`."""
-        due = [h for h in self.holds.values() if h.state is HoldState.HELD and h.expires_at <= now]
-        return [self._free(h, HoldState.EXPIRED) for h in due]
+    def release(self, transaction: str, token: str) -> tuple[Hold, bool]:
+        """Free a booking (or a hold): the reservation is cancelled. Unknown leaves a
+        tombstone, so a Prep still on its way is refused."""
+        hold = self._or_tombstone(transaction, token, HoldState.RELEASED, True)
+        if hold is None:
+            return self.holds[transaction], True
+        if hold.state in FREED:
+            return hold, False
+        return self._free(hold, HoldState.RELEASED), True
+
+    def _or_tombstone(
+        self, transaction: str, token: str, state: HoldState, tombstone: bool
+    ) -> Hold | None:
+        """The known hold (token checked), or None once a tombstone was left for it."""
+        hold = self.holds.get(transaction)
+        if hold is None:
+            if not tombstone:
+                raise UnknownTransactionError(transaction)
+            self.holds[transaction] = Hold(transaction, token, state, 0, 0, 0, True, (), ())
+            return None
+        if hold.token != token:
+            raise BadTokenError(transaction)
+        return hold
 
     def _free(self, hold: Hold, state: HoldState) -> Hold:
         for index, allocations in enumerate(hold.allocations):
@@ -243,7 +272,7 @@ class HoldBook:
 
     def _known(self, transaction: str, token: str) -> Hold:
         hold = self.holds.get(transaction)
-        if hold is None or (hold.state is HoldState.ABORTED and not hold.segments):
+        if hold is None or hold.tombstone:
             raise UnknownTransactionError(transaction)
         if hold.token != token:
             raise BadTokenError(transaction)

@@ -1,11 +1,18 @@
 """The orchestrator's side of one two-phase commit (pure state machine, no I/O).
 
-Phases: PREPARING (ReservationPrep sent, votes coming in) -> DECIDED (commit
-or abort written down; the decision is durable before anyone is told) ->
-DONE (every participant acknowledged the decision). The decision is COMMIT
-only when every participant voted yes; a no, a timeout or an error is a no.
-Once decided, the decision never changes: recovery re-sends it until every
-participant has acknowledged.
+Phases: PREPARING (logged before the first ReservationPrep leaves, votes
+coming in) -> DECIDED (commit or abort written down; the decision is durable
+before anyone is told) -> DONE (every participant acknowledged the decision).
+The decision is COMMIT only when every participant voted yes; a no, a
+timeout or an error is a no. Once decided, the decision never changes:
+recovery re-sends it until every participant has acknowledged. A
+transaction still PREPARING after a restart is presumed aborted.
+
+A participant that answers a COMMIT with "cannot" (its operator forced an
+abort there) is `refused`: the reservation did not happen, and the others
+are released. RELEASE is the decision of a second transaction, labelled
+"release", that frees a committed reservation in every domain (a cancel);
+once it exists it supersedes the commit.
 """
 
 from __future__ import annotations
@@ -19,6 +26,10 @@ from typing import Any
 class Decision(Enum):
     COMMIT = "commit"
     ABORT = "abort"
+    RELEASE = "release"
+
+
+RELEASE_LABEL = "release"
 
 
 class Phase(Enum):
@@ -49,6 +60,8 @@ class Transaction:
     decision: Decision | None = None
     acked: set[str] = field(default_factory=set)
     reason: str = ""
+    # Participants that answered COMMIT with "cannot" (see the module's note).
+    refused: set[str] = field(default_factory=set)
     # Tells apart two commit rounds of one negotiation in the decision log
     # (the abort of unused Preps, then the reservation's own); agents see `id`.
     label: str = ""
@@ -97,6 +110,26 @@ class Transaction:
             raise TransactionError(f"{self.id}: acknowledgement from {domain} before the decision")
         self.acked.add(domain)
 
+    def record_refusal(self, domain: str) -> None:
+        """A participant cannot honour the COMMIT: settled (re-sending changes nothing)."""
+        self.record_ack(domain)
+        self.refused.add(domain)
+
+    def supersede(self) -> None:
+        """A release took over: nobody needs to hear this decision any more."""
+        self.acked = set(self.participants)
+
+    def release(self, reason: str) -> Transaction:
+        """The transaction that frees this one's bookings in every domain that may hold them."""
+        if self.decision is not Decision.COMMIT:
+            raise TransactionError(f"{self.id}: only a committed transaction is released")
+        holders = tuple(d for d in self.participants if d not in self.refused)
+        out = Transaction(
+            self.id, self.reservation, holders, self.token, label=RELEASE_LABEL, reason=reason
+        )
+        out.decision = Decision.RELEASE
+        return out
+
     def pending(self) -> tuple[str, ...]:
         """Participants that still have to hear the decision."""
         if self.decision is None:
@@ -120,6 +153,7 @@ class Transaction:
             "acked": sorted(self.acked),
             "reason": self.reason,
             "label": self.label,
+            "refused": sorted(self.refused),
         }
 
     @staticmethod
@@ -136,6 +170,7 @@ class Transaction:
             acked=set(record.get("acked", ())),
             reason=str(record.get("reason", "")),
             label=str(record.get("label", "")),
+            refused=set(record.get("refused", ())),
         )
 
 

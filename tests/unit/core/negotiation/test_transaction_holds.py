@@ -87,14 +87,22 @@ def test_an_abort_that_overtakes_its_prep_refuses_the_prep() -> None:
     assert b.offer("in", "out", 0, 50, True) == 10 * G
 
 
-def test_expiry_frees_and_commit_after_expiry_conflicts() -> None:
+def test_release_frees_a_booking_once_and_refuses_a_late_prep() -> None:
     b = book()
     prep(b, "t1", 6, expires=10)
-    assert b.expire(9) == []
-    assert [h.transaction for h in b.expire(10)] == ["t1"]
+    b.commit("t1", TOKEN)
+    hold, changed = b.release("t1", TOKEN)
+    assert (hold.state, changed) == (HoldState.RELEASED, True)
+    assert b.release("t1", TOKEN)[1] is False
     assert b.offer("in", "out", 0, 50, True) == 10 * G
     with pytest.raises(StateConflictError):
         b.commit("t1", TOKEN)
+    assert b.abort("t1", TOKEN)[1] is False  # freed already: nothing to do
+    b.release("t2", TOKEN)  # before its Prep: a tombstone
+    with pytest.raises(StateConflictError):
+        prep(b, "t2", 1)
+    with pytest.raises(UnknownTransactionError):
+        b.commit("t2", TOKEN)
 
 
 def test_vlans_are_picked_per_path_and_run_out() -> None:
@@ -123,7 +131,7 @@ def test_restore_rebuilds_the_same_bookings() -> None:
 
 events = st.lists(
     st.tuples(
-        st.sampled_from(["prep", "commit", "abort", "expire"]),
+        st.sampled_from(["prep", "commit", "abort", "release"]),
         st.integers(0, 5),
         st.integers(1, 6),
     ),
@@ -135,19 +143,17 @@ events = st.lists(
 @given(events)
 def test_capacity_always_equals_what_live_holds_take(script: list[tuple[str, int, int]]) -> None:
     b = book()
-    now = 0
     for action, n, gbps in script:
         tx = f"t{n}"
         try:
             if action == "prep":
-                prep(b, tx, gbps, expires=now + 5)
+                prep(b, tx, gbps)
             elif action == "commit":
                 b.commit(tx, TOKEN)
             elif action == "abort":
                 b.abort(tx, TOKEN)
             else:
-                now += gbps
-                b.expire(now)
+                b.release(tx, TOKEN)
         except (PrepRefused, StateConflictError, UnknownTransactionError):
             pass
         live = sum(

@@ -106,6 +106,8 @@ class _HoldStateEnumTypeWrapper(
     """freed because neither Commit nor Abort came in time"""
     HOLD_STATE_REFUSED: _HoldState.ValueType  # 5
     """the domain voted no"""
+    HOLD_STATE_RELEASED: _HoldState.ValueType  # 6
+    """a committed (or prepared) booking freed by Release (a cancel)"""
 
 class HoldState(_HoldState, metaclass=_HoldStateEnumTypeWrapper):
     """The life of one transaction at one domain."""
@@ -121,6 +123,8 @@ HOLD_STATE_EXPIRED: HoldState.ValueType  # 4
 """freed because neither Commit nor Abort came in time"""
 HOLD_STATE_REFUSED: HoldState.ValueType  # 5
 """the domain voted no"""
+HOLD_STATE_RELEASED: HoldState.ValueType  # 6
+"""a committed (or prepared) booking freed by Release (a cancel)"""
 Global___HoldState: _TypeAlias = HoldState
 
 class _Strategy:
@@ -172,6 +176,31 @@ DOMAIN_KIND_SITE: DomainKind.ValueType  # 1
 DOMAIN_KIND_WAN: DomainKind.ValueType  # 2
 DOMAIN_KIND_SDX: DomainKind.ValueType  # 3
 Global___DomainKind: _TypeAlias = DomainKind
+
+class _Outcome:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType
+
+class _OutcomeEnumTypeWrapper(
+    _enum_type_wrapper._EnumTypeWrapper[_Outcome.ValueType], _builtins.type
+):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    OUTCOME_UNSPECIFIED: _Outcome.ValueType  # 0
+    OUTCOME_PENDING: _Outcome.ValueType  # 1
+    """still collecting votes: ask again later"""
+    OUTCOME_COMMIT: _Outcome.ValueType  # 2
+    OUTCOME_ABORT: _Outcome.ValueType  # 3
+    """decided abort, or unknown here (presumed abort)"""
+
+class Outcome(_Outcome, metaclass=_OutcomeEnumTypeWrapper): ...
+
+OUTCOME_UNSPECIFIED: Outcome.ValueType  # 0
+OUTCOME_PENDING: Outcome.ValueType  # 1
+"""still collecting votes: ask again later"""
+OUTCOME_COMMIT: Outcome.ValueType  # 2
+OUTCOME_ABORT: Outcome.ValueType  # 3
+"""decided abort, or unknown here (presumed abort)"""
+Global___Outcome: _TypeAlias = Outcome
 
 @_typing.final
 class Window(_message.Message):
@@ -374,12 +403,17 @@ class ReservationPrep(_message.Message):
     SEGMENTS_FIELD_NUMBER: _builtins.int
     HOLD_SECONDS_FIELD_NUMBER: _builtins.int
     DIRECTIONAL_FIELD_NUMBER: _builtins.int
+    COORDINATOR_FIELD_NUMBER: _builtins.int
     transaction_id: _builtins.str
     token: _builtins.str
     """the request's token; the hold is bound to it"""
     hold_seconds: _builtins.int
     """requested hold lifetime; the agent caps it"""
     directional: _builtins.bool
+    coordinator: _builtins.str
+    """Where the domain may ask for the decision (Orchestrator.Decide), host:port;
+    empty when the coordinator takes no questions (it still re-sends its decision).
+    """
     @_builtins.property
     def window(self) -> Global___Window: ...
     @_builtins.property
@@ -395,10 +429,13 @@ class ReservationPrep(_message.Message):
         segments: _abc.Iterable[Global___Segment] | None = ...,
         hold_seconds: _builtins.int = ...,
         directional: _builtins.bool = ...,
+        coordinator: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["window", b"window"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "coordinator",
+        b"coordinator",
         "directional",
         b"directional",
         "hold_seconds",
@@ -551,6 +588,35 @@ class Abort(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Abort: _TypeAlias = Abort
+
+@_typing.final
+class Release(_message.Message):
+    """Free a committed booking (a cancel of the reservation); idempotent."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TRANSACTION_ID_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    transaction_id: _builtins.str
+    token: _builtins.str
+    reason: _builtins.str
+    def __init__(
+        self,
+        *,
+        transaction_id: _builtins.str = ...,
+        token: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "reason", b"reason", "token", b"token", "transaction_id", b"transaction_id"
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Release: _TypeAlias = Release
 
 @_typing.final
 class Ack(_message.Message):
@@ -781,6 +847,7 @@ class AgentMessage(_message.Message):
     PREP_FIELD_NUMBER: _builtins.int
     COMMIT_FIELD_NUMBER: _builtins.int
     ABORT_FIELD_NUMBER: _builtins.int
+    RELEASE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def offers(self) -> Global___ReqOffers: ...
     @_builtins.property
@@ -789,6 +856,8 @@ class AgentMessage(_message.Message):
     def commit(self) -> Global___Commit: ...
     @_builtins.property
     def abort(self) -> Global___Abort: ...
+    @_builtins.property
+    def release(self) -> Global___Release: ...
     def __init__(
         self,
         *,
@@ -796,6 +865,7 @@ class AgentMessage(_message.Message):
         prep: Global___ReservationPrep | None = ...,
         commit: Global___Commit | None = ...,
         abort: Global___Abort | None = ...,
+        release: Global___Release | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal[
         "abort",
@@ -808,6 +878,8 @@ class AgentMessage(_message.Message):
         b"offers",
         "prep",
         b"prep",
+        "release",
+        b"release",
     ]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal[
@@ -821,9 +893,13 @@ class AgentMessage(_message.Message):
         b"offers",
         "prep",
         b"prep",
+        "release",
+        b"release",
     ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["offers", "prep", "commit", "abort"]
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal[
+        "offers", "prep", "commit", "abort", "release"
+    ]
     _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]
     def WhichOneof(
         self, oneof_group: _WhichOneofArgType_message
@@ -875,7 +951,7 @@ class AgentResult(_message.Message):
     def vote(self) -> Global___PrepVote: ...
     @_builtins.property
     def ack(self) -> Global___Ack:
-        """for Commit and Abort"""
+        """for Commit, Abort and Release"""
 
     @_builtins.property
     def error(self) -> Global___ItemError: ...
@@ -1223,10 +1299,14 @@ class ReservationResp(_message.Message):
     PATHS_FIELD_NUMBER: _builtins.int
     TRACE_FIELD_NUMBER: _builtins.int
     SWITCHES_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    HOLDINGS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     success: _builtins.bool
     reason: _builtins.str
     transaction_id: _builtins.str
+    status: _builtins.str
+    """"committed", "failed" or "cancelled" (success is true only for "committed")."""
     @_builtins.property
     def paths(self) -> _containers.RepeatedCompositeFieldContainer[Global___PathShare]: ...
     @_builtins.property
@@ -1234,6 +1314,12 @@ class ReservationResp(_message.Message):
     @_builtins.property
     def switches(self) -> _containers.RepeatedCompositeFieldContainer[Global___SwitchPlan]:
         """the rule plan, when committed (see SwitchPlan)"""
+
+    @_builtins.property
+    def holdings(self) -> _containers.RepeatedCompositeFieldContainer[Global___DomainHolding]:
+        """What each participant domain holds as far as the orchestrator knows:
+        "committed", "released", "aborted", or "refused-commit" (could not honour it).
+        """
 
     def __init__(
         self,
@@ -1245,16 +1331,22 @@ class ReservationResp(_message.Message):
         paths: _abc.Iterable[Global___PathShare] | None = ...,
         trace: _abc.Iterable[Global___TraceEvent] | None = ...,
         switches: _abc.Iterable[Global___SwitchPlan] | None = ...,
+        status: _builtins.str = ...,
+        holdings: _abc.Iterable[Global___DomainHolding] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "holdings",
+        b"holdings",
         "id",
         b"id",
         "paths",
         b"paths",
         "reason",
         b"reason",
+        "status",
+        b"status",
         "success",
         b"success",
         "switches",
@@ -1268,6 +1360,28 @@ class ReservationResp(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReservationResp: _TypeAlias = ReservationResp
+
+@_typing.final
+class DomainHolding(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DOMAIN_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    domain: _builtins.str
+    state: _builtins.str
+    def __init__(
+        self,
+        *,
+        domain: _builtins.str = ...,
+        state: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["domain", b"domain", "state", b"state"]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DomainHolding: _TypeAlias = DomainHolding
 
 @_typing.final
 class ReservationQuery(_message.Message):
@@ -1287,3 +1401,80 @@ class ReservationQuery(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReservationQuery: _TypeAlias = ReservationQuery
+
+@_typing.final
+class DecisionQuery(_message.Message):
+    """A participant that voted yes asks its coordinator for the outcome (after a
+    restart, or when its hold time has passed without Commit or Abort).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TRANSACTION_ID_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    DOMAIN_FIELD_NUMBER: _builtins.int
+    transaction_id: _builtins.str
+    token: _builtins.str
+    """the transaction's token, as bound at Prep"""
+    domain: _builtins.str
+    """the asking domain"""
+    def __init__(
+        self,
+        *,
+        transaction_id: _builtins.str = ...,
+        token: _builtins.str = ...,
+        domain: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "domain", b"domain", "token", b"token", "transaction_id", b"transaction_id"
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DecisionQuery: _TypeAlias = DecisionQuery
+
+@_typing.final
+class DecisionReply(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TRANSACTION_ID_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    transaction_id: _builtins.str
+    outcome: Global___Outcome.ValueType
+    def __init__(
+        self,
+        *,
+        transaction_id: _builtins.str = ...,
+        outcome: Global___Outcome.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "outcome", b"outcome", "transaction_id", b"transaction_id"
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DecisionReply: _TypeAlias = DecisionReply
+
+@_typing.final
+class CancelQuery(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """the reservation"""
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id"]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelQuery: _TypeAlias = CancelQuery

@@ -69,6 +69,12 @@ class DomainAgentStub:
             response_deserializer=braid_dot_v1_dot_negotiation__pb2.Ack.FromString,
             _registered_method=True,
         )
+        self.ReleaseHold = channel.unary_unary(
+            "/braid.v1.DomainAgent/ReleaseHold",
+            request_serializer=braid_dot_v1_dot_negotiation__pb2.Release.SerializeToString,
+            response_deserializer=braid_dot_v1_dot_negotiation__pb2.Ack.FromString,
+            _registered_method=True,
+        )
         self.Status = channel.unary_unary(
             "/braid.v1.DomainAgent/Status",
             request_serializer=braid_dot_v1_dot_negotiation__pb2.StatusQuery.SerializeToString,
@@ -116,6 +122,12 @@ class DomainAgentServicer:
         context.set_details("Method not implemented!")
         raise NotImplementedError("Method not implemented!")
 
+    def ReleaseHold(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details("Method not implemented!")
+        raise NotImplementedError("Method not implemented!")
+
     def Status(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -123,7 +135,7 @@ class DomainAgentServicer:
         raise NotImplementedError("Method not implemented!")
 
     def Exchange(self, request, context):
-        """RequestOffers, Prepare, CommitHold and AbortHold of several transactions at once."""
+        """RequestOffers, Prepare, CommitHold, AbortHold and ReleaseHold of several transactions at once."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details("Method not implemented!")
         raise NotImplementedError("Method not implemented!")
@@ -154,6 +166,11 @@ def add_DomainAgentServicer_to_server(servicer, server):
         "AbortHold": grpc.unary_unary_rpc_method_handler(
             servicer.AbortHold,
             request_deserializer=braid_dot_v1_dot_negotiation__pb2.Abort.FromString,
+            response_serializer=braid_dot_v1_dot_negotiation__pb2.Ack.SerializeToString,
+        ),
+        "ReleaseHold": grpc.unary_unary_rpc_method_handler(
+            servicer.ReleaseHold,
+            request_deserializer=braid_dot_v1_dot_negotiation__pb2.Release.FromString,
             response_serializer=braid_dot_v1_dot_negotiation__pb2.Ack.SerializeToString,
         ),
         "Status": grpc.unary_unary_rpc_method_handler(
@@ -329,6 +346,36 @@ class DomainAgent:
         )
 
     @staticmethod
+    def ReleaseHold(
+        request,
+        target,
+        options=(),
+        channel_credentials=None,
+        call_credentials=None,
+        insecure=False,
+        compression=None,
+        wait_for_ready=None,
+        timeout=None,
+        metadata=None,
+    ):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            "/braid.v1.DomainAgent/ReleaseHold",
+            braid_dot_v1_dot_negotiation__pb2.Release.SerializeToString,
+            braid_dot_v1_dot_negotiation__pb2.Ack.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True,
+        )
+
+    @staticmethod
     def Status(
         request,
         target,
@@ -410,6 +457,18 @@ class OrchestratorStub:
             response_deserializer=braid_dot_v1_dot_negotiation__pb2.ReservationResp.FromString,
             _registered_method=True,
         )
+        self.Cancel = channel.unary_unary(
+            "/braid.v1.Orchestrator/Cancel",
+            request_serializer=braid_dot_v1_dot_negotiation__pb2.CancelQuery.SerializeToString,
+            response_deserializer=braid_dot_v1_dot_negotiation__pb2.ReservationResp.FromString,
+            _registered_method=True,
+        )
+        self.Decide = channel.unary_unary(
+            "/braid.v1.Orchestrator/Decide",
+            request_serializer=braid_dot_v1_dot_negotiation__pb2.DecisionQuery.SerializeToString,
+            response_deserializer=braid_dot_v1_dot_negotiation__pb2.DecisionReply.FromString,
+            _registered_method=True,
+        )
 
 
 class OrchestratorServicer:
@@ -427,6 +486,18 @@ class OrchestratorServicer:
         context.set_details("Method not implemented!")
         raise NotImplementedError("Method not implemented!")
 
+    def Cancel(self, request, context):
+        """Release the reservation in every domain; idempotent; durable once answered."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details("Method not implemented!")
+        raise NotImplementedError("Method not implemented!")
+
+    def Decide(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details("Method not implemented!")
+        raise NotImplementedError("Method not implemented!")
+
 
 def add_OrchestratorServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -439,6 +510,16 @@ def add_OrchestratorServicer_to_server(servicer, server):
             servicer.Lookup,
             request_deserializer=braid_dot_v1_dot_negotiation__pb2.ReservationQuery.FromString,
             response_serializer=braid_dot_v1_dot_negotiation__pb2.ReservationResp.SerializeToString,
+        ),
+        "Cancel": grpc.unary_unary_rpc_method_handler(
+            servicer.Cancel,
+            request_deserializer=braid_dot_v1_dot_negotiation__pb2.CancelQuery.FromString,
+            response_serializer=braid_dot_v1_dot_negotiation__pb2.ReservationResp.SerializeToString,
+        ),
+        "Decide": grpc.unary_unary_rpc_method_handler(
+            servicer.Decide,
+            request_deserializer=braid_dot_v1_dot_negotiation__pb2.DecisionQuery.FromString,
+            response_serializer=braid_dot_v1_dot_negotiation__pb2.DecisionReply.SerializeToString,
         ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -501,6 +582,66 @@ class Orchestrator:
             "/braid.v1.Orchestrator/Lookup",
             braid_dot_v1_dot_negotiation__pb2.ReservationQuery.SerializeToString,
             braid_dot_v1_dot_negotiation__pb2.ReservationResp.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True,
+        )
+
+    @staticmethod
+    def Cancel(
+        request,
+        target,
+        options=(),
+        channel_credentials=None,
+        call_credentials=None,
+        insecure=False,
+        compression=None,
+        wait_for_ready=None,
+        timeout=None,
+        metadata=None,
+    ):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            "/braid.v1.Orchestrator/Cancel",
+            braid_dot_v1_dot_negotiation__pb2.CancelQuery.SerializeToString,
+            braid_dot_v1_dot_negotiation__pb2.ReservationResp.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True,
+        )
+
+    @staticmethod
+    def Decide(
+        request,
+        target,
+        options=(),
+        channel_credentials=None,
+        call_credentials=None,
+        insecure=False,
+        compression=None,
+        wait_for_ready=None,
+        timeout=None,
+        metadata=None,
+    ):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            "/braid.v1.Orchestrator/Decide",
+            braid_dot_v1_dot_negotiation__pb2.DecisionQuery.SerializeToString,
+            braid_dot_v1_dot_negotiation__pb2.DecisionReply.FromString,
             options,
             channel_credentials,
             insecure,

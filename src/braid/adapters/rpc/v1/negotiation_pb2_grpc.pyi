@@ -63,13 +63,14 @@ class DomainAgentStub:
     ]
     CommitHold: _grpc.UnaryUnaryMultiCallable[_negotiation_pb2.Commit, _negotiation_pb2.Ack]
     AbortHold: _grpc.UnaryUnaryMultiCallable[_negotiation_pb2.Abort, _negotiation_pb2.Ack]
+    ReleaseHold: _grpc.UnaryUnaryMultiCallable[_negotiation_pb2.Release, _negotiation_pb2.Ack]
     Status: _grpc.UnaryUnaryMultiCallable[
         _negotiation_pb2.StatusQuery, _negotiation_pb2.StatusReport
     ]
     Exchange: _grpc.UnaryUnaryMultiCallable[
         _negotiation_pb2.AgentBatch, _negotiation_pb2.AgentBatchReply
     ]
-    """RequestOffers, Prepare, CommitHold and AbortHold of several transactions at once."""
+    """RequestOffers, Prepare, CommitHold, AbortHold and ReleaseHold of several transactions at once."""
 
 @_typing.type_check_only
 class DomainAgentAsyncStub(DomainAgentStub):
@@ -87,13 +88,14 @@ class DomainAgentAsyncStub(DomainAgentStub):
     ]  # type: ignore[assignment]
     CommitHold: _aio.UnaryUnaryMultiCallable[_negotiation_pb2.Commit, _negotiation_pb2.Ack]  # type: ignore[assignment]
     AbortHold: _aio.UnaryUnaryMultiCallable[_negotiation_pb2.Abort, _negotiation_pb2.Ack]  # type: ignore[assignment]
+    ReleaseHold: _aio.UnaryUnaryMultiCallable[_negotiation_pb2.Release, _negotiation_pb2.Ack]  # type: ignore[assignment]
     Status: _aio.UnaryUnaryMultiCallable[
         _negotiation_pb2.StatusQuery, _negotiation_pb2.StatusReport
     ]  # type: ignore[assignment]
     Exchange: _aio.UnaryUnaryMultiCallable[
         _negotiation_pb2.AgentBatch, _negotiation_pb2.AgentBatchReply
     ]  # type: ignore[assignment]
-    """RequestOffers, Prepare, CommitHold and AbortHold of several transactions at once."""
+    """RequestOffers, Prepare, CommitHold, AbortHold and ReleaseHold of several transactions at once."""
 
 class DomainAgentServicer(metaclass=_abc_1.ABCMeta):
     """One domain's duty services, called by an orchestrator."""
@@ -133,6 +135,12 @@ class DomainAgentServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_negotiation_pb2.Ack, _abc.Awaitable[_negotiation_pb2.Ack]]: ...
     @_abc_1.abstractmethod
+    def ReleaseHold(
+        self,
+        request: _negotiation_pb2.Release,
+        context: _ServicerContext,
+    ) -> _typing.Union[_negotiation_pb2.Ack, _abc.Awaitable[_negotiation_pb2.Ack]]: ...
+    @_abc_1.abstractmethod
     def Status(
         self,
         request: _negotiation_pb2.StatusQuery,
@@ -148,7 +156,7 @@ class DomainAgentServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[
         _negotiation_pb2.AgentBatchReply, _abc.Awaitable[_negotiation_pb2.AgentBatchReply]
     ]:
-        """RequestOffers, Prepare, CommitHold and AbortHold of several transactions at once."""
+        """RequestOffers, Prepare, CommitHold, AbortHold and ReleaseHold of several transactions at once."""
 
 def add_DomainAgentServicer_to_server(
     servicer: DomainAgentServicer, server: _typing.Union[_grpc.Server, _aio.Server]
@@ -167,6 +175,13 @@ class OrchestratorStub:
     Lookup: _grpc.UnaryUnaryMultiCallable[
         _negotiation_pb2.ReservationQuery, _negotiation_pb2.ReservationResp
     ]
+    Cancel: _grpc.UnaryUnaryMultiCallable[
+        _negotiation_pb2.CancelQuery, _negotiation_pb2.ReservationResp
+    ]
+    """Release the reservation in every domain; idempotent; durable once answered."""
+    Decide: _grpc.UnaryUnaryMultiCallable[
+        _negotiation_pb2.DecisionQuery, _negotiation_pb2.DecisionReply
+    ]
 
 @_typing.type_check_only
 class OrchestratorAsyncStub(OrchestratorStub):
@@ -178,6 +193,13 @@ class OrchestratorAsyncStub(OrchestratorStub):
     ]  # type: ignore[assignment]
     Lookup: _aio.UnaryUnaryMultiCallable[
         _negotiation_pb2.ReservationQuery, _negotiation_pb2.ReservationResp
+    ]  # type: ignore[assignment]
+    Cancel: _aio.UnaryUnaryMultiCallable[
+        _negotiation_pb2.CancelQuery, _negotiation_pb2.ReservationResp
+    ]  # type: ignore[assignment]
+    """Release the reservation in every domain; idempotent; durable once answered."""
+    Decide: _aio.UnaryUnaryMultiCallable[
+        _negotiation_pb2.DecisionQuery, _negotiation_pb2.DecisionReply
     ]  # type: ignore[assignment]
 
 class OrchestratorServicer(metaclass=_abc_1.ABCMeta):
@@ -198,6 +220,24 @@ class OrchestratorServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[
         _negotiation_pb2.ReservationResp, _abc.Awaitable[_negotiation_pb2.ReservationResp]
+    ]: ...
+    @_abc_1.abstractmethod
+    def Cancel(
+        self,
+        request: _negotiation_pb2.CancelQuery,
+        context: _ServicerContext,
+    ) -> _typing.Union[
+        _negotiation_pb2.ReservationResp, _abc.Awaitable[_negotiation_pb2.ReservationResp]
+    ]:
+        """Release the reservation in every domain; idempotent; durable once answered."""
+
+    @_abc_1.abstractmethod
+    def Decide(
+        self,
+        request: _negotiation_pb2.DecisionQuery,
+        context: _ServicerContext,
+    ) -> _typing.Union[
+        _negotiation_pb2.DecisionReply, _abc.Awaitable[_negotiation_pb2.DecisionReply]
     ]: ...
 
 def add_OrchestratorServicer_to_server(

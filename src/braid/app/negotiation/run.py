@@ -1,0 +1,292 @@
+"""One negotiation's working state and steps, from domain paths to the decision.
+
+`Orchestrator.reserve` makes one `NegotiationRun` per request (see the
+negotiator module for the protocol and what is logged when).
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from braid.app.negotiation.ports import CallFailedError, Pending, PrepReply
+from braid.app.negotiation.results import (
+    NegotiationRequest,
+    NegotiationResult,
+    PathOutcome,
+    TraceEvent,
+)
+from braid.core.errors import InputError
+from braid.core.model.units import format_bandwidth
+from braid.core.negotiation.holds import SegmentAsk
+from braid.core.negotiation.result_rules import (
+    CommittedPath,
+    SwitchPlan,
+    committed_rule_plan,
+    summarise,
+)
+from braid.core.negotiation.routes import Leg
+from braid.core.negotiation.strategies import Ask, Offer, Refusal, Strategy, compose
+from braid.core.negotiation.transaction import Decision, Transaction, Vote
+
+if TYPE_CHECKING:
+    from braid.app.negotiation.negotiator import Orchestrator
+
+
+@dataclass
+class NegotiationRun:
+    """One negotiation's working state."""
+
+    orchestrator: Orchestrator
+    request: NegotiationRequest
+    trace: list[TraceEvent] = field(default_factory=list)
+    tx_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    legs: list[tuple[Leg, ...]] = field(default_factory=list)
+    # Every domain sent a Prep, with what it was asked and how it answered.
+    asked: dict[str, tuple[SegmentAsk, ...]] = field(default_factory=dict)
+    replies: dict[str, PrepReply | CallFailedError] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    decided: Transaction | None = None  # the reservation's own transaction, once decided
+    begun: Transaction | None = None  # the same, as logged before the first Prep
+
+    @property
+    def strategy(self) -> Strategy:
+        return self.request.strategy or self.orchestrator.config.strategy
+
+    @property
+    def window(self) -> tuple[int, int]:
+        return (self.request.start, self.request.end)
+
+    def note(self, phase: str, domain: str, text: str) -> None:
+        self.trace.append(TraceEvent(phase, domain, text))
+
+    def execute(self) -> NegotiationResult:
+        r, o = self.request, self.orchestrator
+        k = r.max_paths or o.config.max_paths
+        paths, legs = o.routes(r.src_domain, r.src_point, r.dst_domain, r.dst_point, k)
+        if not paths:
+            return self.fail(f"no domain path joins {r.src_domain} and {r.dst_domain}")
+        self.legs = list(legs)
+        for i, path in enumerate(paths):
+            self.note("path", "", f"candidate {i}: {' > '.join(path)}")
+        offers = {} if self.strategy == "equal-split" else self.request_offers(paths)
+        outcome = compose(self.strategy, r.bandwidth, paths, offers, self.probe)
+        if isinstance(outcome, Refusal):
+            self.abort_asked(set(self.asked), f"composition failed: {outcome.reason}")
+            return self.fail(outcome.reason + self.problems_note())
+        amounts = outcome.path_amounts
+        shares = ", ".join(f"path {i}: {format_bandwidth(a)}" for i, a in enumerate(amounts) if a)
+        self.note("compose", "", f"{self.strategy}: {shares}")
+        wanted = self.segments_by_domain(paths, amounts)
+        unused = {d for d in self.asked if d not in wanted or self.asked[d] != wanted[d]}
+        self.abort_asked(unused, "not part of the composed split")
+        self.prepare_all({d: s for d, s in wanted.items() if d not in self.asked})
+        return self.decide(tuple(wanted), amounts)
+
+    # -- phase 1 -----------------------------------------------------------------
+
+    def request_offers(self, paths: Sequence[tuple[str, ...]]) -> dict[str, Offer]:
+        o = self.orchestrator
+        spans = self.spans_by_domain(paths)
+        visible = [d for d in spans if o.view.domains[d].visible]
+        calls: Mapping[str, Pending[list[int]]] = {
+            d: o.agents.offers(
+                d,
+                self.tx_id,
+                self.token,
+                self.window,
+                [(a, b) for _, a, b in spans[d]],
+                self.request.symmetric,
+            )
+            for d in visible
+        }
+        offers: dict[str, Offer] = {}
+        for domain, call in calls.items():
+            try:
+                values = call.result()
+            except CallFailedError as exc:
+                self.note("offers", domain, f"no offer: {exc.status} {exc.message}")
+                self.problem(domain, exc)
+                values = [0] * len(spans[domain])
+            per_path = {i: v for (i, _, _), v in zip(spans[domain], values, strict=True)}
+            distinct = {(a, b): v for (_, a, b), v in zip(spans[domain], values, strict=True)}
+            offers[domain] = Offer(domain, sum(distinct.values()), per_path)
+            text = ", ".join(f"{a}>{b} {format_bandwidth(v)}" for (a, b), v in distinct.items())
+            self.note("offers", domain, f"SendOffers: {text}")
+        for domain in spans:
+            if domain not in offers:
+                self.note("offers", domain, "blind: asked only with a concrete ReservationPrep")
+        return offers
+
+    def spans_by_domain(
+        self, paths: Sequence[tuple[str, ...]]
+    ) -> dict[str, list[tuple[int, str, str]]]:
+        spans: dict[str, list[tuple[int, str, str]]] = {}
+        for i, legs in enumerate(self.legs[: len(paths)]):
+            for leg in legs:
+                spans.setdefault(leg.domain, []).append((i, leg.entry, leg.exit))
+        return spans
+
+    def probe(self, ask: Ask) -> bool:
+        """A blind domain's (or, for equal splitting, any domain's) yes or no: a real Prep."""
+        segments = tuple(
+            SegmentAsk(leg.entry, leg.exit, amount, i)
+            for i, amount in ask.per_path
+            for leg in self.legs[i]
+            if leg.domain == ask.domain
+        )
+        self.prepare_all({ask.domain: segments})
+        reply = self.replies[ask.domain]
+        return isinstance(reply, PrepReply) and reply.yes
+
+    # -- phase 2 -----------------------------------------------------------------
+
+    def segments_by_domain(
+        self, paths: Sequence[tuple[str, ...]], amounts: Sequence[int]
+    ) -> dict[str, tuple[SegmentAsk, ...]]:
+        out: dict[str, list[SegmentAsk]] = {}
+        for i, amount in enumerate(amounts):
+            if amount > 0:
+                for leg in self.legs[i]:
+                    out.setdefault(leg.domain, []).append(
+                        SegmentAsk(leg.entry, leg.exit, amount, i)
+                    )
+        return {d: tuple(s) for d, s in out.items()}
+
+    def begin(self) -> None:
+        """Log the transaction, undecided, with every domain that may get a Prep.
+
+        Not synced: it survives a crash of the process (the write-ahead log is in
+        the OS's hands); were it lost with the machine, a participant asking about
+        an unknown transaction is told abort (presumed abort) all the same.
+        """
+        o = self.orchestrator
+        every = tuple(dict.fromkeys(leg.domain for legs in self.legs for leg in legs))
+        self.begun = Transaction(self.tx_id, self.request.id, every, self.token)
+        o.mark_live(self.tx_id)
+        o.decisions.save(self.begun, durable=False)
+
+    def prepare_all(self, wanted: Mapping[str, tuple[SegmentAsk, ...]]) -> None:
+        o = self.orchestrator
+        if self.begun is None:
+            self.begin()
+        calls = {
+            d: o.agents.prepare(
+                d,
+                self.tx_id,
+                self.token,
+                self.window,
+                segments,
+                o.config.hold_seconds,
+                self.request.symmetric,
+            )
+            for d, segments in wanted.items()
+        }
+        for domain, call in calls.items():
+            self.asked[domain] = wanted[domain]
+            try:
+                reply: PrepReply | CallFailedError = call.result()
+            except CallFailedError as exc:
+                reply = exc
+                self.problem(domain, exc)
+            self.replies[domain] = reply
+            total = format_bandwidth(sum(s.bandwidth for s in wanted[domain]))
+            if isinstance(reply, CallFailedError):
+                self.note("prep", domain, f"{total}: no vote ({reply.status}: {reply.message})")
+            else:
+                self.note(
+                    "prep",
+                    domain,
+                    f"{total}: {'yes' if reply.yes else 'no'}"
+                    + (f" ({reply.reason})" if reply.reason else ""),
+                )
+
+    def abort_asked(self, domains: set[str], reason: str) -> None:
+        """Abort Preps outside any transaction (composition failed or did not use them)."""
+        held = sorted(d for d in domains if not _said_no(self.replies.get(d)))
+        if not held:
+            return
+        tx = Transaction(self.tx_id, self.request.id, tuple(held), self.token, label="unused")
+        tx.abort(reason)
+        self.orchestrator.decisions.save(tx)
+        self.note("abort", "", f"{', '.join(held)}: {reason}")
+        self.orchestrator.delivery.deliver(tx, self.trace.append)
+        for domain in held:
+            self.asked.pop(domain, None)
+            self.replies.pop(domain, None)
+
+    def decide(self, participants: tuple[str, ...], amounts: Sequence[int]) -> NegotiationResult:
+        o = self.orchestrator
+        tx = Transaction(self.tx_id, self.request.id, participants, self.token)
+        for domain in participants:
+            reply = self.replies.get(domain)
+            if isinstance(reply, PrepReply):
+                tx.record_vote(domain, Vote(reply.yes, reply.reason))
+            elif reply is not None:
+                tx.record_vote(domain, Vote(False, f"{reply.status}: {reply.message}"))
+        decision = tx.decide()
+        self.note("decide", "", f"{decision.value.upper()} (written to the decision log)")
+        result = self.committed(amounts) if decision is Decision.COMMIT else None
+        # Durable, with the whole result, before anyone hears it.
+        o.decisions.save(tx, result=None if result is None else result.to_dict())
+        if o.after_decide is not None:
+            o.after_decide(tx)
+        self.decided = tx
+        o.delivery.deliver(tx, self.trace.append, record=False)
+        if result is None:
+            return self.fail(tx.reason)
+        return replace(result, trace=tuple(self.trace))
+
+    def committed(self, amounts: Sequence[int]) -> NegotiationResult:
+        paths = tuple(
+            PathOutcome(self.legs[i], amount, self.vlans_of(i))
+            for i, amount in enumerate(amounts)
+            if amount > 0
+        )
+        switches = self.rule_plan(paths)
+        return NegotiationResult(
+            self.request.id, True, "", self.tx_id, self.strategy, paths, tuple(self.trace), switches
+        )
+
+    def rule_plan(self, paths: Sequence[PathOutcome]) -> tuple[SwitchPlan, ...]:
+        """The SDX/edge rules of the committed split (seed 000 Fig. 5), for the result."""
+        view = self.orchestrator.view
+        committed = [CommittedPath(p.domains(), p.bandwidth, dict(p.vlans)) for p in paths]
+        try:
+            plan = committed_rule_plan(view, self.request.id, committed)
+        except InputError as exc:
+            self.note("rules", "", f"no rule plan: {exc}")
+            return ()
+        switches = summarise(plan, view)
+        self.note("rules", "", f"rule plan for {len(switches)} switches (edge-mode pools)")
+        return switches
+
+    def problem(self, domain: str, exc: CallFailedError) -> None:
+        text = f"{domain} not reached" if exc.unreachable else f"{domain} refused: {exc.message}"
+        if text not in self.problems:
+            self.problems.append(text)
+
+    def problems_note(self) -> str:
+        return f" ({'; '.join(self.problems)})" if self.problems else ""
+
+    def vlans_of(self, path_index: int) -> tuple[tuple[str, int], ...]:
+        out: list[tuple[str, int]] = []
+        for reply in self.replies.values():
+            if isinstance(reply, PrepReply):
+                out.extend((link, vlan) for link, vlan, i in reply.vlans if i == path_index)
+        return tuple(sorted(out))
+
+    def fail(self, reason: str) -> NegotiationResult:
+        self.note("result", "", f"failed: {reason}")
+        return NegotiationResult(
+            self.request.id, False, reason, self.tx_id, self.strategy, (), tuple(self.trace)
+        )
+
+
+def _said_no(reply: PrepReply | CallFailedError | None) -> bool:
+    """A definite no holds nothing; a yes, a timeout or an error may hold something."""
+    return isinstance(reply, PrepReply) and not reply.yes
