@@ -193,3 +193,34 @@ def test_unreachable_agents_answer_503_and_hold_nothing(api: Api, cluster: Local
     assert "site-c" in answer.json()["error"]["message"]
     check = check_ledgers(reports_once_up(cluster), committed_of(all_committed(api)))
     assert check.ok, check.summary()
+
+
+def test_cancel_frees_every_domain_and_a_repeat_changes_nothing(
+    api: Api, cluster: LocalCluster
+) -> None:
+    made = post(api, "alice", body(15, day=7))  # both WANs, most of their room
+    assert made.status_code == 201, made.text
+    rid = made.json()["id"]
+    url = f"/v1/interdomain/reservations/{rid}"
+    assert api.client.delete(url, headers=api.auth("bob")).status_code == 404
+    cancelled = api.client.delete(url, headers=api.auth("alice"))
+    assert cancelled.status_code == 200, cancelled.text
+    view = cancelled.json()
+    assert view["status"] == "cancelled"
+    assert set(view["holdings"].values()) == {"released"}
+    assert set(view["holdings"]) == set(made.json()["domains"])
+    again = api.client.delete(url, headers=api.auth("olga"))  # an operator may; nothing changes
+    assert again.status_code == 200 and again.json()["holdings"] == view["holdings"]
+    assert api.client.get(url, headers=api.auth("alice")).json()["status"] == "cancelled"
+    check = check_ledgers(cluster.reports(), committed_of(all_committed(api)))
+    assert check.ok, check.summary()
+    refill = post(api, "alice", body(15, day=7))  # the same room again: all of it was freed
+    assert refill.status_code == 201, refill.text
+
+
+def test_a_failed_reservation_cannot_be_cancelled(api: Api) -> None:
+    refused = post(api, "bob", body(25, day=8))
+    assert refused.status_code == 409
+    rid = refused.json()["error"]["reservation"]
+    answer = api.client.delete(f"/v1/interdomain/reservations/{rid}", headers=api.auth("bob"))
+    assert answer.status_code == 409 and "nothing to cancel" in answer.text

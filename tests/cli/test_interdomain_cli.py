@@ -1,4 +1,4 @@
-"""`braid interdomain reserve | show | list` against a real server (seed 000 Fig. 6a agents)."""
+"""`braid interdomain reserve | show | list | cancel` against a real server (Fig. 6a agents)."""
 
 from __future__ import annotations
 
@@ -82,6 +82,12 @@ def test_reserve_show_and_list(served: tuple[str, Api]) -> None:
     listed = run(served, "alice", "list")
     assert listed.exit_code == 0 and view["id"] in listed.output
     assert view["id"] not in run(served, "bob", "list").output
+    assert run(served, "bob", "cancel", view["id"]).exit_code == 1  # not bob's
+    cancelled = run(served, "alice", "cancel", view["id"])
+    assert cancelled.exit_code == 0, cancelled.output
+    assert "cancelled" in cancelled.output and "re1 released" in cancelled.output
+    again = run(served, "alice", "cancel", view["id"], "--json")
+    assert again.exit_code == 0 and json.loads(again.output)["status"] == "cancelled"
 
 
 def test_a_refusal_and_bad_input_exit_non_zero_with_the_reason(served: tuple[str, Api]) -> None:

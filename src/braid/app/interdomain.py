@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeVar
 
-from braid.app.errors import NotFoundError
+from braid.app.errors import NotFoundError, RejectedError
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult, check_strategy
 from braid.app.records import User
@@ -125,6 +125,19 @@ class InterdomainService:
         result = self.orchestrator.lookup(reservation)
         return result_view(result, entry)
 
+    def cancel(self, user: User, reservation: str) -> dict[str, Any]:
+        """Release a committed reservation in every domain (owner or operator); idempotent:
+        a cancelled one answers as it is. A failed one holds nothing and is refused."""
+        entry = self.owners.get(reservation)
+        if entry is None or not _may_see(user, entry):
+            raise NotFoundError(f"no multi-domain reservation {reservation!r}")
+        result = self.orchestrator.cancel(reservation)
+        if result is None:
+            raise RejectedError(f"reservation {reservation!r} is still being negotiated")
+        if result.state == "failed":
+            raise RejectedError(f"reservation {reservation!r} failed: nothing to cancel")
+        return result_view(result, entry)
+
     def find(self, user: User, limit: int = 100) -> list[dict[str, Any]]:
         if not 1 <= limit <= LIST_LIMIT:
             raise InputError("limit", f"must be between 1 and {LIST_LIMIT}")
@@ -209,7 +222,7 @@ def result_view(result: NegotiationResult | None, entry: Entry) -> dict[str, Any
         "owner": entry.owner,
         "created_at": format_instant(entry.created_at),
         **entry.request,
-        "status": "committed" if result.success else "failed",
+        "status": result.state,
         "reason": result.reason,
         "strategy": result.strategy or entry.request.get("strategy"),
         "transaction": result.transaction,
@@ -217,6 +230,7 @@ def result_view(result: NegotiationResult | None, entry: Entry) -> dict[str, Any
         "paths": [_path_view(path) for path in result.paths],
         "domains": {d: to_mbps(bps) for d, bps in per_domain.items()},
         "switches": [_switch_view(sw) for sw in result.to_dict()["switches"]],
+        "holdings": dict(result.holdings),
         "trace": [event.line() for event in result.trace],
     }
 

@@ -1,4 +1,4 @@
-"""`braid interdomain reserve | show | list`: REST clients of `/v1/interdomain/reservations`.
+"""`braid interdomain reserve | show | list | cancel`: REST clients of the interdomain routes.
 
 Thin, like the other client commands (and sharing their options, error
 reporting and exit codes): build the body, send it with `BraidClient`,
@@ -76,6 +76,19 @@ def show(
     """One multi-domain reservation: paths, per-domain amounts, VLANs, rules, trace."""
     path = f"{ROUTE}/{quote(reservation_id, safe='')}"
     view = client_cmd.call_api(url, token, as_json, lambda b: _send(b, "GET", path))
+    client_cmd.show_answer(view, as_json, plan)
+
+
+@app.command("cancel")
+def cancel(
+    reservation_id: IdArg,
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Release a multi-domain reservation in every domain; repeating it changes nothing."""
+    path = f"{ROUTE}/{quote(reservation_id, safe='')}"
+    view = client_cmd.call_api(url, token, as_json, lambda b: _send(b, "DELETE", path))
     client_cmd.show_answer(view, as_json, plan)
 
 
@@ -186,5 +199,9 @@ def plan(view: Mapping[str, Any]) -> Group:
     amounts = ", ".join(f"{d} {show_bandwidth(a)}" for d, a in (view.get("domains") or {}).items())
     rules = sum(len(sw.get("rules", [])) for sw in view.get("switches") or [])
     switches = len(view.get("switches") or [])
-    tail = Text(f"per domain: {amounts or '-'}\nrule plan: {rules} rules on {switches} switches")
+    held = ", ".join(f"{d} {state}" for d, state in (view.get("holdings") or {}).items())
+    tail = Text(
+        f"per domain: {amounts or '-'}\nrule plan: {rules} rules on {switches} switches"
+        + (f"\nheld: {held}" if held else "")
+    )
     return Group(facts, paths, tail, *(Text(line) for line in view.get("trace") or []))

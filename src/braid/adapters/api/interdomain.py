@@ -109,6 +109,15 @@ async def show(reservation_id: str, caller: Authorized, request: Request) -> JSO
     return JSONResponse(await _off_loop(service, service.get, caller.user, reservation_id))
 
 
+@router.delete("/{reservation_id}", responses=errors(401, 404, 409) | _UNAVAILABLE)
+async def cancel(reservation_id: str, caller: Authorized, request: Request) -> JSONResponse:
+    """Release the reservation in every domain (owner or operator); a repeat answers the same.
+
+    409 when it failed (nothing is held) or is still being negotiated."""
+    service = _service(request)
+    return JSONResponse(await _off_loop(service, service.cancel, caller.user, reservation_id))
+
+
 def mount_interdomain(app: FastAPI, service: InterdomainService | None) -> None:
     """Add the routes (and the 503 mapping) to `app`; with no service every route answers 503."""
     app.state.interdomain = service
