@@ -30,7 +30,8 @@ from braid.core.errors import InputError
 from braid.core.negotiation.transaction import Decision, Transaction
 
 # Fault injection for the fault tests: "exit-after-decide" kills the process
-# right after a decision became durable, before any participant heard it.
+# right after a decision became durable, before any participant heard it;
+# "exit-before-prep" once a transaction is logged, before its first Prep.
 FAULT_VARIABLE = "BRAID_FAULT_ORCHESTRATOR"
 
 
@@ -81,8 +82,11 @@ def start_negotiation(
     log = SqliteDecisionLog(decisions, synchronous=synchronous)
     orchestrator = Orchestrator(domains.view, pool, log, config)
     pool.in_progress = orchestrator.in_progress
-    if os.environ.get(FAULT_VARIABLE) == "exit-after-decide":
+    fault = os.environ.get(FAULT_VARIABLE, "")
+    if fault == "exit-after-decide":
         orchestrator.after_decide = _exit_now
+    elif fault == "exit-before-prep":
+        orchestrator.before_prep = _exit_now
     recovered = orchestrator.delivery.recover()
     for tx in recovered:
         _record_recovered(log, tx)
@@ -98,7 +102,9 @@ def _exit_now(tx: Transaction) -> None:
 
 
 def _record_recovered(log: SqliteDecisionLog, tx: Transaction) -> None:
-    """A reservation whose answer was lost in the crash gets one from the log."""
+    """A reservation whose answer was lost in the crash gets one from the log (a decision
+    is written with its whole result, so this finds only those never decided — and
+    committed ones of logs written before results went with decisions)."""
     if tx.label or log.result(tx.reservation) is not None:
         return
     committed = tx.decision is Decision.COMMIT

@@ -23,6 +23,7 @@ from braid.app.agent.service import AgentError, AgentService
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
+from braid.core.errors import InputError
 from braid.core.negotiation.holds import HoldState, SegmentAsk
 from braid.core.negotiation.strategies import STRATEGIES, Strategy
 from braid.core.negotiation.transaction import Phase
@@ -214,3 +215,40 @@ def test_a_committed_result_carries_its_rule_plan_and_survives_the_log(
     assert edges["a-edge"].rules[0].ways[0].vlan == vlan  # pushes the VLAN its link's owner chose
     assert NegotiationResult.from_dict(result.to_dict()) == result
     assert orchestrator.lookup("r") == result
+
+
+def test_a_participant_asking_hears_pending_then_the_decision(world: Callable[[], Any]) -> None:
+    orchestrator, _ = world()
+    heard: list[str] = []
+
+    def ask(tx: Any) -> None:
+        heard.append(orchestrator.decision(tx.id, tx.token, "w1"))
+
+    orchestrator.before_prep = ask
+    orchestrator.after_decide = ask
+    result = orchestrator.reserve(request("r", 3, "partial-offers", 1, 0))
+    token = orchestrator.decisions.transaction(result.transaction).token  # type: ignore[union-attr]
+    assert heard == ["pending", "commit"]
+    assert orchestrator.decision(result.transaction, token, "w2") == "abort"  # not a participant
+    assert orchestrator.decision("never-seen", token, "w1") == "abort"  # presumed abort
+    with pytest.raises(InputError):
+        orchestrator.decision(result.transaction, "x" * 20, "w1")
+    orchestrator.cancel("r")
+    assert orchestrator.decision(result.transaction, token, "w1") == "abort"  # released
+
+
+def test_a_refused_commit_is_never_reported_committed(world: Callable[[], Any]) -> None:
+    orchestrator, pool = world()
+
+    def operator_aborts(tx: Any) -> None:  # w1's operator frees the prepared hold by hand
+        pool.services["w1"].abort(tx.id, tx.token)
+
+    orchestrator.after_decide = operator_aborts
+    result = orchestrator.reserve(request("r", 3, "partial-offers", 1, 0))
+    assert not result.success and result.state == "failed"
+    assert "w1 could not honour the commit" in result.reason
+    assert dict(result.holdings) == {
+        "site-a": "released", "w1": "refused-commit", "site-b": "released"
+    }  # fmt: skip
+    assert orchestrator.lookup("r") == result
+    assert_consistent(orchestrator, pool, [result])

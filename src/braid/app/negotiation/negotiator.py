@@ -70,6 +70,8 @@ class Orchestrator:
         self.delivery = Delivery(agents, decisions)
         # Called once a decision is durable and before anyone hears it (fault tests).
         self.after_decide: Callable[[Transaction], None] | None = None
+        # Called once a transaction is logged and before its first Prep (fault tests).
+        self.before_prep: Callable[[Transaction], None] | None = None
         self.kinds = {d: spec.kind for d, spec in view.domains.items()}
         self.pairs = domain_pairs(view)
         self._busy: set[str] = set()

@@ -169,6 +169,8 @@ class NegotiationRun:
         self.begun = Transaction(self.tx_id, self.request.id, every, self.token)
         o.mark_live(self.tx_id)
         o.decisions.save(self.begun, durable=False)
+        if o.before_prep is not None:
+            o.before_prep(self.begun)
 
     def prepare_all(self, wanted: Mapping[str, tuple[SegmentAsk, ...]]) -> None:
         o = self.orchestrator
