@@ -227,7 +227,7 @@ def test_a_participant_asking_hears_pending_then_the_decision(world: Callable[[]
     orchestrator.before_prep = ask
     orchestrator.after_decide = ask
     result = orchestrator.reserve(request("r", 3, "partial-offers", 1, 0))
-    token = orchestrator.decisions.transaction(result.transaction).token  # type: ignore[union-attr]
+    token = orchestrator.decisions.transaction(result.transaction).token
     assert heard == ["pending", "commit"]
     assert orchestrator.decision(result.transaction, token, "w2") == "abort"  # not a participant
     assert orchestrator.decision("never-seen", token, "w1") == "abort"  # presumed abort

@@ -53,7 +53,7 @@ def lookup(cluster: LocalCluster, rid: str) -> pb.ReservationResp:
             return None
         return reply
 
-    found = wait_until(answer)
+    found: pb.ReservationResp | None = wait_until(answer)
     assert found is not None, f"no answer for {rid}"
     return found
 
