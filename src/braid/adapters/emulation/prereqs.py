@@ -58,7 +58,7 @@ def missing_prerequisites(*, need_root: bool = True) -> list[Missing]:
         found.append(
             Missing(
                 "Python package 'mininet' not importable from this interpreter",
-                "pip install 'braid[emulate]' (into braid's virtualenv), plus apt-get install mininet",
+                "pip install 'braid[emulate]' into braid's virtualenv; apt-get install mininet",
             )
         )
     if importlib.util.find_spec("matplotlib") is None:

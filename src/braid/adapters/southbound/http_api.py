@@ -151,7 +151,9 @@ class ApiServer:
         deadline = time.monotonic() + timeout
         while not self._server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
-                reason = f": {self._failure}" if self._failure else ""
+                # uvicorn logs a bind error itself and leaves with SystemExit.
+                told = self._failure is not None and not isinstance(self._failure, SystemExit)
+                reason = f": {self._failure}" if told else " (see the error above)"
                 raise OSError(f"controller API could not listen on {self.address}{reason}")
             time.sleep(0.01)
 

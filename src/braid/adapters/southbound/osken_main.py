@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -71,7 +73,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     services = manager.instantiate_apps(**manager.create_contexts())
     app = next(a for a in manager.applications.values() if a.__module__ == APP_MODULE)
     server = make_server(app, args.api)
-    server.start()
+    try:
+        server.start()
+    except OSError as exc:
+        print(f"braid controller: {exc}; choose another --api address", file=sys.stderr)
+        # os-ken's service threads are not daemons and nothing stops them yet;
+        # nothing has been written, so leave at once.
+        os._exit(2)
     print(
         f"braid controller: OpenFlow on {of_host}:{of_port}, API on {args.api}",
         flush=True,
