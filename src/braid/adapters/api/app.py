@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from braid.adapters.api import availability, health, reservations, topology
+from braid.adapters.api.api_docs import mount_api_docs
 from braid.adapters.api.errors import install_error_handlers
 from braid.adapters.api.interdomain import mount_interdomain
 from braid.adapters.api.middleware import RequestGuard
@@ -45,6 +46,8 @@ def create_app(
         # braid exports Prometheus metrics (/metrics); FastAPI's own OpenTelemetry
         # hooks would only look for a provider on every request.
         telemetry={"tracing": False, "metrics": False, "logs": False},
+        docs_url=None,  # mount_api_docs serves both pages with local assets
+        redoc_url=None,
     )
     app.state.service = service
     app.state.settings = settings
@@ -54,6 +57,7 @@ def create_app(
     for module in (reservations, availability, topology, health):
         app.router.routes.extend(module.router.routes)
     mount_interdomain(app, interdomain)
+    mount_api_docs(app)
     install_error_handlers(app)
     app.add_middleware(
         RequestGuard, counter=service.metrics.requests, max_bytes=settings.max_body_bytes
