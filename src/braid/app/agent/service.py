@@ -331,11 +331,6 @@ class AgentService:
                 settled.append(done)
         return settled
 
-    def awaiting_decision(self) -> list[str]:
-        """Prepared transactions whose coordinator this agent will ask."""
-        with self._lock:
-            return sorted(self._asks)
-
     # -- inside ------------------------------------------------------------------
 
     def _settle(self, hold: Hold, answer: str | None, now: int) -> Hold | None:
