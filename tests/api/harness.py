@@ -17,6 +17,7 @@ from braid.app.ports import Filters, Repository
 from braid.app.service import ReservationService
 from braid.app.settings import Settings
 from braid.bootstrap.serve import initial_topology
+from braid.core.policy import Policy
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "braid" / "examples" / "science-net.yaml"
 NOW = int(datetime(2030, 1, 1, tzinfo=UTC).timestamp())
@@ -64,11 +65,11 @@ class Api:
         )
 
 
-def build(repo: Repository | None = None) -> Api:
+def build(repo: Repository | None = None, policy: Policy | None = None) -> Api:
     """The example network, users alice and bob, operator olga; the clock at NOW."""
     store: Repository = repo if repo is not None else MemoryRepository()
     clock = Clock()
-    service = ReservationService(store, clock=clock, hold_seconds=HOLD_SECONDS)
+    service = ReservationService(store, clock=clock, hold_seconds=HOLD_SECONDS, policy=policy)
     service.start(initial_topology(EXAMPLE, None))
     app = create_app(service, Settings(max_body_bytes=MAX_BODY))
     tokens = {

@@ -18,6 +18,7 @@ from braid.app.interdomain import InterdomainService
 from braid.app.negotiation.negotiator import OrchestratorConfig
 from braid.bootstrap.local_cluster import LocalCluster
 from braid.bootstrap.orchestrator import open_interdomain
+from braid.core.policy import Limits, Policy
 from tests.api.harness import Api, build
 
 pytestmark = pytest.mark.slow
@@ -224,3 +225,26 @@ def test_a_failed_reservation_cannot_be_cancelled(api: Api) -> None:
     rid = refused.json()["error"]["reservation"]
     answer = api.client.delete(f"/v1/interdomain/reservations/{rid}", headers=api.auth("bob"))
     assert answer.status_code == 409 and "nothing to cancel" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("limits", "rule"),
+    [
+        (Limits(max_bandwidth=5 * 10**9), "max_bandwidth"),
+        (Limits(endpoints=frozenset({"site-a:a-dtn"})), "endpoints"),
+        (Limits(max_duration=1800), "max_duration"),
+    ],
+)
+def test_the_booking_policy_holds_across_domains_too(
+    api: Api, cluster: LocalCluster, interdomain: InterdomainService, limits: Limits, rule: str
+) -> None:
+    interdomain.policy = Policy(roles={"user": limits})
+    try:
+        answer = post(api, "bob", body(6, day=5))
+    finally:
+        interdomain.policy = Policy()
+    assert answer.status_code == 403, answer.text
+    assert answer.json()["error"]["field"] == rule
+    check = check_ledgers(cluster.reports(), committed_of(all_committed(api)))
+    assert check.ok, check.summary()
+    assert not check.held

@@ -16,6 +16,14 @@ class ForbiddenError(BraidError):
     """The caller is known but lacks the role for this action."""
 
 
+class PolicyError(ForbiddenError):
+    """The booking breaks a rule of the booking policy; `rule` names it."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"policy rule {rule}: {message}")
+        self.rule = rule
+
+
 class AuthError(BraidError):
     """No valid bearer token."""
 

@@ -15,16 +15,17 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol, TypeVar
 
-from braid.app.errors import NotFoundError, RejectedError
+from braid.app.errors import NotFoundError, PolicyError, RejectedError
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult, check_strategy
 from braid.app.records import User
 from braid.core.errors import BraidError, InputError
 from braid.core.model.instants import format_instant, parse_instant
 from braid.core.model.units import parse_bandwidth, to_mbps
+from braid.core.policy import Policy, check_booking
 
 T = TypeVar("T")
 MAX_PATHS: Final = 8
@@ -93,9 +94,11 @@ class InterdomainService:
         clock: Callable[[], float] = time.time,
         workers: int = 8,
         on_close: Callable[[], None] | None = None,
+        policy: Policy | None = None,
     ) -> None:
         self.orchestrator = orchestrator
         self.owners = owners
+        self.policy = policy or Policy()
         self.clock = clock
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="interdomain")
         self._on_close = on_close
@@ -107,6 +110,7 @@ class InterdomainService:
     def reserve(self, user: User, body: Mapping[str, Any]) -> Outcome:
         request, rest = self.check(body, f"x-{uuid.uuid4().hex[:12]}")
         now = int(self.clock())
+        self._check_policy(user, request, now)
         # Written before negotiating: a reservation always has its owner, even
         # when the server stops in the middle of the negotiation.
         self.owners.add(Entry(request.id, user.name, now, rest))
@@ -117,6 +121,21 @@ class InterdomainService:
             raise InputError(_REST_FIELDS.get(exc.field, exc.field), exc.message) from exc
         view = result_view(result, Entry(request.id, user.name, now, rest))
         return Outcome(view, result.success, () if result.success else unreachable_of(result))
+
+    def _check_policy(self, user: User, request: NegotiationRequest, now: int) -> None:
+        """The single-domain rules, endpoints written DOMAIN:POINT; no quota across domains."""
+        limits = replace(self.policy.limits_for(user.name, user.role), quota=None)
+        broken = check_booking(
+            limits,
+            src=f"{request.src_domain}:{request.src_point}",
+            dst=f"{request.dst_domain}:{request.dst_point}",
+            start=request.start,
+            end=request.end,
+            bandwidth=request.bandwidth,
+            now=now,
+        )
+        if broken is not None:
+            raise PolicyError(broken.rule, broken.message)
 
     def get(self, user: User, reservation: str) -> dict[str, Any]:
         entry = self.owners.get(reservation)

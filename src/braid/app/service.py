@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from braid.app.auth import TokenCache
+from braid.app.booking_policy import OwnerLocks, policy_violation
 from braid.app.commands import Modify, Reserve
-from braid.app.errors import ForbiddenError, NotFoundError, RejectedError
+from braid.app.errors import ForbiddenError, NotFoundError, PolicyError, RejectedError
 from braid.app.group_commit import GroupCommit
 from braid.app.metrics import Metrics
 from braid.app.mirror import Mirror, as_booking
@@ -43,6 +44,7 @@ from braid.core.planning.lifecycle import (
     state_at,
 )
 from braid.core.planning.requests import Request
+from braid.core.policy import Limits, Policy
 from braid.core.provisioning.status import Phase, Status
 
 ATTEMPTS: Final = 5
@@ -71,6 +73,7 @@ class ReservationService:
         metrics: Metrics | None = None,
         feed: ChangeFeed | None = None,
         provisioning: ProvisioningStore | None = None,
+        policy: Policy | None = None,
     ) -> None:
         """`feed` (optional) tells the mirror of other replicas' changes; see `Mirror`.
 
@@ -89,6 +92,8 @@ class ReservationService:
         self.mirror: Mirror | None = None
         self.provisioning = provisioning
         self.on_change: list[Callable[[], None]] = []
+        self.policy = policy or Policy()
+        self._owner_locks = OwnerLocks()
 
     # -- start-up --------------------------------------------------------------
 
@@ -130,6 +135,12 @@ class ReservationService:
     # -- reservations ------------------------------------------------------------
 
     def reserve(self, user: User, command: Reserve) -> Seen:
+        limits = self.policy.limits_for(user.name, user.role)
+        # A quota counts the owner's other bookings: admit one at a time per owner.
+        with self._owner_locks.held(user.name, limits.quota is not None):
+            return self._reserve(user, command, limits)
+
+    def _reserve(self, user: User, command: Reserve, limits: Limits) -> Seen:
         body, hold = command.body, command.hold
         started = time.perf_counter()
         refused = False
@@ -150,6 +161,7 @@ class ReservationService:
                 raise RejectedError(planned.reason, planned.offers)
             record = self._record(user, request, planned, hold, now)
             try:
+                self._check_policy(limits, record, now)
                 stored = self.group.write(self.write_step(record, "created"), user.name, now)
             except ConflictError:
                 self.live.return_labels(request.id)
@@ -258,7 +270,16 @@ class ReservationService:
         return self._seen(stored, now)
 
     def modify(self, user: User, reservation_id: str, change: Modify) -> Seen:
-        """Make-before-break: the new booking is validated and swapped in one transaction."""
+        """Make-before-break: the new booking is validated and swapped in one transaction.
+
+        The new booking must keep to the caller's policy limits (an operator
+        acting for a user acts under the operator's own).
+        """
+        limits = self.policy.limits_for(user.name, user.role)
+        with self._owner_locks.held(user.name, limits.quota is not None):
+            return self._modify(user, reservation_id, change, limits)
+
+    def _modify(self, user: User, reservation_id: str, change: Modify, limits: Limits) -> Seen:
         refused = False
         for _ in range(ATTEMPTS):
             now = self.clock()
@@ -269,6 +290,7 @@ class ReservationService:
             self.live.catch_up(now, read=refused)
             new = self._replan(old, change, now)
             try:
+                self._check_policy(limits, new, now)
                 stored = self.write_record(new, user, "modified", now, expected=old.version)
             except ConflictError:
                 self.live.restore_labels(old)
@@ -291,6 +313,13 @@ class ReservationService:
         return Availability(decision, request)
 
     # -- shared steps ----------------------------------------------------------------
+
+    def _check_policy(self, limits: Limits, record: Reservation, now: int) -> None:
+        """Raise PolicyError naming the first rule `record` (as it would be stored) breaks."""
+        broken = policy_violation(self.repo, limits, record, now)
+        if broken is not None:
+            self.metrics.rejected("policy", 0.0)
+            raise PolicyError(broken.rule, broken.message)
 
     def _record(
         self,

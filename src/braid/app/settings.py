@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from braid.core.errors import InputError
+from braid.core.policy import Policy, policy_from_dict
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +33,8 @@ class Settings:
     southbound_file: str | None = None
     provision_lead_seconds: int = 5
     reconcile_seconds: float = 30.0
+    # What each role and user may book (config file only: a nested mapping).
+    policy: Policy = field(default_factory=Policy)
 
 
 def load_settings(config: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
@@ -42,12 +45,14 @@ def load_settings(config: Path | None = None, env: Mapping[str, str] | None = No
     """
     settings = Settings()
     if config is not None:
-        settings = _merge(settings, _read_config(config), str(config))
+        values = dict(_read_config(config))
+        policy = policy_from_dict(values.pop("policy", None))
+        settings = replace(_merge(settings, values, str(config)), policy=policy)
     environ = os.environ if env is None else env
     from_env = {
         f.name: environ[f"BRAID_{f.name.upper()}"]
         for f in fields(Settings)
-        if f"BRAID_{f.name.upper()}" in environ
+        if f"BRAID_{f.name.upper()}" in environ and f.name not in NESTED
     }
     return _merge(settings, from_env, "environment")
 
@@ -100,6 +105,8 @@ def check_settings(settings: Settings, where: str = "the command line") -> None:
 
 
 SQLITE_SYNCHRONOUS = ("full", "normal")
+# Settings that only a config file can give (not one environment variable).
+NESTED = frozenset({"policy"})
 
 # Inclusive bounds. The tick must be positive (0 would spin the ticker) and
 # short enough that expired holds are recorded while they still matter.

@@ -28,6 +28,7 @@ from braid.app.negotiation.negotiator import Orchestrator, OrchestratorConfig
 from braid.app.negotiation.results import NegotiationResult, TraceEvent
 from braid.core.errors import InputError
 from braid.core.negotiation.transaction import Decision, Transaction
+from braid.core.policy import Policy
 
 # Fault injection for the fault tests: "exit-after-decide" kills the process
 # right after a decision became durable, before any participant heard it;
@@ -151,6 +152,7 @@ def open_interdomain(
     *,
     config: OrchestratorConfig | None = None,
     timeout: float = 2.0,
+    policy: Policy | None = None,
 ) -> InterdomainService:
     """Start the negotiation runtime on a topology with a `domains` section (for `braid serve`).
 
@@ -165,4 +167,4 @@ def open_interdomain(
     except sqlite3.Error:
         runtime.close()
         raise
-    return InterdomainService(runtime.orchestrator, owners, on_close=runtime.close)
+    return InterdomainService(runtime.orchestrator, owners, on_close=runtime.close, policy=policy)

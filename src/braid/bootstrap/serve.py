@@ -118,7 +118,11 @@ def _started(repo: Repository, settings: Settings, default_capacity: str | None)
     feed = repo.change_feed() if isinstance(repo, SqlRepository) else None
     provisioning = provisioning_store(repo) if settings.southbound_file else None
     service = ReservationService(
-        repo, hold_seconds=settings.hold_seconds, feed=feed, provisioning=provisioning
+        repo,
+        hold_seconds=settings.hold_seconds,
+        feed=feed,
+        provisioning=provisioning,
+        policy=settings.policy,
     )
     notes: list[str] = []
     stored = repo.topology()

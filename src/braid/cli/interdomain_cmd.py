@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from braid.app.interdomain import InterdomainService
+    from braid.core.policy import Policy
 
 ROUTE: Final = "/v1/interdomain/reservations"
 
@@ -111,7 +112,10 @@ def list_reservations(
 
 
 def started_interdomain(
-    domains: Path | None, negotiation_db: Path, strategy: str = "partial-offers"
+    domains: Path | None,
+    negotiation_db: Path,
+    strategy: str = "partial-offers",
+    policy: Policy | None = None,
 ) -> InterdomainService | None:
     """For `braid serve --domains FILE --negotiation-db FILE`: the negotiation, or None when
     no --domains; a bad file or strategy ends the command with an error naming the option.
@@ -129,7 +133,8 @@ def started_interdomain(
     except BraidError as exc:
         fail(f"--interdomain-strategy: {exc}")
     try:
-        return open_interdomain(domains, negotiation_db, config=OrchestratorConfig(chosen))
+        config = OrchestratorConfig(chosen)
+        return open_interdomain(domains, negotiation_db, config=config, policy=policy)
     except BraidError as exc:
         fail(f"--domains: {exc}")
 

@@ -88,7 +88,9 @@ def serve(
     settings = settings_from(
         config, database=database, topology=topology, host=host, port=port, southbound=southbound
     )
-    interdomain = started_interdomain(domains, negotiation_db, interdomain_strategy)
+    interdomain = started_interdomain(
+        domains, negotiation_db, interdomain_strategy, settings.policy
+    )
     try:
         try:
             serving = start_serving(settings, default_capacity)

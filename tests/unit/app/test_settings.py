@@ -8,6 +8,7 @@ import pytest
 
 from braid.app.settings import Settings, check_settings, load_settings
 from braid.core.errors import InputError
+from braid.core.policy import Limits, Policy
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "abc", "", "100000"])
@@ -51,3 +52,32 @@ def test_check_settings_catches_values_set_in_code() -> None:
     check_settings(Settings())
     with pytest.raises(InputError, match="tick_seconds"):
         check_settings(Settings(tick_seconds=0.0))
+
+
+def test_the_policy_comes_from_the_config_file(tmp_path: Path) -> None:
+    config = tmp_path / "braid.yaml"
+    config.write_text(
+        "hold_seconds: 60\n"
+        "policy:\n"
+        "  roles:\n"
+        "    user: {horizon: 90d, max_bandwidth: 40G}\n"
+        "  users:\n"
+        "    alice: {quota: 100G}\n"
+    )
+    settings = load_settings(config, env={})
+    assert settings.hold_seconds == 60
+    assert settings.policy.limits_for("alice", "user") == Limits(
+        horizon=90 * 86400, max_bandwidth=40 * 10**9, quota=100 * 10**9
+    )
+
+
+def test_a_bad_policy_rule_names_its_path(tmp_path: Path) -> None:
+    config = tmp_path / "braid.yaml"
+    config.write_text("policy:\n  roles:\n    user: {max_bandwith: 40G}\n")
+    with pytest.raises(InputError) as caught:
+        load_settings(config, env={})
+    assert caught.value.field == "policy.roles.user.max_bandwith"
+
+
+def test_the_policy_cannot_come_from_one_environment_variable() -> None:
+    assert load_settings(None, env={"BRAID_POLICY": "anything"}).policy == Policy()

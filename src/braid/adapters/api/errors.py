@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from braid.adapters.api.fastjson import FastJSON
-from braid.app.errors import AuthError, ForbiddenError, NotFoundError, RejectedError
+from braid.app.errors import AuthError, ForbiddenError, NotFoundError, PolicyError, RejectedError
 from braid.app.ports import ConflictError
 from braid.core.errors import InputError
 
@@ -98,6 +98,10 @@ def install_error_handlers(app: FastAPI) -> None:
     async def on_forbidden(_: Request, exc: Exception) -> JSONResponse:
         return error_response(403, "forbidden", str(exc))
 
+    async def on_policy(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, PolicyError)
+        return error_response(403, "policy", str(exc), field=exc.rule)
+
     async def on_auth(_: Request, exc: Exception) -> JSONResponse:
         return error_response(401, "unauthorized", str(exc), headers={"WWW-Authenticate": "Bearer"})
 
@@ -121,6 +125,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(NotFoundError, on_not_found)
     app.add_exception_handler(ForbiddenError, on_forbidden)
+    app.add_exception_handler(PolicyError, on_policy)
     app.add_exception_handler(AuthError, on_auth)
     app.add_exception_handler(RejectedError, on_rejected)
     app.add_exception_handler(ConflictError, on_conflict)

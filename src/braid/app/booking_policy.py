@@ -1,0 +1,66 @@
+"""The booking policy at admission: the owner's other bookings, and one admission per owner.
+
+The rules themselves are pure (`core.policy`); this module reads what a
+quota needs from the store and serialises an owner's admissions while a
+quota applies, so two bookings admitted at once cannot both fit under it
+(per replica: see docs/operations.md).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from braid.app.ports import Filters, Repository
+from braid.app.records import Reservation
+from braid.core.planning.lifecycle import counts_against_capacity
+from braid.core.policy import Booked, Limits, Violation, check_booking
+
+__all__ = ["OwnerLocks", "policy_violation"]
+
+
+def policy_violation(
+    repo: Repository, limits: Limits, record: Reservation, now: int
+) -> Violation | None:
+    """The first rule `record` breaks, counting the owner's other live bookings for a quota."""
+    others = _owned_bookings(repo, record, now) if limits.quota is not None else ()
+    return check_booking(
+        limits,
+        src=record.src,
+        dst=record.dst,
+        start=record.start,
+        end=record.end,
+        bandwidth=record.bandwidth,
+        now=now,
+        others=others,
+    )
+
+
+def _owned_bookings(repo: Repository, record: Reservation, now: int) -> list[Booked]:
+    found = repo.find(
+        Filters(owner=record.owner, start=record.start, end=record.end, limit=100_000)
+    )
+    return [
+        Booked(r.start, r.end, r.bandwidth)
+        for r in found
+        if r.id != record.id and counts_against_capacity(r.state, r.end, now, r.hold_expires_at)
+    ]
+
+
+class OwnerLocks:
+    """One lock per owner, taken only when a rule (the quota) needs it."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}
+
+    @contextmanager
+    def held(self, owner: str, needed: bool) -> Iterator[None]:
+        if not needed:
+            yield
+            return
+        with self._guard:
+            lock = self._locks.setdefault(owner, threading.Lock())
+        with lock:
+            yield

@@ -1,0 +1,176 @@
+"""Booking policy: what a role or a user may book (horizon, duration, bandwidth, quota, endpoints).
+
+An operator writes limits per role and per user; a user's own limits
+override their role's, one rule at a time. A booking is checked as it would
+be stored (its window and bandwidth, after planning), so a mode that lets
+the planner choose the start or the bandwidth cannot slip past a rule.
+Every violation names its rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from braid.core.errors import InputError
+from braid.core.model.instants import format_instant
+from braid.core.model.units import format_bandwidth, parse_bandwidth, parse_duration
+
+__all__ = [
+    "RULES",
+    "Booked",
+    "Limits",
+    "Policy",
+    "Violation",
+    "check_booking",
+    "peak_bandwidth",
+    "policy_from_dict",
+]
+
+RULES = ("horizon", "max_duration", "max_bandwidth", "quota", "endpoints")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """One set of rules; None means no limit. Seconds, bit/s, node ids."""
+
+    horizon: int | None = None
+    max_duration: int | None = None
+    max_bandwidth: int | None = None
+    quota: int | None = None
+    endpoints: frozenset[str] | None = None
+
+    def over(self, base: Limits) -> Limits:
+        """These limits where set, `base`'s elsewhere."""
+        mine = {f.name: getattr(self, f.name) for f in fields(self)}
+        return replace(base, **{k: v for k, v in mine.items() if v is not None})
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    roles: Mapping[str, Limits] = field(default_factory=dict)
+    users: Mapping[str, Limits] = field(default_factory=dict)
+
+    def limits_for(self, user: str, role: str) -> Limits:
+        by_role = self.roles.get(role, Limits())
+        return self.users.get(user, Limits()).over(by_role)
+
+
+@dataclass(frozen=True, slots=True)
+class Booked:
+    """Another booking of the same user: its window and bandwidth (bit/s)."""
+
+    start: int
+    end: int
+    bandwidth: int
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    rule: str
+    message: str
+
+
+def check_booking(
+    limits: Limits,
+    *,
+    src: str,
+    dst: str,
+    start: int,
+    end: int,
+    bandwidth: int,
+    now: int,
+    others: Iterable[Booked] = (),
+) -> Violation | None:
+    """The first rule the booking breaks, or None."""
+    if limits.endpoints is not None:
+        outside = [n for n in (src, dst) if n not in limits.endpoints]
+        if outside:
+            allowed = ", ".join(sorted(limits.endpoints))
+            return Violation("endpoints", f"{outside[0]} is not an allowed endpoint ({allowed})")
+    if limits.horizon is not None and end > now + limits.horizon:
+        latest = format_instant(now + limits.horizon)
+        return Violation("horizon", f"bookings must end by {latest} (horizon {limits.horizon} s)")
+    if limits.max_duration is not None and end - start > limits.max_duration:
+        return Violation(
+            "max_duration", f"{end - start} s is longer than the {limits.max_duration} s allowed"
+        )
+    if limits.max_bandwidth is not None and bandwidth > limits.max_bandwidth:
+        return Violation(
+            "max_bandwidth",
+            f"{format_bandwidth(bandwidth)} is more than the "
+            f"{format_bandwidth(limits.max_bandwidth)} allowed",
+        )
+    if limits.quota is not None:
+        peak = peak_bandwidth(others, start, end)
+        if peak + bandwidth > limits.quota:
+            return Violation(
+                "quota",
+                f"with {format_bandwidth(peak)} already booked in this window, "
+                f"{format_bandwidth(bandwidth)} more is over the quota of "
+                f"{format_bandwidth(limits.quota)}",
+            )
+    return None
+
+
+def peak_bandwidth(bookings: Iterable[Booked], start: int, end: int) -> int:
+    """The highest sum of bandwidth of `bookings` at any instant of [start, end)."""
+    steps: list[tuple[int, int]] = []
+    for b in bookings:
+        lo, hi = max(b.start, start), min(b.end, end)
+        if lo < hi:
+            steps += [(lo, b.bandwidth), (hi, -b.bandwidth)]
+    peak = level = 0
+    for _, delta in sorted(steps, key=lambda s: (s[0], s[1])):  # ends before starts
+        level += delta
+        peak = max(peak, level)
+    return peak
+
+
+def policy_from_dict(data: object, where: str = "policy") -> Policy:
+    """Parse `{roles: {ROLE: LIMITS}, users: {USER: LIMITS}}`; errors name the setting's path."""
+    if data is None:
+        return Policy()
+    section = _mapping(data, where)
+    unknown = sorted(set(section) - {"roles", "users"})
+    if unknown:
+        raise InputError(f"{where}.{unknown[0]}", "unknown key; known: roles, users")
+    groups = {}
+    for group in ("roles", "users"):
+        entries = _mapping(section.get(group) or {}, f"{where}.{group}")
+        groups[group] = {
+            str(name): _limits(value, f"{where}.{group}.{name}") for name, value in entries.items()
+        }
+    return Policy(roles=groups["roles"], users=groups["users"])
+
+
+def _mapping(value: object, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InputError(where, "must be a mapping")
+    return value
+
+
+def _limits(value: object, where: str) -> Limits:
+    entries = _mapping(value or {}, where)
+    unknown = sorted(set(entries) - set(RULES))
+    if unknown:
+        raise InputError(f"{where}.{unknown[0]}", f"unknown rule; known: {', '.join(RULES)}")
+    parsed: dict[str, Any] = {}
+    for rule, raw in entries.items():
+        path = f"{where}.{rule}"
+        if raw is None:
+            continue
+        if rule in ("horizon", "max_duration"):
+            parsed[rule] = parse_duration(raw, path)
+        elif rule in ("max_bandwidth", "quota"):
+            parsed[rule] = parse_bandwidth(raw, path)
+        else:
+            parsed[rule] = _endpoints(raw, path)
+    return Limits(**parsed)
+
+
+def _endpoints(raw: object, where: str) -> frozenset[str]:
+    if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
+        raise InputError(where, "must be a list of node ids")
+    return frozenset(raw)
