@@ -47,6 +47,7 @@ def _register_the_rest() -> None:
         agent_cmd,
         client_cmd,
         controller_cmd,
+        db_cmd,
         demo_cmd,
         emulate_cmd,
         interdomain_cmd,
@@ -61,6 +62,7 @@ def _register_the_rest() -> None:
     app.add_typer(topology_cmd.app, name="topology")
     app.command("serve")(serve_cmd.serve)
     app.add_typer(token_cmd.app, name="token")
+    app.add_typer(db_cmd.app, name="db")
     app.add_typer(sim_cmd.app, name="sim")
     # the multi-domain pieces: one agent per domain, the negotiating orchestrator
     app.command("agent")(agent_cmd.agent)
