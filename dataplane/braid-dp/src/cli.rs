@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
+use crate::bench_reseq::BenchOptions;
 use crate::blast::{parse_mac, BlastOptions};
 use crate::config::{ConfigPatch, DirectionConfig};
+use crate::probe::ProbeOptions;
 
 pub const USAGE: &str = "\
 braid-dp: braid's data-plane elements
@@ -17,6 +19,17 @@ usage:
       (one JSON object per line, see docs/dataplane.md)
   braid-dp blast --interface IF --dst-mac MAC [--size BYTES] [--pps N] [--seconds S]
       send paced raw Ethernet frames (a traffic generator for the benchmark)
+  braid-dp edge --host IF --net IF --control SOCKET [--config FILE.json]
+      the multipath edge: frames from the host (IF) of a configured reservation
+      go to the network (IF) over its paths by weighted round robin, tagged
+      with the path's VLAN; tagged frames from the network lose the tag and
+      their TCP flows are put back in order (see docs/dataplane.md)
+  braid-dp bench-reseq [--packets N] [--flows F] [--rounds R]
+      the resequencer's packets per second on one core, against a pass-through
+  braid-dp probe echo --port PORT [--seconds S]
+  braid-dp probe send --to IP:PORT [--count N] [--interval-ms MS]
+      UDP round trips timed by the kernel; send prints a JSON list of
+      round trips in ms (null: lost)
   braid-dp --help | --version
 
 link options (both directions start the same):
@@ -40,10 +53,21 @@ pub struct LinkOptions {
     pub seed: u64,
 }
 
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EdgeOptions {
+    pub host: String,
+    pub net: String,
+    pub control: PathBuf,
+    pub config: Option<PathBuf>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Link(LinkOptions),
     Blast(BlastOptions),
+    Edge(EdgeOptions),
+    BenchReseq(BenchOptions),
+    Probe(ProbeOptions),
     Help,
     Version,
 }
@@ -75,7 +99,12 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         Some("--version") | Some("-V") => Ok(Command::Version),
         Some("link") => parse_link(&option_pairs(&args[1..])?).map(Command::Link),
         Some("blast") => parse_blast(&option_pairs(&args[1..])?).map(Command::Blast),
-        Some(other) => Err(format!("{other}: unknown command (link, blast)")),
+        Some("edge") => parse_edge(&option_pairs(&args[1..])?).map(Command::Edge),
+        Some("bench-reseq") => parse_bench(&option_pairs(&args[1..])?).map(Command::BenchReseq),
+        Some("probe") => parse_probe(&args[1..]).map(Command::Probe),
+        Some(other) => Err(format!(
+            "{other}: unknown command (link, edge, blast, bench-reseq, probe)"
+        )),
     }
 }
 
@@ -184,6 +213,106 @@ fn parse_blast(pairs: &[(String, String)]) -> Result<BlastOptions, String> {
     })
 }
 
+fn parse_edge(pairs: &[(String, String)]) -> Result<EdgeOptions, String> {
+    let (mut host, mut net, mut control, mut config) = (None, None, None, None);
+    for (name, value) in pairs {
+        match name.as_str() {
+            "host" => host = Some(value.clone()),
+            "net" => net = Some(value.clone()),
+            "control" => control = Some(PathBuf::from(value)),
+            "config" => config = Some(PathBuf::from(value)),
+            other => return Err(format!("--{other}: unknown option of edge")),
+        }
+    }
+    Ok(EdgeOptions {
+        host: host.ok_or("--host: missing (the host's interface)")?,
+        net: net.ok_or("--net: missing (the network's interface)")?,
+        control: control.ok_or("--control: missing (the control socket's path)")?,
+        config,
+    })
+}
+
+fn whole_number(name: &str, value: &str, low: u64, high: u64) -> Result<u64, String> {
+    match value.parse::<u64>() {
+        Ok(n) if (low..=high).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "--{name}: {value:?} is not a whole number from {low} to {high}"
+        )),
+    }
+}
+
+fn parse_bench(pairs: &[(String, String)]) -> Result<BenchOptions, String> {
+    let mut options = BenchOptions {
+        packets: 4_000_000,
+        flows: 16,
+        rounds: 3,
+    };
+    for (name, value) in pairs {
+        match name.as_str() {
+            "packets" => options.packets = whole_number(name, value, 1, 1 << 30)? as usize,
+            "flows" => options.flows = whole_number(name, value, 1, 65_536)? as usize,
+            "rounds" => options.rounds = whole_number(name, value, 1, 100)? as usize,
+            other => return Err(format!("--{other}: unknown option of bench-reseq")),
+        }
+    }
+    Ok(options)
+}
+
+fn parse_probe(args: &[String]) -> Result<ProbeOptions, String> {
+    let mode = args.first().map(String::as_str);
+    let pairs = option_pairs(args.get(1..).unwrap_or(&[]))?;
+    match mode {
+        Some("echo") => {
+            let (mut port, mut seconds) = (None, 60.0);
+            for (name, value) in &pairs {
+                match name.as_str() {
+                    "port" => port = Some(whole_number(name, value, 1, 65_535)? as u16),
+                    "seconds" => {
+                        seconds = value
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|s| *s > 0.0 && *s <= 86_400.0)
+                            .ok_or_else(|| format!("--seconds: {value:?} is not in (0, 86400]"))?
+                    }
+                    other => return Err(format!("--{other}: unknown option of probe echo")),
+                }
+            }
+            let port = port.ok_or("--port: missing")?;
+            Ok(ProbeOptions::Echo { port, seconds })
+        }
+        Some("send") => {
+            let (mut to, mut count, mut interval_ms) = (None, 100usize, 10.0f64);
+            for (name, value) in &pairs {
+                match name.as_str() {
+                    "to" => {
+                        to =
+                            Some(value.parse().map_err(|_| {
+                                format!("--to: {value:?} is not an IP:PORT address")
+                            })?)
+                    }
+                    "count" => count = whole_number(name, value, 1, 10_000_000)? as usize,
+                    "interval-ms" => {
+                        interval_ms = value
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|ms| *ms > 0.0 && *ms <= 60_000.0)
+                            .ok_or_else(|| {
+                                format!("--interval-ms: {value:?} is not in (0, 60000]")
+                            })?
+                    }
+                    other => return Err(format!("--{other}: unknown option of probe send")),
+                }
+            }
+            Ok(ProbeOptions::Send {
+                to: to.ok_or("--to: missing")?,
+                count,
+                interval: std::time::Duration::from_secs_f64(interval_ms / 1e3),
+            })
+        }
+        _ => Err("probe: expected echo or send".into()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,6 +380,52 @@ mod tests {
         ))
         .is_err());
         assert!(parse_args(&args("blast --interface v0")).is_err());
+    }
+
+    #[test]
+    fn edge_bench_and_probe() {
+        let command = parse_args(&args(
+            "edge --host h0 --net n0 --control /tmp/s --config c.json",
+        ));
+        match command.unwrap() {
+            Command::Edge(o) => {
+                assert_eq!((o.host.as_str(), o.net.as_str()), ("h0", "n0"));
+                assert_eq!(o.config, Some(PathBuf::from("c.json")));
+            }
+            other => panic!("not edge: {other:?}"),
+        }
+        assert!(parse_args(&args("edge --host h0 --control s"))
+            .unwrap_err()
+            .starts_with("--net"));
+        match parse_args(&args("bench-reseq --packets 1000")).unwrap() {
+            Command::BenchReseq(o) => assert_eq!((o.packets, o.flows), (1000, 16)),
+            other => panic!("not bench: {other:?}"),
+        }
+        assert!(parse_args(&args("bench-reseq --flows 0"))
+            .unwrap_err()
+            .starts_with("--flows"));
+        match parse_args(&args(
+            "probe send --to 10.0.0.2:9 --count 5 --interval-ms 2",
+        ))
+        .unwrap()
+        {
+            Command::Probe(ProbeOptions::Send {
+                count, interval, ..
+            }) => {
+                assert_eq!((count, interval.as_millis()), (5, 2))
+            }
+            other => panic!("not probe send: {other:?}"),
+        }
+        assert!(matches!(
+            parse_args(&args("probe echo --port 9")),
+            Ok(Command::Probe(ProbeOptions::Echo { port: 9, .. }))
+        ));
+        assert!(parse_args(&args("probe send --to nowhere"))
+            .unwrap_err()
+            .starts_with("--to"));
+        assert!(parse_args(&args("probe bounce"))
+            .unwrap_err()
+            .starts_with("probe"));
     }
 
     #[test]

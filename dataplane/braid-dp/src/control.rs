@@ -108,6 +108,21 @@ fn check_known_fields(object: &Map<String, Value>, takes_config: bool) -> Result
     Ok(())
 }
 
+/// Answers request lines: what the control server needs of an element.
+pub trait LineHandler {
+    /// The reply to one request line (without a trailing newline).
+    fn handle(&self, line: &str) -> String;
+}
+
+/// Lets the control server drive a link.
+pub struct LinkHandler<L>(pub L);
+
+impl<L: LinkControl> LineHandler for LinkHandler<L> {
+    fn handle(&self, line: &str) -> String {
+        handle_line(line, &self.0)
+    }
+}
+
 /// Answers one request line (the reply has no trailing newline).
 pub fn handle_line(line: &str, link: &dyn LinkControl) -> String {
     let reply = match parse_request(line) {

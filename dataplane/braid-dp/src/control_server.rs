@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::thread;
 
-use crate::control::{handle_line, LinkControl};
+use crate::control::LineHandler;
 
 /// Longest request line accepted; longer ones close the connection.
 const MAX_LINE: u64 = 64 * 1024;
@@ -24,17 +24,17 @@ pub fn bind(path: &Path) -> io::Result<UnixListener> {
 }
 
 /// Serves connections forever, one thread each.
-pub fn serve<L: LinkControl + Send + Sync + 'static>(listener: UnixListener, link: Arc<L>) {
+pub fn serve<H: LineHandler + Send + Sync + 'static>(listener: UnixListener, handler: Arc<H>) {
     for stream in listener.incoming().flatten() {
-        let link = Arc::clone(&link);
+        let handler = Arc::clone(&handler);
         thread::spawn(move || {
             // A client that goes away mid-reply is its own business.
-            let _ = serve_connection(stream, link.as_ref());
+            let _ = serve_connection(stream, handler.as_ref());
         });
     }
 }
 
-fn serve_connection(stream: UnixStream, link: &dyn LinkControl) -> io::Result<()> {
+fn serve_connection(stream: UnixStream, handler: &dyn LineHandler) -> io::Result<()> {
     let mut writer = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
     let mut bytes = Vec::new();
@@ -57,7 +57,7 @@ fn serve_connection(stream: UnixStream, link: &dyn LinkControl) -> io::Result<()
         if line.trim().is_empty() {
             continue;
         }
-        let mut reply = handle_line(line.trim(), link);
+        let mut reply = handler.handle(line.trim());
         reply.push('\n');
         writer.write_all(reply.as_bytes())?;
     }

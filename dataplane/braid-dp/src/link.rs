@@ -101,7 +101,7 @@ impl Direction {
                 Counters::add(&self.counters.dropped_oversize, 1);
                 continue;
             }
-            frames.push(batch.frame(i).to_vec());
+            frames.push(batch.frame_to_vec(i));
         }
     }
 

@@ -21,12 +21,18 @@ pub struct Received {
     pub truncated: bool,
     /// The kernel's `sll_pkttype` (e.g. `PACKET_OUTGOING` for our own sends).
     pub packet_type: u8,
+    /// The 802.1Q tag (TPID, TCI) the kernel took off the frame, if any.
+    pub vlan: Option<(u16, u16)>,
 }
+
+/// Room for one `PACKET_AUXDATA` control message (aligned for `cmsghdr`).
+type ControlBuffer = [u64; 8];
 
 /// Buffers for one `recvmmsg` call, reused across calls.
 pub struct RecvBatch {
     buffers: Vec<Vec<u8>>,
     addresses: Vec<libc::sockaddr_ll>,
+    controls: Vec<ControlBuffer>,
     pub received: Vec<Received>,
 }
 
@@ -36,6 +42,7 @@ impl RecvBatch {
             buffers: (0..size).map(|_| vec![0u8; MAX_FRAME]).collect(),
             // SAFETY: sockaddr_ll is plain old data; all-zero is a valid value.
             addresses: vec![unsafe { mem::zeroed() }; size],
+            controls: vec![[0u64; 8]; size],
             received: Vec::with_capacity(size),
         }
     }
@@ -44,6 +51,50 @@ impl RecvBatch {
         let len = self.received[index].len.min(MAX_FRAME);
         &self.buffers[index][..len]
     }
+
+    /// A copy of frame `index` as it was on the wire: the kernel strips the
+    /// 802.1Q tag of received frames into metadata, and this puts it back.
+    pub fn frame_to_vec(&self, index: usize) -> Vec<u8> {
+        let frame = self.frame(index);
+        match self.received[index].vlan {
+            Some((tpid, tci)) if frame.len() >= 12 => {
+                let mut tagged = Vec::with_capacity(frame.len() + 4);
+                tagged.extend_from_slice(&frame[..12]);
+                tagged.extend_from_slice(&tpid.to_be_bytes());
+                tagged.extend_from_slice(&tci.to_be_bytes());
+                tagged.extend_from_slice(&frame[12..]);
+                tagged
+            }
+            _ => frame.to_vec(),
+        }
+    }
+}
+
+/// The VLAN tag in a message's `PACKET_AUXDATA`, if the kernel stripped one.
+fn vlan_of(header: &libc::msghdr) -> Option<(u16, u16)> {
+    // SAFETY: header's control buffer was filled by the kernel and its length
+    // set by it; the CMSG_* helpers stay within msg_controllen, and the
+    // auxdata is read unaligned into a local copy.
+    unsafe {
+        let mut cmsg = libc::CMSG_FIRSTHDR(header);
+        while !cmsg.is_null() {
+            if (*cmsg).cmsg_level == libc::SOL_PACKET && (*cmsg).cmsg_type == libc::PACKET_AUXDATA {
+                let data = libc::CMSG_DATA(cmsg) as *const libc::tpacket_auxdata;
+                let aux = std::ptr::read_unaligned(data);
+                if aux.tp_status & libc::TP_STATUS_VLAN_VALID == 0 {
+                    return None;
+                }
+                let tpid = if aux.tp_status & libc::TP_STATUS_VLAN_TPID_VALID != 0 {
+                    aux.tp_vlan_tpid
+                } else {
+                    0x8100
+                };
+                return Some((tpid, aux.tp_vlan_tci));
+            }
+            cmsg = libc::CMSG_NXTHDR(header, cmsg);
+        }
+    }
+    None
 }
 
 /// A raw socket sending and receiving whole Ethernet frames on one interface.
@@ -89,6 +140,10 @@ impl PacketSocket {
         socket.bind(index)?;
         socket
             .set_option(libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, 1)
+            .ok();
+        // Tags the kernel strips on receive come back as metadata (see frame_to_vec).
+        socket
+            .set_option(libc::SOL_PACKET, libc::PACKET_AUXDATA, 1)
             .ok();
         socket.raise_buffers();
         socket.join_promiscuous(index)?;
@@ -186,9 +241,11 @@ impl PacketSocket {
             header.msg_hdr.msg_namelen = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
             header.msg_hdr.msg_iov = &mut iovecs[i];
             header.msg_hdr.msg_iovlen = 1;
+            header.msg_hdr.msg_control = batch.controls[i].as_mut_ptr() as *mut libc::c_void;
+            header.msg_hdr.msg_controllen = mem::size_of::<ControlBuffer>() as _;
         }
-        // SAFETY: every header points at a live iovec, buffer and address of the
-        // lengths given; they outlive the call and nothing else aliases them.
+        // SAFETY: every header points at a live iovec, buffer, address and
+        // control buffer of the lengths given; they outlive the call and nothing else aliases them.
         let result = unsafe {
             libc::recvmmsg(
                 self.fd,
@@ -205,6 +262,7 @@ impl PacketSocket {
                 len: header.msg_len as usize,
                 truncated: header.msg_hdr.msg_flags & libc::MSG_TRUNC != 0,
                 packet_type: batch.addresses[i].sll_pkttype,
+                vlan: vlan_of(&header.msg_hdr),
             });
         }
         Ok(received)
@@ -260,6 +318,15 @@ impl PacketSocket {
             return Err(io::Error::from(io::ErrorKind::WriteZero));
         }
         Ok(sent)
+    }
+
+    /// Makes `recv_batch` give up with `WouldBlock` after `timeout` without frames.
+    pub fn set_receive_timeout(&self, timeout: std::time::Duration) -> io::Result<()> {
+        let value = libc::timeval {
+            tv_sec: timeout.as_secs() as libc::time_t,
+            tv_usec: timeout.subsec_micros() as libc::suseconds_t,
+        };
+        self.set_option_struct(libc::SOL_SOCKET, libc::SO_RCVTIMEO, &value)
     }
 
     /// Frames the kernel dropped for this socket since the last call.
