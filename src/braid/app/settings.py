@@ -33,6 +33,9 @@ class Settings:
     southbound_file: str | None = None
     provision_lead_seconds: int = 5
     reconcile_seconds: float = 30.0
+    # TLS for the REST API (both or neither): uvicorn serves HTTPS itself.
+    tls_cert: str | None = None
+    tls_key: str | None = None
     # What each role and user may book (config file only: a nested mapping).
     policy: Policy = field(default_factory=Policy)
 
@@ -84,7 +87,7 @@ def value_problem(name: str, value: Any) -> str:
     """Why `value` is not allowed for setting `name` (empty when it is)."""
     if name == "sqlite_synchronous" and value not in SQLITE_SYNCHRONOUS:
         return f"must be one of {', '.join(SQLITE_SYNCHRONOUS)}"
-    limits = _LIMITS.get(name)
+    limits = LIMITS.get(name)
     if limits is None:
         return ""
     low, high, what = limits
@@ -102,6 +105,9 @@ def check_settings(settings: Settings, where: str = "the command line") -> None:
         problem = value_problem(f.name, value)
         if problem:
             raise InputError(f.name, f"{problem}, not {value!r} (in {where})")
+    if (settings.tls_cert is None) != (settings.tls_key is None):
+        missing = "tls_key" if settings.tls_key is None else "tls_cert"
+        raise InputError(missing, f"TLS needs both tls_cert and tls_key; {missing} is missing")
 
 
 SQLITE_SYNCHRONOUS = ("full", "normal")
@@ -110,7 +116,7 @@ NESTED = frozenset({"policy"})
 
 # Inclusive bounds. The tick must be positive (0 would spin the ticker) and
 # short enough that expired holds are recorded while they still matter.
-_LIMITS: dict[str, tuple[float, float, str]] = {
+LIMITS: dict[str, tuple[float, float, str]] = {
     "port": (0, 65535, "a port number from 0 to 65535"),
     "hold_seconds": (1, 366 * 86400, "a whole number of seconds from 1 to a year"),
     "max_body_bytes": (1, 1 << 30, "a number of bytes from 1 to 1 GiB"),

@@ -71,6 +71,13 @@ def serve(
             "installing each reservation's rules before it starts and removing them at its end.",
         ),
     ] = None,
+    tls_cert: Annotated[
+        Path | None,
+        typer.Option("--tls-cert", help="PEM certificate chain: serve HTTPS (with --tls-key)."),
+    ] = None,
+    tls_key: Annotated[
+        Path | None, typer.Option("--tls-key", help="PEM private key of --tls-cert.")
+    ] = None,
 ) -> None:
     """Run the REST API (user ↔ orchestrator) on a database, until SIGTERM or Ctrl-C."""
     import uvicorn
@@ -86,8 +93,16 @@ def serve(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     settings = settings_from(
-        config, database=database, topology=topology, host=host, port=port, southbound=southbound
+        config,
+        database=database,
+        topology=topology,
+        host=host,
+        port=port,
+        southbound=southbound,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
     )
+    tls = _tls_checked(settings)
     interdomain = started_interdomain(
         domains, negotiation_db, interdomain_strategy, settings.policy
     )
@@ -102,8 +117,9 @@ def serve(
             typer.echo(note, err=True)
         try:
             app = create_app(serving.service, settings, interdomain)
+            scheme = "https" if tls else "http"
             typer.echo(
-                f"braid listening on http://{settings.host}:{settings.port} "
+                f"braid listening on {scheme}://{settings.host}:{settings.port} "
                 f"(database {hide_password(settings.database_url)})"
             )
             _stop_on_sigterm()
@@ -119,6 +135,8 @@ def serve(
                     # CPU per request than asyncio's loop and h11.
                     loop="uvloop",
                     http="httptools",
+                    ssl_certfile=settings.tls_cert,
+                    ssl_keyfile=settings.tls_key,
                 )
         finally:
             serving.close()
@@ -126,6 +144,20 @@ def serve(
         if interdomain is not None:
             interdomain.close()
     typer.echo("braid stopped")
+
+
+def _tls_checked(settings: Settings) -> bool:
+    """Whether to serve HTTPS; a certificate or key that cannot be used fails here, at once."""
+    if settings.tls_cert is None or settings.tls_key is None:
+        return False
+    import ssl
+
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(settings.tls_cert, settings.tls_key)
+    except (OSError, ssl.SSLError) as exc:
+        fail(f"--tls-cert/--tls-key: cannot use {settings.tls_cert} and {settings.tls_key}: {exc}")
+    return True
 
 
 def _hint(exc: InputError) -> str:
@@ -148,7 +180,7 @@ def settings_from(config: Path | None, **overrides: Any) -> Settings:
         "southbound": "southbound_file",
     }
     given = {names.get(k, k): v for k, v in overrides.items() if v is not None}
-    for name in ("topology_file", "southbound_file"):
+    for name in ("topology_file", "southbound_file", "tls_cert", "tls_key"):
         if name in given:
             given[name] = str(given[name])
     settings = replace(settings, **given)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,62 +10,23 @@ import grpc
 import pytest
 import yaml
 
-pytest.importorskip("cryptography")
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
-
 from braid.adapters.rpc.agent_client import GrpcAgentPool
 from braid.adapters.rpc.channels import TlsFiles
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 from braid.app.negotiation.ports import CallFailedError
 from braid.bootstrap.local_cluster import LocalCluster
+from tests.certificates import issue_certificate
 from tests.integration.negotiation.conftest import SMALL
 
 pytestmark = pytest.mark.slow
 
 
-def _issue(
-    folder: Path, name: str, issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey] | None
-) -> tuple[x509.Name, ec.EllipticCurvePrivateKey]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    issuer_name, issuer_key = issuer or (subject, key)
-    now = datetime.datetime.now(datetime.UTC)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(issuer_name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.BasicConstraints(ca=issuer is None, path_length=None), critical=True)
-    )
-    if issuer is not None:
-        builder = builder.add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-    cert = builder.sign(issuer_key, hashes.SHA256())
-    (folder / f"{name}.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    (folder / f"{name}.key").write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return subject, key
-
-
 @pytest.fixture
 def tls_agent(tmp_path: Path) -> Iterator[tuple[LocalCluster, Path]]:
-    ca = _issue(tmp_path, "ca", None)
-    _issue(tmp_path, "agent", ca)
-    _issue(tmp_path, "orchestrator", ca)
+    ca = issue_certificate(tmp_path, "ca", None)
+    issue_certificate(tmp_path, "agent", ca)
+    issue_certificate(tmp_path, "orchestrator", ca)
     source = tmp_path / "small.yaml"
     source.write_text(yaml.safe_dump(SMALL))
     cluster = LocalCluster(source, tmp_path / "run")

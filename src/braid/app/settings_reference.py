@@ -1,0 +1,82 @@
+"""What each setting means, and the configuration reference written from it.
+
+docs/configuration.md is this module's `reference_markdown()`; a test keeps
+the two equal and checks that every setting of `Settings` is described here,
+so the reference cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, fields
+from typing import Final
+
+from braid.app.settings import LIMITS, NESTED, Settings
+
+__all__ = ["HELP", "reference_markdown"]
+
+HELP: Final = {
+    "database_url": "SQLAlchemy URL of the store: `sqlite:///braid.db` (a file beside the "
+    "process) or `postgresql+psycopg://USER:PASSWORD@HOST/DB` for replicas.",
+    "topology_file": "Topology loaded into an empty store at the first start (YAML/JSON, "
+    "Topology Zoo GraphML, OSCARS JSON); later changes go through `PUT /v1/topology`.",
+    "host": "Address the REST API listens on.",
+    "port": "Port the REST API listens on.",
+    "hold_seconds": "How long a hold (`hold: true`) keeps its bandwidth before it expires "
+    "unless confirmed.",
+    "max_body_bytes": "Largest request body accepted; larger bodies are refused with 413.",
+    "tick_seconds": "How often the lifecycle tick records holds that expired and "
+    "reservations that started or ended.",
+    "sqlite_synchronous": "SQLite only: `full` syncs the log at every commit; `normal` at "
+    "checkpoints (faster; a power cut may lose the last commits, a crash does not).",
+    "southbound_file": "Wiring file (switches, ports, hosts): when set, braid programs the "
+    "switches for each reservation (docs/provisioning.md).",
+    "provision_lead_seconds": "How long before a reservation starts its rules go into the "
+    "switches.",
+    "reconcile_seconds": "How often every switch is read back and brought to the desired state.",
+    "tls_cert": "PEM certificate chain: with `tls_key`, the REST API is served over HTTPS.",
+    "tls_key": "PEM private key of `tls_cert` (keep it readable by braid's user only).",
+    "policy": "Booking policy per role and per user: `horizon`, `max_duration`, "
+    "`max_bandwidth`, `quota`, `endpoints` (docs/service.md, Booking policy).",
+}
+
+_INTRO = """\
+# Configuration reference
+
+`braid serve` reads its settings from, in order (later wins): the defaults
+below, a YAML file given with `--config FILE`, `BRAID_*` environment
+variables (the setting's name in capitals, e.g. `BRAID_PORT=8443`), and the
+command line's options (`--database`, `--topology`, `--host`, `--port`,
+`--southbound`, `--tls-cert`, `--tls-key`). A value that is not allowed
+stops the server with an error naming the setting and where it came from.
+
+This page is generated from the code (`scripts/gen-config-doc`); a test
+fails when they differ.
+
+| setting | default | allowed | meaning |
+|---|---|---|---|
+"""
+
+
+def _default(name: str) -> str:
+    found = next(f for f in fields(Settings) if f.name == name)
+    if found.default is not MISSING:
+        return "none" if found.default is None else f"`{found.default}`"
+    return "no limits" if name == "policy" else "—"
+
+
+def _allowed(name: str) -> str:
+    if name in LIMITS:
+        return LIMITS[name][2]
+    if name == "sqlite_synchronous":
+        return "`full` or `normal`"
+    if name in NESTED:
+        return "a mapping (config file only)"
+    return "a path" if name.endswith(("_file", "_cert", "_key")) else "text"
+
+
+def reference_markdown() -> str:
+    rows = [
+        f"| `{f.name}` | {_default(f.name)} | {_allowed(f.name)} | {HELP[f.name]} |"
+        for f in fields(Settings)
+    ]
+    return _INTRO + "\n".join(rows) + "\n"
