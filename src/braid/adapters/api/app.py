@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from braid.adapters.api import availability, health, reservations, topology
+from braid.adapters.api import availability, health, links, me, reservations, topology
 from braid.adapters.api.api_docs import mount_api_docs
 from braid.adapters.api.errors import install_error_handlers
 from braid.adapters.api.interdomain import mount_interdomain
 from braid.adapters.api.middleware import RequestGuard
+from braid.adapters.api.ui import mount_ui
 from braid.app.interdomain import InterdomainService
 from braid.app.service import ReservationService
 from braid.app.settings import Settings
@@ -54,9 +55,10 @@ def create_app(
     app.state.store_check = health.StoreCheck()
     # The routes themselves, not the routers: an included router is matched
     # as a nested level on every request. Reservations first: the busiest.
-    for module in (reservations, availability, topology, health):
+    for module in (reservations, availability, topology, links, me, health):
         app.router.routes.extend(module.router.routes)
     mount_interdomain(app, interdomain)
+    mount_ui(app)  # the web interface at /, over the routes above
     mount_api_docs(app)
     install_error_handlers(app)
     app.add_middleware(

@@ -1,0 +1,55 @@
+// The one way to the server: /v1 with the session's bearer token.
+const KEY = "braid.token";
+
+export const session = {
+  token: () => sessionStorage.getItem(KEY),
+  signIn: (token) => sessionStorage.setItem(KEY, token),
+  signOut: () => sessionStorage.removeItem(KEY),
+  user: null, // {name, role} once signed in
+};
+
+export class ApiError extends Error {
+  constructor(status, error) {
+    super(error.message || `HTTP ${status}`);
+    this.status = status;
+    this.code = error.code;
+    this.field = error.field;
+    this.alternatives = error.alternatives || [];
+    this.conflicts = error.conflicts || [];
+  }
+}
+
+export async function api(method, path, { query, body } = {}) {
+  const url = new URL("/v1" + path, location.origin);
+  for (const [k, v] of Object.entries(query || {})) {
+    if (v !== undefined && v !== null && v !== "") url.searchParams.set(k, v);
+  }
+  const headers = { Authorization: `Bearer ${session.token() || ""}` };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(url, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: "omit",
+  });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const error = new ApiError(response.status, data.error || {});
+    if (response.status === 401) window.dispatchEvent(new CustomEvent("braid:signed-out"));
+    throw error;
+  }
+  return data;
+}
+
+// Every page of a listing (the API answers at most 1000 rows a page).
+export async function allReservations(query) {
+  const out = [];
+  let after = null;
+  for (let page = 0; page < 50; page++) {
+    const data = await api("GET", "/reservations", { query: { ...query, after } });
+    out.push(...data.reservations);
+    if (!data.next) break;
+    after = data.next;
+  }
+  return out;
+}

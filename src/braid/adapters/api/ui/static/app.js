@@ -1,0 +1,87 @@
+// braid's web interface: sign in, then a hash router over the views.
+import { api, session } from "./api.js";
+import { clear, h } from "./dom.js";
+import { forgetTopology, linkView, mapView } from "./views-network.js";
+import { detailView, listView } from "./views-reservations.js";
+import { bookView } from "./views-book.js";
+import { maintenanceView } from "./views-operator.js";
+
+const main = document.getElementById("main");
+const nav = document.getElementById("nav");
+const who = document.getElementById("who");
+
+const ROUTES = [
+  [/^#\/map$/, (root, go) => mapView(root, go)],
+  [/^#\/links\/(.+)$/, (root, go, m) => linkView(root, go, decodeURIComponent(m[1]))],
+  [/^#\/reservations\/([^?]+)$/, (root, go, m) => detailView(root, go, decodeURIComponent(m[1]))],
+  [/^#\/reservations(?:\?(.*))?$/, (root, go, m) => listView(root, go, new URLSearchParams(m[1] || ""))],
+  [/^#\/book$/, (root, go) => bookView(root, go)],
+  [/^#\/maintenance$/, (root, go) => maintenanceView(root, go)],
+];
+
+// Navigate; `again` re-renders the same hash (after a change), keeping `keep` shown.
+function go(hash, again = false, keep = null) {
+  if (location.hash !== hash) { location.hash = hash; return; }
+  if (again) render(keep);
+}
+
+async function render(keep = null) {
+  if (!session.token()) return signIn();
+  if (!session.user) {
+    try { session.user = await api("GET", "/me"); } catch { return signIn("That token was not accepted."); }
+    showUser();
+  }
+  const hash = location.hash || "#/map";
+  for (const a of nav.querySelectorAll("a")) {
+    a.toggleAttribute("aria-current", hash.startsWith(a.getAttribute("href")));
+  }
+  const root = h("div", { class: "view" });
+  clear(main).append(root);
+  if (keep) root.append(keep);
+  main.setAttribute("aria-busy", "true");
+  try {
+    const route = ROUTES.find(([re]) => re.test(hash));
+    if (!route) { location.hash = "#/map"; return; }
+    await route[1](root, go, hash.match(route[0]));
+  } catch (e) {
+    root.append(h("p", { class: "error", role: "alert" }, `Could not load this page: ${e.message}`));
+  } finally {
+    main.removeAttribute("aria-busy");
+    const title = root.querySelector("h1");
+    document.title = title ? `${title.textContent} — braid` : "braid";
+  }
+}
+
+function showUser() {
+  nav.hidden = false;
+  nav.querySelector('a[href="#/maintenance"]').hidden = session.user.role !== "operator";
+  clear(who).append(
+    h("span", {}, `${session.user.name} (${session.user.role})`),
+    h("button", { type: "button", class: "ghost", id: "sign-out", onclick: () => {
+      session.signOut(); session.user = null; forgetTopology(); signIn();
+    } }, "Sign out"));
+}
+
+function signIn(message) {
+  session.signOut();
+  session.user = null;
+  nav.hidden = true;
+  clear(who);
+  const token = h("input", { id: "token", type: "password", autocomplete: "off", required: true, "aria-describedby": "token-help" });
+  const form = h("form", { class: "card signin", onsubmit: (e) => {
+    e.preventDefault();
+    session.signIn(token.value.trim());
+    render();
+  } },
+    h("h1", {}, "Sign in to braid"),
+    message ? h("p", { class: "error", role: "alert" }, message) : null,
+    h("label", { for: "token" }, "Token"), token,
+    h("p", { id: "token-help", class: "hint" }, "A token from braid token create. It is kept in this browser tab only, and forgotten when the tab closes."),
+    h("button", { type: "submit", id: "sign-in" }, "Sign in"));
+  clear(main).append(form);
+  token.focus();
+}
+
+window.addEventListener("hashchange", () => render());
+window.addEventListener("braid:signed-out", () => signIn("Your token is no longer accepted; sign in again."));
+render();

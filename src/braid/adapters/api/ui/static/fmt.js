@@ -1,0 +1,53 @@
+// Units and instants as an operator reads them: Gbit/s, UTC.
+export function bw(mbps) {
+  if (mbps === null || mbps === undefined) return "–";
+  if (Math.abs(mbps) >= 1e6) return `${+(mbps / 1e6).toFixed(2)} Tbit/s`;
+  if (Math.abs(mbps) >= 1000) return `${+(mbps / 1000).toFixed(2)} Gbit/s`;
+  return `${+mbps.toFixed(2)} Mbit/s`;
+}
+
+export function pct(share) {
+  return `${Math.round(share * 100)} %`;
+}
+
+export function ms(iso) {
+  return Date.parse(iso);
+}
+
+export function iso(msTime) {
+  return new Date(msTime).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+// "2030-01-01 10:00 UTC"
+export function when(value) {
+  if (!value) return "–";
+  const d = typeof value === "number" ? new Date(value) : new Date(value);
+  return d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+}
+
+export function span(seconds) {
+  if (seconds % 86400 === 0) return `${seconds / 86400} d`;
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+// <input type="datetime-local"> holds no zone: braid's pages read it as UTC.
+export function fromInput(value) {
+  return value ? Date.parse(value + (value.length === 16 ? ":00Z" : "Z")) : NaN;
+}
+
+export function toInput(msTime) {
+  return new Date(msTime).toISOString().slice(0, 16);
+}
+
+// A share of capacity as a colour, green (free) through amber to red (full).
+export function shareColour(share) {
+  if (share <= 0) return "#3f8f5a";
+  if (share < 0.5) return "#7aa63c";
+  if (share < 0.8) return "#d49a12";
+  if (share < 1) return "#d9601e";
+  return "#c0262d";
+}
+
+export const UNITS = { M: 1, G: 1000, T: 1e6 };

@@ -1,0 +1,155 @@
+// Reservations: a Gantt view with filters, and one reservation's detail.
+import { allReservations, api, session } from "./api.js";
+import { clear, h, s } from "./dom.js";
+import { bw, iso, fromInput, toInput, when } from "./fmt.js";
+import { drawMap } from "./map.js";
+import { nowMarker, timeAxis, timeScale } from "./chart.js";
+import { levelsAt, topology } from "./views-network.js";
+
+const STATES = ["", "held", "reserved", "active", "finished", "cancelled", "failed", "expired"];
+const MAX_ROWS = 400; // beyond this a Gantt is unreadable; the filters narrow it
+
+export async function listView(root, go, params) {
+  const topo = await topology();
+  const operator = session.user.role === "operator";
+  const state = h("select", { id: "f-state" }, STATES.map((v) => h("option", { value: v, selected: v === (params.get("state") || "") }, v || "any")));
+  const owner = h("input", { id: "f-owner", value: params.get("owner") || "", placeholder: "any", size: 10 });
+  const node = h("select", { id: "f-node" }, h("option", { value: "" }, "any"), topo.nodes.map((n) => h("option", { value: n.id, selected: n.id === params.get("node") }, n.id)));
+  const link = h("select", { id: "f-link" }, h("option", { value: "" }, "any"), topo.links.map((l) => h("option", { value: l.id, selected: l.id === params.get("link") }, l.id)));
+  const apply = () => {
+    const q = new URLSearchParams();
+    for (const [k, el] of [["state", state], ["owner", owner], ["node", node], ["link", link]]) if (el.value) q.set(k, el.value);
+    go(`#/reservations?${q}`);
+  };
+  for (const el of [state, node, link]) el.addEventListener("change", apply);
+  owner.addEventListener("change", apply);
+  const rows = await allReservations({ state: params.get("state"), owner: params.get("owner") });
+  const shown = rows.filter((r) => matches(r, params));
+  root.append(
+    h("h1", {}, operator ? "All reservations" : "Your reservations"),
+    h("form", { class: "toolbar", onsubmit: (e) => { e.preventDefault(); apply(); } },
+      h("label", { for: "f-state" }, "State"), state,
+      operator ? [h("label", { for: "f-owner" }, "Owner"), owner] : null,
+      h("label", { for: "f-node" }, "Node"), node,
+      h("label", { for: "f-link" }, "Link"), link,
+      h("a", { href: "#/book", class: "button" }, "Book bandwidth")),
+    h("p", { class: "hint", id: "count" }, `${shown.length} reservation(s)` + (shown.length > MAX_ROWS ? `; the first ${MAX_ROWS} are drawn` : "")),
+    shown.length ? gantt(shown.slice(0, MAX_ROWS), go) : h("p", {}, "No reservations match. ", h("a", { href: "#/book" }, "Book one.")),
+  );
+}
+
+function matches(r, params) {
+  const node = params.get("node"), link = params.get("link");
+  if (node && !r.paths.some((p) => p.nodes.includes(node))) return false;
+  if (link && !r.paths.some((p) => p.links.includes(link))) return false;
+  return true;
+}
+
+function gantt(rows, go) {
+  const starts = rows.map((r) => Date.parse(r.start)), ends = rows.map((r) => Date.parse(r.end));
+  const t0 = Math.min(...starts, Date.now()), t1 = Math.max(...ends, Date.now() + 3600e3);
+  const pad = (t1 - t0) * 0.03;
+  const rowH = 26, left = 250, w = 1000, top = 10;
+  const h_ = top + rows.length * rowH + 30;
+  const scale = timeScale(t0 - pad, t1 + pad, left, w - 10);
+  const svg = s("svg", { viewBox: `0 0 ${w} ${h_}`, class: "gantt", role: "list", "aria-label": "reservations over time" });
+  svg.append(timeAxis(scale, h_ - 24, h_ - 24 - top));
+  rows.forEach((r, i) => {
+    const y = top + i * rowH;
+    const x0 = scale.x(Date.parse(r.start)), x1 = scale.x(Date.parse(r.end));
+    const label = `${r.src} → ${r.dst}, ${bw(r.bandwidth)}, ${r.state}`;
+    const open = () => go(`#/reservations/${encodeURIComponent(r.id)}`);
+    svg.append(s("g", {
+      class: `bar state-${r.state} kind-${r.kind}`, role: "listitem", tabindex: 0, "data-id": r.id,
+      "aria-label": `${r.id}: ${label}, ${when(r.start)} to ${when(r.end)}`,
+      onclick: open, onkeydown: (e) => { if (e.key === "Enter") open(); },
+    },
+      s("title", {}, `${r.id}\n${label}\n${when(r.start)} – ${when(r.end)}\nowner ${r.owner}`),
+      // The whole row answers a click, not only the (maybe thin) bar.
+      s("rect", { x: 0, y, width: w, height: rowH, class: "hit" }),
+      s("text", { x: 6, y: y + 17, class: "row-label" }, `${r.kind === "maintenance" ? "⚠ " : ""}${r.src}→${r.dst} ${bw(r.bandwidth)} · ${r.owner}`),
+      s("rect", { x: x0, y: y + 4, width: Math.max(x1 - x0, 3), height: rowH - 8, rx: 3, class: "span" })));
+  });
+  svg.append(nowMarker(scale, top, h_ - 24));
+  return h("div", { class: "chart-box" }, svg, legendStates());
+}
+
+function legendStates() {
+  return h("ul", { class: "legend" }, ["held", "reserved", "active", "finished", "cancelled", "failed"].map((st) =>
+    h("li", {}, h("span", { class: `swatch state-${st}` }), st)));
+}
+
+export async function detailView(root, go, id) {
+  const [r, topo] = await Promise.all([api("GET", `/reservations/${encodeURIComponent(id)}`), topology()]);
+  const audit = await api("GET", `/reservations/${encodeURIComponent(id)}/audit`);
+  const levels = await levelsAt(Math.max(Date.parse(r.start), Date.now()));
+  const status = h("p", { role: "status", class: "status" });
+  const live = ["held", "reserved", "active"].includes(r.state);
+  const fail = (e) => { status.className = "status error"; status.textContent = e.message; };
+  const actions = h("div", { class: "toolbar" });
+  if (r.state === "held") {
+    actions.append(h("button", { type: "button", id: "confirm", onclick: async () => {
+      try { await api("POST", `/reservations/${encodeURIComponent(id)}/confirm`); go(location.hash, true); } catch (e) { fail(e); }
+    } }, "Confirm the hold"));
+  }
+  if (live && r.kind !== "maintenance") {
+    actions.append(h("button", { type: "button", id: "cancel", class: "danger", onclick: async () => {
+      if (!window.confirm(`Cancel reservation ${r.id}?`)) return;
+      try { await api("DELETE", `/reservations/${encodeURIComponent(id)}`); go(location.hash, true); } catch (e) { fail(e); }
+    } }, "Cancel reservation"));
+  }
+  root.append(
+    h("p", {}, h("a", { href: "#/reservations" }, "← all reservations")),
+    h("h1", {}, `Reservation ${r.id}`),
+    h("dl", { class: "facts" },
+      fact("State", h("span", { class: `pill state-${r.state}`, id: "state" }, r.state)),
+      fact("Owner", r.owner), fact("From → to", `${r.src} → ${r.dst}`),
+      fact("Window", `${when(r.start)} – ${when(r.end)}`),
+      fact("Bandwidth", bw(r.bandwidth) + (r.directional ? " (one way)" : " (both ways)")),
+      fact("Split", `${r.split} over ${r.paths.length} path(s); ${r.recommended_streams} TCP streams recommended`),
+      r.hold_expires_at ? fact("Hold expires", when(r.hold_expires_at)) : null,
+      r.provisioning ? fact("Provisioning", `${r.provisioning.state}${r.provisioning.error ? ": " + r.provisioning.error : ""}`) : null),
+    actions, status,
+    h("h2", {}, "Paths"),
+    h("table", { class: "data" },
+      h("thead", {}, h("tr", {}, ["path", "VLAN", "bandwidth", "share", "route"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, r.paths.map((p, i) => h("tr", { class: `path-row p${i}` },
+        h("td", {}, h("span", { class: `swatch path${i % 4}` }), `path ${i + 1}`),
+        h("td", {}, r.vlans[i] && r.vlans[i].vlan !== null ? String(r.vlans[i].vlan) : "–"),
+        h("td", { class: "num" }, bw(p.bandwidth)),
+        h("td", { class: "num" }, r.bandwidth ? `${Math.round((p.bandwidth / r.bandwidth) * 100)} %` : "–"),
+        h("td", {}, p.nodes.join(" → ")))))),
+    h("div", { class: "map-box" }, drawMap(topo, { levels, paths: r.paths, onLink: (l) => go(`#/links/${encodeURIComponent(l)}`) })),
+    live && r.kind !== "maintenance" ? modifyForm(r, go, fail) : null,
+    h("h2", {}, "Audit log"),
+    h("table", { class: "data", id: "audit" },
+      h("thead", {}, h("tr", {}, ["when", "who", "what", "from", "to", "detail"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, audit.entries.map((e) => h("tr", {},
+        h("td", {}, when(e.at)), h("td", {}, e.actor), h("td", {}, e.action),
+        h("td", {}, e.from || "–"), h("td", {}, e.to || "–"),
+        h("td", { class: "detail" }, JSON.stringify(e.detail)))))),
+  );
+}
+
+function fact(name, value) {
+  return [h("dt", {}, name), h("dd", {}, value)];
+}
+
+function modifyForm(r, go, fail) {
+  const end = h("input", { type: "datetime-local", id: "m-end", value: toInput(Date.parse(r.end)) });
+  const bandwidth = h("input", { type: "number", id: "m-bw", min: 1, step: "any", value: r.bandwidth / 1000 });
+  const submit = async (e) => {
+    e.preventDefault();
+    const body = {};
+    if (fromInput(end.value) !== Date.parse(r.end)) body.end = iso(fromInput(end.value));
+    if (Number(bandwidth.value) * 1000 !== r.bandwidth) body.bandwidth = `${bandwidth.value}G`;
+    if (!Object.keys(body).length) return;
+    try { await api("PATCH", `/reservations/${encodeURIComponent(r.id)}`, { body }); go(location.hash, true); } catch (err) { fail(err); }
+  };
+  return h("form", { class: "card", onsubmit: submit, "aria-labelledby": "modify-title" },
+    h("h2", { id: "modify-title" }, "Modify (make-before-break)"),
+    h("div", { class: "grid2" },
+      h("label", { for: "m-end" }, "End (UTC)"), end,
+      h("label", { for: "m-bw" }, "Bandwidth (Gbit/s)"), bandwidth),
+    h("button", { type: "submit" }, "Apply change"));
+}
