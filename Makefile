@@ -9,7 +9,7 @@ CARGO ?= cargo
 BRAID_DP := dataplane/target/release/braid-dp
 DATAPLANE_SOURCES := $(wildcard dataplane/Cargo.toml dataplane/Cargo.lock dataplane/*/Cargo.toml dataplane/*/src/*.rs)
 
-.PHONY: demo test lint typecheck dataplane unit integration readme e2e coverage bench clean
+.PHONY: demo test lint typecheck dataplane unit integration ui readme e2e coverage bench clean
 
 # Order-only: a new braid-dp does not reinstall the Python side, but every
 # target that needs the set-up first rebuilds braid-dp if its sources changed.
@@ -48,6 +48,11 @@ unit: $(STAMP)
 integration: $(STAMP)
 	$(PYTEST) tests/integration tests/api tests/cli
 
+# The web interface in headless Chromium against a real `braid serve`;
+# skipped without Chromium, failures under CI=true.
+ui: $(STAMP)
+	$(BIN)/pytest -q tests/ui
+
 # Every command line of README.md, as written, in a fresh directory (one at a
 # time: the multi-domain example's agents listen on the file's fixed ports).
 readme: $(STAMP)
@@ -58,7 +63,7 @@ readme: $(STAMP)
 e2e: $(STAMP)
 	$(BIN)/pytest -q tests/e2e
 
-test: lint typecheck dataplane unit integration readme e2e
+test: lint typecheck dataplane unit integration ui readme e2e
 
 # The whole suite under coverage, child processes (agents, servers) included.
 coverage: $(STAMP)

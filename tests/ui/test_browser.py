@@ -1,0 +1,133 @@
+"""The web interface in a real browser against a real `braid serve`.
+
+A user signs in, sees the map, books through the form (and takes an
+alternative after a 409), finds the booking on the timeline, opens it and
+cancels it; an operator books a maintenance window. Every request the page
+makes must go to the server itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.ui.conftest import SHOTS, Server
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.slow
+
+
+def expect(locator: Any) -> Any:
+    # Imported late: without Playwright the fixtures skip before this runs.
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)
+
+
+def shot(page: Page, name: str) -> None:
+    """Screenshots for the docs, when BRAID_UI_SHOTS names a folder."""
+    if SHOTS is not None:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def sign_in(page: Page, server: Server, who: str) -> None:
+    page.goto(server.url + "/")
+    page.fill("#token", server.tokens[who])
+    page.click("#sign-in")
+    page.wait_for_selector("svg.map")
+
+
+def book_from_form(page: Page, bandwidth: str) -> None:
+    page.goto(page.url.split("#")[0] + "#/book")
+    page.select_option("#b-src", "ORNL")
+    page.select_option("#b-dst", "NERSC")
+    page.fill("#b-bw", bandwidth)
+    page.select_option("#b-unit", "G")
+    # The preview answers as the user types: slots drawn, the most that fits said.
+    page.wait_for_selector("#slots rect.slot")
+    # (A locator, not wait_for_function: the page's CSP forbids evaluating strings.)
+    expect(page.locator("#max-bw")).to_contain_text("At most")
+    page.click("#b-submit")
+
+
+def test_a_user_books_sees_and_cancels_and_an_operator_books_maintenance(
+    browser: Browser, server: Server
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    sign_in(page, server, "alice")
+    assert page.locator("svg.map g.node").count() == 14
+    assert page.locator("svg.map path.link").count() == 18
+    assert page.is_hidden("nav a[href='#/maintenance']")
+    shot(page, "map")
+
+    book_from_form(page, "10")
+    shot(page, "book")
+    page.wait_for_selector("#booked-link")
+    reservation = page.get_attribute("#booked-link", "href") or ""
+    booked_id = reservation.rsplit("/", 1)[-1]
+
+    # 500 Gbit/s cannot fit: the refusal's alternatives are one click away.
+    book_from_form(page, "500")
+    page.wait_for_selector("button.alt")
+    shot(page, "alternatives")
+    page.click("button.alt >> nth=0")
+    page.wait_for_selector("#booked-link")
+
+    page.click("nav a[href='#/reservations']")
+    page.wait_for_selector(f"svg.gantt g.bar[data-id='{booked_id}']")
+    assert page.locator("svg.gantt g.bar").count() == 2
+    shot(page, "reservations")
+    page.click(f"svg.gantt g.bar[data-id='{booked_id}']")
+    page.wait_for_selector("#audit tbody tr")
+    assert page.text_content("#state") == "reserved"
+    assert page.locator("svg.map path.route").count() >= 1
+    shot(page, "detail")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#cancel")
+    expect(page.locator("#state")).to_have_text("cancelled")
+    assert page.locator("#audit tbody tr").count() == 2
+
+    page.click("#sign-out")
+    sign_in(page, server, "olga")
+    page.click("nav a[href='#/maintenance']")
+    page.select_option("#mt-target", "link:DENV-SUNN")
+    page.fill("#mt-reason", "fibre splice")
+    page.click("#mt-submit")
+    page.wait_for_selector("#mt-list tbody tr")
+    assert "fibre splice" in (page.text_content("#mt-list") or "")
+    shot(page, "maintenance")
+    page.goto(server.url + "/#/links/DENV-SUNN")
+    page.wait_for_selector("svg.chart rect.maintenance")
+    shot(page, "link")
+
+    assert errors == []
+    outside = [url for url in requested if not url.startswith(server.url + "/")]
+    assert outside == [], outside
+
+
+def test_a_user_token_sees_no_operator_page(browser: Browser, server: Server) -> None:
+    page = browser.new_page()
+    sign_in(page, server, "alice")
+    page.goto(server.url + "/#/maintenance")
+    page.wait_for_selector("text=Maintenance windows are for operators")
+    assert page.locator("#mt-submit").count() == 0
+
+
+def test_a_phone_width_screen_shows_every_view(browser: Browser, server: Server) -> None:
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    sign_in(page, server, "alice")
+    for view, ready in (("#/book", "#slots rect.slot"), ("#/reservations", "h1")):
+        page.goto(server.url + "/" + view)
+        page.wait_for_selector(ready)
+        # Nothing wider than the screen: no sideways scrolling of the page.
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(page, "phone-book")
