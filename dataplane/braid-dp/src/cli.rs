@@ -42,6 +42,8 @@ link options (both directions start the same):
   --rate RATE            serialisation rate, e.g. 100M, 2.5G (default: none)
   --queue-limit N        most packets held per direction (default 100000)
   --seed N               random seed of loss and jitter (default 1)
+  --vlan ID              carry only the frames of 802.1Q VLAN ID (one link per
+                         VLAN: paths of different delay over one wire)
 ";
 
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +53,7 @@ pub struct LinkOptions {
     pub control: PathBuf,
     pub config: DirectionConfig,
     pub seed: u64,
+    pub vlan: Option<u16>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +139,7 @@ fn gilbert(value: &str) -> Result<Value, String> {
 }
 
 fn parse_link(pairs: &[(String, String)]) -> Result<LinkOptions, String> {
-    let (mut a, mut b, mut control, mut seed) = (None, None, None, 1u64);
+    let (mut a, mut b, mut control, mut seed, mut vlan) = (None, None, None, 1u64, None);
     let mut fields = Map::new();
     for (name, value) in pairs {
         match name.as_str() {
@@ -148,6 +151,7 @@ fn parse_link(pairs: &[(String, String)]) -> Result<LinkOptions, String> {
                     .parse()
                     .map_err(|_| format!("--seed: {value:?} is not a whole number"))?
             }
+            "vlan" => vlan = Some(whole_number(name, value, 1, 4094)? as u16),
             "delay-ms" => drop(fields.insert("delay_ms".into(), number(name, value)?)),
             "jitter-ms" => drop(fields.insert("jitter_ms".into(), number(name, value)?)),
             "loss-percent" => drop(fields.insert("loss_percent".into(), number(name, value)?)),
@@ -171,6 +175,7 @@ fn parse_link(pairs: &[(String, String)]) -> Result<LinkOptions, String> {
         control: control.ok_or("--control: missing (the control socket's path)")?,
         config,
         seed,
+        vlan,
     })
 }
 
@@ -325,7 +330,7 @@ mod tests {
     fn link_with_every_option() {
         let command = parse_args(&args(
             "link --a v0 --b=v1 --control /tmp/s --delay-ms 20 --jitter-ms 1 --loss-percent 0.5 \
-             --gilbert 1,25 --rate 100M --queue-limit 50 --seed 9",
+             --gilbert 1,25 --rate 100M --queue-limit 50 --seed 9 --vlan 101",
         ))
         .unwrap();
         let options = match command {
@@ -341,6 +346,7 @@ mod tests {
         assert_eq!(options.config.rate_bps, Some(100_000_000));
         assert_eq!(options.config.queue_limit, 50);
         assert_eq!(options.seed, 9);
+        assert_eq!(options.vlan, Some(101));
     }
 
     #[test]
@@ -353,6 +359,7 @@ mod tests {
                 "option delay_ms",
             ),
             ("link --a v0 --b v1 --control s --colour red", "--colour"),
+            ("link --a v0 --b v1 --control s --vlan 4095", "--vlan"),
             ("link --a v0 --b v1 --control s --gilbert 1", "--gilbert"),
             ("link --a v0 --b v1 --control", "--control"),
             ("link stray", "stray"),

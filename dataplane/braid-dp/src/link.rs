@@ -45,6 +45,8 @@ pub struct Direction {
     frame_queued: Condvar,
     from: Arc<PacketSocket>,
     to: Arc<PacketSocket>,
+    /// Only frames of this VLAN are this link's (another link may carry the others).
+    vlan: Option<u16>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -55,7 +57,12 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Direction {
-    fn new(config: DirectionConfig, from: Arc<PacketSocket>, to: Arc<PacketSocket>) -> Self {
+    fn new(
+        config: DirectionConfig,
+        from: Arc<PacketSocket>,
+        to: Arc<PacketSocket>,
+        vlan: Option<u16>,
+    ) -> Self {
         Direction {
             cut: AtomicBool::new(config.cut),
             config: Mutex::new(config),
@@ -65,6 +72,7 @@ impl Direction {
             frame_queued: Condvar::new(),
             from,
             to,
+            vlan,
         }
     }
 
@@ -94,6 +102,9 @@ impl Direction {
         for (i, received) in batch.received.iter().enumerate() {
             // Our own sends come back as PACKET_OUTGOING where the kernel cannot filter them.
             if received.packet_type == libc::PACKET_OUTGOING {
+                continue;
+            }
+            if self.vlan.is_some() && batch.vlan_id(i) != self.vlan {
                 continue;
             }
             Counters::add(&self.counters.received, 1);
@@ -185,8 +196,9 @@ pub struct Link {
 }
 
 impl Link {
-    /// Opens both interfaces; nothing runs until [`Link::start`].
-    pub fn open(a: &str, b: &str, config: &DirectionConfig) -> io::Result<Link> {
+    /// Opens both interfaces; nothing runs until [`Link::start`]. With `vlan`,
+    /// the link carries that VLAN's frames only.
+    pub fn open(a: &str, b: &str, config: &DirectionConfig, vlan: Option<u16>) -> io::Result<Link> {
         let socket_a = Arc::new(PacketSocket::open(a)?);
         let socket_b = Arc::new(PacketSocket::open(b)?);
         Ok(Link {
@@ -194,8 +206,9 @@ impl Link {
                 config.clone(),
                 socket_a.clone(),
                 socket_b.clone(),
+                vlan,
             )),
-            b_to_a: Arc::new(Direction::new(config.clone(), socket_b, socket_a)),
+            b_to_a: Arc::new(Direction::new(config.clone(), socket_b, socket_a, vlan)),
         })
     }
 

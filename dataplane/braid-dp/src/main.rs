@@ -31,7 +31,7 @@ use cli::{Command, EdgeOptions, LinkOptions};
 use probe::ProbeOptions;
 
 fn run_link(options: &LinkOptions) -> Result<(), String> {
-    let link = link::Link::open(&options.a, &options.b, &options.config)
+    let link = link::Link::open(&options.a, &options.b, &options.config, options.vlan)
         .map_err(|e| format!("opening {} and {}: {e} (root needed)", options.a, options.b))?;
     let listener = control_server::bind(&options.control)
         .map_err(|e| format!("control socket {}: {e}", options.control.display()))?;

@@ -52,6 +52,14 @@ impl RecvBatch {
         &self.buffers[index][..len]
     }
 
+    /// The VLAN id of frame `index`, whether the kernel took its tag off or not.
+    pub fn vlan_id(&self, index: usize) -> Option<u16> {
+        match self.received[index].vlan {
+            Some((_, tci)) => Some(tci & 0x0fff),
+            None => crate::frames::vlan_id(self.frame(index)),
+        }
+    }
+
     /// A copy of frame `index` as it was on the wire: the kernel strips the
     /// 802.1Q tag of received frames into metadata, and this puts it back.
     pub fn frame_to_vec(&self, index: usize) -> Vec<u8> {
