@@ -7,11 +7,12 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Final
 
 from braid.app.errors import AuthError
 from braid.app.ports import Repository
-from braid.app.records import User
+from braid.app.records import TokenInfo, User
 
 ROLES: Final = ("user", "operator")
 TOKEN_PREFIX: Final = "brd_"
@@ -30,33 +31,52 @@ def new_token() -> str:
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
-def create_token(repo: Repository, name: str, role: str, now: int) -> str:
-    """Create a user's token and return it; only its hash is kept."""
+def create_token(
+    repo: Repository,
+    name: str,
+    role: str,
+    now: int,
+    *,
+    expires_in: int | None = None,
+    actor: str | None = None,
+) -> str:
+    """Create a user's token (expiring `expires_in` seconds from `now`, if given).
+
+    Returns the token, to be shown this once: the store keeps only its hash.
+    """
     if role not in ROLES:
         raise ValueError(f"role must be one of {', '.join(ROLES)}")
     if not name or not name.isprintable():
         raise ValueError("user name must be a printable, non-empty string")
+    if expires_in is not None and expires_in <= 0:
+        raise ValueError("a token must live for at least a second")
     token = new_token()
-    repo.add_token(hash_token(token), User(name, role), now=now)
+    expires_at = None if expires_in is None else now + expires_in
+    repo.add_token(hash_token(token), User(name, role), now=now, expires_at=expires_at, actor=actor)
     return token
 
 
 class TokenCache:
     """Tokens verified in the last `seconds`, so most requests skip the store.
 
-    Only known tokens are kept: an unknown one is asked about every time.
-    A role changed in the store applies within `seconds`.
+    Only known, valid tokens are kept: an unknown one is asked about every
+    time. A role changed or a token revoked in the store applies within
+    `seconds`; an expiry applies at once, by `wall` (the epoch clock that
+    expiries are stated in; the service passes its own).
     """
 
     def __init__(
         self,
         seconds: float = TOKEN_CACHE_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.seconds = seconds
         self.clock = clock
+        self.wall = wall
         self._lock = threading.Lock()
-        self._known: dict[str, tuple[User, float]] = {}
+        # header -> (user, trusted until by `clock`, the token's expiry by `wall`)
+        self._known: dict[str, tuple[User, float, int | None]] = {}
 
     def get(self, authorization: str | None) -> User | None:
         """The cached user behind a header, or None (then call `authenticate`)."""
@@ -64,21 +84,29 @@ class TokenCache:
             return None
         with self._lock:
             found = self._known.get(authorization)
-        if found is None or found[1] <= self.clock():
+        if found is None:
             return None
-        return found[0]
+        user, trusted_until, expires_at = found
+        if trusted_until <= self.clock():
+            return None
+        if expires_at is not None and expires_at <= self.wall():
+            return None
+        return user
 
-    def put(self, authorization: str, user: User) -> None:
+    def put(self, authorization: str, user: User, expires_at: int | None = None) -> None:
         with self._lock:
             if len(self._known) >= _CACHE_LIMIT:
                 self._known.clear()  # crude, but bounded; the store still answers
-            self._known[authorization] = (user, self.clock() + self.seconds)
+            self._known[authorization] = (user, self.clock() + self.seconds, expires_at)
 
 
 def authenticate(
-    repo: Repository, authorization: str | None, cache: TokenCache | None = None
+    repo: Repository,
+    authorization: str | None,
+    cache: TokenCache | None = None,
+    now: int | None = None,
 ) -> User:
-    """The user behind an `Authorization: Bearer …` header."""
+    """The user behind an `Authorization: Bearer …` header at `now` (default: the cache's wall)."""
     if cache is not None:
         cached = cache.get(authorization)
         if cached is not None:
@@ -88,9 +116,32 @@ def authenticate(
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise AuthError("expected 'Authorization: Bearer <token>'")
-    user = repo.user_for(hash_token(token.strip()))
-    if user is None:
-        raise AuthError("unknown or revoked token; ask an operator for one (braid token create)")
+    info = repo.token(hash_token(token.strip()))
+    if now is None:
+        now = int((cache.wall if cache is not None else time.time)())
+    refused = refusal(info, now)
+    if refused or info is None:
+        raise AuthError(refused or _UNKNOWN)
+    user = User(info.user, info.role)
     if cache is not None:
-        cache.put(authorization, user)
+        cache.put(authorization, user, info.expires_at)
     return user
+
+
+_UNKNOWN: Final = "unknown token; ask an operator for one (braid token create)"
+
+
+def refusal(info: TokenInfo | None, now: int) -> str:
+    """Why this token may not be used at `now` ('' when it may)."""
+    if info is None:
+        return _UNKNOWN
+    again = "; ask an operator for a new one (braid token create)"
+    if info.revoked_at is not None:
+        return f"token {info.id} was revoked at {_iso(info.revoked_at)}{again}"
+    if info.expires_at is not None and info.expires_at <= now:
+        return f"token {info.id} expired at {_iso(info.expires_at)}{again}"
+    return ""
+
+
+def _iso(at: int) -> str:
+    return datetime.fromtimestamp(at, UTC).isoformat().replace("+00:00", "Z")

@@ -26,7 +26,16 @@ from braid.app.ports import (
     Validator,
     WriteStep,
 )
-from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
+from braid.app.records import (
+    AuditEntry,
+    LinkLoad,
+    Reservation,
+    TokenInfo,
+    TopologyVersion,
+    User,
+    token_entry,
+    token_id,
+)
 from braid.core.planning.lifecycle import (
     BOOKED,
     State,
@@ -54,7 +63,7 @@ class MemoryRepository:
         self._audit: list[AuditEntry] = []
         self._topologies: list[TopologyVersion] = []
         self._users: dict[str, User] = {}
-        self._tokens: dict[str, str] = {}  # token hash -> user name
+        self._tokens: dict[str, TokenInfo] = {}  # token hash -> the token (its role unused)
 
     # -- reservations --------------------------------------------------------
     def write(
@@ -324,20 +333,53 @@ class MemoryRepository:
         return version
 
     # -- users and tokens ------------------------------------------------------
-    def add_token(self, token_hash: str, user: User, *, now: int) -> None:
-        """Create or update `user` and give it the token; a known hash raises ConflictError."""
+    def add_token(
+        self,
+        token_hash: str,
+        user: User,
+        *,
+        now: int,
+        expires_at: int | None = None,
+        actor: str | None = None,
+    ) -> TokenInfo:
+        """See `Repository.add_token`."""
         with self._lock:
             if token_hash in self._tokens:
                 raise ConflictError(["this token exists already"])
             self._users[user.name] = user
-            self._tokens[token_hash] = user.name
-            detail = {"user": user.name, "role": user.role}
-            self._log(AuditEntry(now, user.name, None, "token", detail=detail))
+            info = TokenInfo(token_id(token_hash), user.name, user.role, now, expires_at)
+            self._tokens[token_hash] = info
+            self._log(token_entry("token", info, now, actor or user.name))
+            return info
 
-    def user_for(self, token_hash: str) -> User | None:
+    def token(self, token_hash: str) -> TokenInfo | None:
         with self._lock:
-            name = self._tokens.get(token_hash)
-            return None if name is None else self._users[name]
+            found = self._tokens.get(token_hash)
+            return None if found is None else self._with_role(found)
+
+    def tokens(self, user: str | None = None) -> list[TokenInfo]:
+        """See `Repository.tokens`."""
+        with self._lock:
+            found = [self._with_role(t) for t in self._tokens.values() if user in (None, t.user)]
+        return sorted(found, key=lambda t: (t.created_at, t.id))
+
+    def revoke_tokens(
+        self, *, now: int, actor: str, prefix: str = "", user: str | None = None
+    ) -> list[TokenInfo]:
+        """See `Repository.revoke_tokens`."""
+        with self._lock:
+            revoked: list[TokenInfo] = []
+            for token_hash, info in sorted(self._tokens.items()):
+                wanted = token_hash.startswith(prefix) and user in (None, info.user)
+                if wanted and info.revoked_at is None:
+                    info = replace(info, revoked_at=now)
+                    self._tokens[token_hash] = info
+                    self._log(token_entry("token-revoked", info, now, actor))
+                    revoked.append(self._with_role(info))
+            return revoked
+
+    def _with_role(self, info: TokenInfo) -> TokenInfo:
+        return replace(info, role=self._users[info.user].role)
 
 
 def _counting_at(now: int) -> Callable[[Reservation], bool]:

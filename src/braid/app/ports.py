@@ -6,7 +6,14 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
+from braid.app.records import (
+    AuditEntry,
+    LinkLoad,
+    Reservation,
+    TokenInfo,
+    TopologyVersion,
+    User,
+)
 from braid.core.planning.lifecycle import State
 
 # Given the loads already booked on the links a change touches (overlapping
@@ -198,9 +205,36 @@ class Repository(Protocol):
         ...
 
     # -- users and tokens ------------------------------------------------------
-    def add_token(self, token_hash: str, user: User, *, now: int) -> None: ...
+    def add_token(
+        self,
+        token_hash: str,
+        user: User,
+        *,
+        now: int,
+        expires_at: int | None = None,
+        actor: str | None = None,
+    ) -> TokenInfo:
+        """Create or update `user` and give it the token, with an audit entry by `actor`.
 
-    def user_for(self, token_hash: str) -> User | None: ...
+        (`actor` defaults to the user.) A known hash raises ConflictError.
+        """
+        ...
+
+    def token(self, token_hash: str) -> TokenInfo | None:
+        """The token with this hash, expired and revoked ones included; None if unknown."""
+        ...
+
+    def tokens(self, user: str | None = None) -> list[TokenInfo]:
+        """Every token (of one user), by creation time then id."""
+        ...
+
+    def revoke_tokens(
+        self, *, now: int, actor: str, prefix: str = "", user: str | None = None
+    ) -> list[TokenInfo]:
+        """Revoke, in one transaction, every unrevoked token whose hash starts with `prefix`
+        (and that belongs to `user`, when given); an audit entry each. Returns them revoked.
+        """
+        ...
 
 
 # -- change feed -------------------------------------------------------------------

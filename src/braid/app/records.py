@@ -10,7 +10,16 @@ from braid.core.model.booking import Allocation
 from braid.core.model.loads import LinkLoad
 from braid.core.planning.lifecycle import State
 
-__all__ = ["AuditEntry", "LinkLoad", "Reservation", "TopologyVersion", "User"]
+__all__ = [
+    "AuditEntry",
+    "LinkLoad",
+    "Reservation",
+    "TokenInfo",
+    "TopologyVersion",
+    "User",
+    "token_entry",
+    "token_id",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +54,7 @@ class AuditEntry:
     at: int
     actor: str
     reservation_id: str | None
-    action: str  # created, state, modified, topology, maintenance, token
+    action: str  # created, state, modified, topology, maintenance, token, token-revoked
     from_state: str | None = None
     to_state: str | None = None
     detail: Mapping[str, Any] = field(default_factory=dict)
@@ -58,8 +67,38 @@ class User:
 
 
 @dataclass(frozen=True, slots=True)
+class TokenInfo:
+    """What the store knows of a token: never the secret, only who and when."""
+
+    id: str  # the start of the token's hash: enough to name it, useless to log in with
+    user: str
+    role: str  # the user's role now (roles belong to users, not tokens)
+    created_at: int
+    expires_at: int | None = None
+    revoked_at: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class TopologyVersion:
     version: int
     data: Mapping[str, Any]  # braid's own topology format, normalised
     created_at: int
     actor: str
+
+
+# Hex digits of a token's hash that name it in listings and the audit log:
+# 48 bits, so two tokens of one store practically never share an id, and the
+# id says nothing useful about the token itself.
+TOKEN_ID_LENGTH = 12
+
+
+def token_id(token_hash: str) -> str:
+    return token_hash[:TOKEN_ID_LENGTH]
+
+
+def token_entry(action: str, token: TokenInfo, now: int, actor: str) -> AuditEntry:
+    """The audit entry of a token created or revoked (by `actor`)."""
+    detail: dict[str, Any] = {"token": token.id, "user": token.user, "role": token.role}
+    if token.expires_at is not None:
+        detail["expires_at"] = token.expires_at
+    return AuditEntry(now, actor, None, action, detail=detail)

@@ -86,7 +86,7 @@ class ReservationService:
         self.clock = clock
         self.hold_seconds = hold_seconds
         self.metrics = metrics or Metrics()
-        self.tokens = TokenCache()
+        self.tokens = TokenCache(wall=clock)  # expiries by the service's own clock
         self.group = GroupCommit(repo)
         self.refusals = RefusalMemo()
         self.mirror: Mirror | None = None

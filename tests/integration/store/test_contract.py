@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from braid.app.auth import hash_token
 from braid.app.ports import Change, ConflictError, Filters, StateStep, TopologyStep, WriteStep
-from braid.app.records import LinkLoad, Reservation, User
+from braid.app.records import LinkLoad, Reservation, TokenInfo, User
 from braid.core.model.booking import Allocation
 from braid.core.model.paths import Path
 from braid.core.planning.lifecycle import BOOKED, State
@@ -264,14 +265,15 @@ def test_a_change_planned_on_another_topology_version_is_refused(repo: Any) -> N
 
 
 def test_tokens_name_their_user(repo: Any) -> None:
-    assert repo.user_for("h1") is None
-    repo.add_token("h1", User("alice", "user"), now=1)
-    repo.add_token("h2", User("alice", "operator"), now=2)
-    assert repo.user_for("h1") == User("alice", "operator")  # the role is the user's
+    h1, h2 = hash_token("secret-1"), hash_token("secret-2")
+    assert repo.token(h1) is None
+    repo.add_token(h1, User("alice", "user"), now=1)
+    repo.add_token(h2, User("alice", "operator"), now=2)
+    assert repo.token(h1).role == "operator"  # the role is the user's
     with pytest.raises(ConflictError):
-        repo.add_token("h1", User("bob", "user"), now=3)
-    assert repo.user_for("h1") == User("alice", "operator")
-    assert all("h1" not in str(e.detail) for e in repo.audit())
+        repo.add_token(h1, User("bob", "user"), now=3)
+    assert repo.token(h1) == TokenInfo(h1[:12], "alice", "operator", 1)
+    assert all(h1 not in str(e.detail) for e in repo.audit())
 
 
 def test_state_survives_a_restart(sql_backend: Backend) -> None:
@@ -281,7 +283,8 @@ def test_state_survives_a_restart(sql_backend: Backend) -> None:
     book(first, reservation("h", state=State.HELD, hold_expires_at=900))
     first.set_state("r1", State.ACTIVE, now=1_000, actor="a", detail={})
     first.put_topology({"links": [{"id": "A-B"}]}, now=1, actor="op")
-    first.add_token("h1", User("alice", "user"), now=1)
+    first.add_token(hash_token("t1"), User("alice", "user"), now=1, expires_at=50)
+    first.revoke_tokens(now=2, actor="op", user="alice")
     before = (
         first.get("r1"),
         first.booked(),
@@ -300,7 +303,9 @@ def test_state_survives_a_restart(sql_backend: Backend) -> None:
         second.topology(),
     )
     assert after == before
-    assert second.user_for("h1") == User("alice", "user")
+    assert second.token(hash_token("t1")) == TokenInfo(
+        hash_token("t1")[:12], "alice", "user", 1, expires_at=50, revoked_at=2
+    )
     cursor = before[3][1]
     book(second, reservation("r2", start=5_000, end=6_000))
     assert [r.id for r in second.changes_since(cursor)[0]] == ["r2"]

@@ -13,15 +13,13 @@ from braid.adapters.store.codec import (
     LOADS,
     PATHS,
     RESERVATIONS,
-    TOKENS,
     TOPOLOGY,
-    USERS,
     to_allocation,
     to_audit,
     to_reservation,
 )
 from braid.app.ports import Filters
-from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
+from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion
 from braid.core.model.booking import Allocation
 from braid.core.model.paths import Path
 from braid.core.planning.lifecycle import State
@@ -177,11 +175,3 @@ def latest_topology(connection: Connection) -> TopologyVersion | None:
     if row is None:
         return None
     return TopologyVersion(row.version, row.data, row.created_at, row.actor)
-
-
-def user_for(connection: Connection, token_hash: str) -> User | None:
-    query = select(USERS.c.name, USERS.c.role).select_from(
-        TOKENS.join(USERS, and_(TOKENS.c.user_name == USERS.c.name, TOKENS.c.hash == token_hash))
-    )
-    row = connection.execute(query).first()
-    return None if row is None else User(row.name, row.role)

@@ -27,16 +27,15 @@ from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Connection, Engine, insert, select, update
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import DBAPIError
 
-from braid.adapters.store import batch, reads, writes
+from braid.adapters.store import batch, reads, tokens, writes
 from braid.adapters.store.codec import (
     LINKS,
     RESERVATIONS,
     STATE,
     TOKENS,
     TOPOLOGY,
-    USERS,
     counts_until,
 )
 from braid.adapters.store.engine import writer
@@ -55,7 +54,14 @@ from braid.app.ports import (
     Validator,
     WriteStep,
 )
-from braid.app.records import AuditEntry, LinkLoad, Reservation, TopologyVersion, User
+from braid.app.records import (
+    AuditEntry,
+    LinkLoad,
+    Reservation,
+    TokenInfo,
+    TopologyVersion,
+    User,
+)
 from braid.core.planning.lifecycle import BOOKED, State, transition_problem
 
 # Cursor values a transaction took -> the (id, version) of what it wrote under each.
@@ -354,27 +360,39 @@ class SqlRepository:
         return TopologyVersion(version, reads_back(data), now, actor)
 
     # -- users and tokens ------------------------------------------------------
-    def add_token(self, token_hash: str, user: User, *, now: int) -> None:
-        """Create or update `user` and give it the token; a known hash raises ConflictError."""
+    def add_token(
+        self,
+        token_hash: str,
+        user: User,
+        *,
+        now: int,
+        expires_at: int | None = None,
+        actor: str | None = None,
+    ) -> TokenInfo:
+        """See `Repository.add_token`; the user is created, or given `user.role`."""
         with self._writer.begin() as connection:
-            writes.insert_missing(connection, USERS, [{"name": user.name, "role": user.role}])
-            connection.execute(
-                update(USERS).where(USERS.c.name == user.name).values(role=user.role)
+            actor = actor or user.name
+            return tokens.add(
+                connection, token_hash, user, now=now, expires_at=expires_at, actor=actor
             )
-            known = select(TOKENS.c.hash).where(TOKENS.c.hash == token_hash)
-            if connection.execute(known).first() is not None:
-                raise ConflictError(["this token exists already"])
-            row = {"hash": token_hash, "user_name": user.name, "created_at": now}
-            try:
-                connection.execute(insert(TOKENS).values(**row))
-            except IntegrityError as error:  # the same hash, added meanwhile elsewhere
-                raise ConflictError(["this token exists already"]) from error
-            detail = {"user": user.name, "role": user.role}
-            writes.log(connection, AuditEntry(now, user.name, None, "token", detail=detail))
 
-    def user_for(self, token_hash: str) -> User | None:
+    def token(self, token_hash: str) -> TokenInfo | None:
         with self._single.connect() as connection:
-            return reads.user_for(connection, token_hash)
+            found = tokens.found(connection, [TOKENS.c.hash == token_hash])
+        return found[0][1] if found else None
+
+    def tokens(self, user: str | None = None) -> list[TokenInfo]:
+        """See `Repository.tokens`."""
+        where = [] if user is None else [TOKENS.c.user_name == user]
+        with self._single.connect() as connection:
+            return [info for _, info in tokens.found(connection, where)]
+
+    def revoke_tokens(
+        self, *, now: int, actor: str, prefix: str = "", user: str | None = None
+    ) -> list[TokenInfo]:
+        """See `Repository.revoke_tokens`."""
+        with self._writer.begin() as connection:
+            return tokens.revoke(connection, now=now, actor=actor, prefix=prefix, user=user)
 
 
 def reads_back(data: Mapping[str, Any]) -> dict[str, Any]:

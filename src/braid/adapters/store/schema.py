@@ -134,6 +134,9 @@ class TokenRow(Base):
     hash: Mapped[str] = mapped_column(String, primary_key=True)
     user_name: Mapped[str] = mapped_column(ForeignKey("users.name"), index=True)
     created_at: Mapped[int] = mapped_column(BigInteger)
+    # NULL: never expires / not revoked.
+    expires_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    revoked_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class AuditRow(Base):

@@ -1,0 +1,65 @@
+"""Managing tokens: list and revoke (creating one is `auth.create_token`).
+
+The one way in for the CLI (and any other front end), so each refuses the
+same ids with the same messages.
+"""
+
+from __future__ import annotations
+
+import string
+
+from braid.app.errors import NotFoundError
+from braid.app.ports import Repository
+from braid.app.records import TOKEN_ID_LENGTH, TokenInfo
+from braid.core.errors import InputError
+
+# Shorter prefixes would too easily name several tokens by accident.
+MIN_ID_LENGTH = 6
+
+
+def list_tokens(repo: Repository, user: str | None = None) -> list[TokenInfo]:
+    """Every token (of `user`), oldest first: ids, never the secrets."""
+    return repo.tokens(user)
+
+
+def revoke_tokens(
+    repo: Repository, *, now: int, actor: str, token: str | None = None, user: str | None = None
+) -> list[TokenInfo]:
+    """Revoke one token by its id (or an unambiguous prefix of it), or all of `user`'s.
+
+    With both, the token must be `user`'s. Revoking what is revoked already
+    changes nothing and returns nothing; an id that names no token, or
+    several, is refused.
+    """
+    if token is None and user is None:
+        raise InputError("token", "name a token id, or a user whose tokens to revoke")
+    prefix = ""
+    if token is not None:
+        prefix = _checked_id(token)
+        _one_token(repo, prefix, user)
+    elif not repo.tokens(user):
+        raise NotFoundError(f"user {user!r} has no tokens")
+    return repo.revoke_tokens(now=now, actor=actor, prefix=prefix, user=user)
+
+
+def _checked_id(token: str) -> str:
+    prefix = token.strip().lower()
+    hex_digits = set(string.hexdigits.lower())
+    if not MIN_ID_LENGTH <= len(prefix) <= TOKEN_ID_LENGTH or not set(prefix) <= hex_digits:
+        raise InputError(
+            "token",
+            f"expected a token id as `braid token list` shows it ({MIN_ID_LENGTH} to "
+            f"{TOKEN_ID_LENGTH} hex digits), not {token!r}; the token itself is never needed",
+        )
+    return prefix
+
+
+def _one_token(repo: Repository, prefix: str, user: str | None) -> TokenInfo:
+    matching = [t for t in repo.tokens(user) if t.id.startswith(prefix)]
+    if not matching:
+        owner = "" if user is None else f" of user {user!r}"
+        raise NotFoundError(f"no token{owner} has an id starting {prefix!r}")
+    if len(matching) > 1:
+        ids = ", ".join(t.id for t in matching)
+        raise InputError("token", f"{prefix!r} names several tokens ({ids}); give more digits")
+    return matching[0]
