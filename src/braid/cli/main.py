@@ -45,6 +45,7 @@ def _register_the_rest() -> None:
     """Every command but `braid plan`, whose batch runs skip these imports (numpy, httpx, gRPC)."""
     from braid.cli import (
         agent_cmd,
+        analyze_cmd,
         client_cmd,
         controller_cmd,
         db_cmd,
@@ -70,6 +71,7 @@ def _register_the_rest() -> None:
     # southbound: keeps switch connections and applies rule sets
     app.command("controller")(controller_cmd.controller)
     app.add_typer(emulate_cmd.app, name="emulate")
+    app.add_typer(analyze_cmd.app, name="analyze")
     # REST clients of `braid serve`
     app.command("reserve")(client_cmd.reserve)
     app.command("list")(client_cmd.list_reservations)

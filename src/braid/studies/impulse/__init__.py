@@ -1,0 +1,1 @@
+"""Figures of seed 003's impulse-response method."""
