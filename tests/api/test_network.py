@@ -120,6 +120,28 @@ def test_metrics_count_admissions_rejections_decisions_utilisation_and_requests(
     assert sorted(re.findall(r"^braid_http_requests_total\{" + route, text, re.M)) == ["201", "409"]
 
 
+def test_metrics_show_the_coming_hour_the_live_reservations_holds_and_replica_lag(
+    api: Api,
+) -> None:
+    reserve(api, bandwidth="25G", start=iso(1800), end=iso(5400))  # starts within the hour
+    held = body(bandwidth="10G", start=iso(7200), end=iso(9000), hold=True)
+    answer = api.client.post("/v1/reservations", json=held, headers=api.auth("bob"))
+    assert answer.status_code == 201
+    text = api.client.get("/metrics").text
+    assert re.search(
+        r'^braid_link_utilisation\{direction="a-b",link="DENV-SUNN"\} 0\.0$', text, re.M
+    )
+    assert re.search(
+        r'^braid_link_peak_next_hour\{direction="a-b",link="DENV-SUNN"\} 0\.5$', text, re.M
+    )
+    assert re.search(r'^braid_reservations\{state="reserved"\} 1\.0$', text, re.M)
+    assert re.search(r'^braid_reservations\{state="held"\} 1\.0$', text, re.M)
+    assert re.search(r"^braid_holds 1\.0$", text, re.M)
+    assert re.search(r"^braid_hold_next_expiry_seconds 600\.0$", text, re.M)
+    assert re.search(r"^braid_replica_changes_behind 0\.0$", text, re.M)
+    assert re.search(r"^braid_replica_seconds_since_read \d", text, re.M)
+
+
 def test_maintenance_of_a_link_that_is_not_a_string_is_bad_input(api: Api) -> None:
     sent = {"link": ["CHIC-KANS"], "start": iso(0), "end": iso(60)}
     response = api.client.post("/v1/maintenance", json=sent, headers=api.auth("olga"))

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+if TYPE_CHECKING:
+    from braid.app.observation import Observation
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 
@@ -37,6 +41,41 @@ class Metrics:
             "braid_link_utilisation",
             "Booked share of capacity now, per link direction",
             ["link", "direction"],
+            registry=self.registry,
+        )
+        self.peak_next_hour = Gauge(
+            "braid_link_peak_next_hour",
+            "Highest booked share of capacity over the coming hour, per link direction",
+            ["link", "direction"],
+            registry=self.registry,
+        )
+        self.reservations = Gauge(
+            "braid_reservations",
+            "Live reservations (held, reserved, active) by state",
+            ["state"],
+            registry=self.registry,
+        )
+        self.holds = Gauge("braid_holds", "Holds not yet confirmed", registry=self.registry)
+        self.next_hold_expiry = Gauge(
+            "braid_hold_next_expiry_seconds",
+            "Seconds until the first hold expires (absent without holds)",
+            registry=self.registry,
+        )
+        self.seconds_since_read = Gauge(
+            "braid_replica_seconds_since_read",
+            "Seconds since this replica last read the store's changes",
+            registry=self.registry,
+        )
+        self.changes_behind = Gauge(
+            "braid_replica_changes_behind",
+            "Store changes this replica has not applied yet",
+            registry=self.registry,
+        )
+        self.store_seconds = Histogram(
+            "braid_store_seconds",
+            "Time of store operations: a group-commit write, a read of changes",
+            ["operation"],
+            buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
 
@@ -75,8 +114,23 @@ class Metrics:
         self.rejections.labels(reason=reason).inc()
         self.decision_seconds.observe(seconds)
 
-    def render(self, utilisation: Callable[[], Iterable[tuple[str, str, float]]]) -> bytes:
-        """The exposition text; link utilisation is sampled at scrape time."""
-        for link, direction, share in utilisation():
-            self.utilisation.labels(link=link, direction=direction).set(share)
+    def store_time(self, operation: str, seconds: float) -> None:
+        self.store_seconds.labels(operation=operation).observe(seconds)
+
+    def render(self, observe: Callable[[], Observation]) -> bytes:
+        """The exposition text; the service's state is observed at scrape time."""
+        seen = observe()
+        for load in seen.links:
+            self.utilisation.labels(link=load.link, direction=load.direction).set(load.now)
+            where = {"link": load.link, "direction": load.direction}
+            self.peak_next_hour.labels(**where).set(load.peak_next_hour)
+        for state, count in seen.reservations.items():
+            self.reservations.labels(state=state).set(count)
+        self.holds.set(seen.holds)
+        if seen.next_hold_expiry is None:
+            self.next_hold_expiry.set(float("nan"))
+        else:
+            self.next_hold_expiry.set(seen.next_hold_expiry)
+        self.seconds_since_read.set(seen.seconds_since_read)
+        self.changes_behind.set(seen.changes_behind)
         return generate_latest(self.registry)

@@ -96,6 +96,17 @@ class Mirror:
     def network(self) -> Network:
         return self.planner.network
 
+    @property
+    def last_read(self) -> float:
+        """When (time.monotonic) the last read of the store's changes began."""
+        return self._caught_up_at
+
+    def unapplied(self) -> int:
+        """Store changes past the cursor that this mirror has neither read nor made itself."""
+        with self.lock:
+            changed, _ = self.repo.changes_since(self.cursor)
+            return sum(1 for c in changed if self._learned.get(c.id) != c.version)
+
     def rebuild(self, now: int) -> None:
         """Start over from the store: its topology and every booking still taking bandwidth."""
         with self.lock:

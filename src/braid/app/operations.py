@@ -263,11 +263,3 @@ def tick(service: ReservationService) -> int:
             continue  # another replica recorded it first
     service.live.catch_up(now)
     return moved
-
-
-def utilisation(service: ReservationService) -> list[tuple[str, str, float]]:
-    now = service.clock()
-    out = []
-    for (link, forward), timeline in service.live.network.timelines().items():
-        out.append((link, "a-b" if forward else "b-a", timeline.level_at(now) / timeline.capacity))
-    return out

@@ -16,7 +16,7 @@ from braid.adapters.api.errors import error_response
 from braid.adapters.api.fastjson import FastJSON
 from braid.adapters.api.models import ErrorOut, HealthOut
 from braid.adapters.api.offload import off_loop
-from braid.app import operations
+from braid.app.observation import observe
 
 router = APIRouter(tags=["health"])
 log = logging.getLogger(__name__)
@@ -87,7 +87,7 @@ async def healthz(request: Request) -> JSONResponse:
     responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format"}},
 )
 async def metrics(request: Request) -> Response:
-    """Admissions, rejections, decision time, HTTP requests and link utilisation now."""
+    """Admissions, rejections, decision time, HTTP requests, links, holds, replica lag."""
     service = service_of(request)
-    text = await off_loop(service.metrics.render, lambda: operations.utilisation(service))
+    text = await off_loop(service.metrics.render, lambda: observe(service))
     return Response(text, media_type=CONTENT_TYPE_LATEST)

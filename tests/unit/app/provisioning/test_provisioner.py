@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from braid.app.commands import Modify, Reserve
 from braid.app.memory_store import MemoryRepository
 from braid.app.metrics import Metrics
+from braid.app.observation import Observation
 from braid.app.provisioning.memory import MemoryProvisioningStore
 from braid.app.provisioning.provisioner import Provisioner, Wiring
 from braid.app.provisioning.runner import ProvisioningLoop
@@ -266,6 +267,7 @@ def test_the_loop_installs_on_a_change_and_counts_states() -> None:
         assert world.phase(rid) is Phase.INSTALLED and world.carries()
     finally:
         loop.stop()
-    exposed = metrics.render(lambda: []).decode()
+    quiet = Observation((), {}, 0, None, 0.0, 0)
+    exposed = metrics.render(lambda: quiet).decode()
     assert 'braid_provisioning_reservations{state="installed"} 1.0' in exposed
     assert "braid_provisioning_pass_seconds_count" in exposed
