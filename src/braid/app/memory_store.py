@@ -389,8 +389,15 @@ def _counting_at(now: int) -> Callable[[Reservation], bool]:
 def _matches(reservation: Reservation, filters: Filters) -> bool:
     if filters.owner is not None and reservation.owner != filters.owner:
         return False
-    if filters.states is not None and reservation.state not in filters.states:
-        return False
+    if filters.states is not None:
+        r = reservation
+        state = (
+            r.state
+            if filters.at is None
+            else state_at(r.state, r.start, r.end, filters.at, r.hold_expires_at)
+        )
+        if state not in filters.states:
+            return False
     if filters.start is not None and reservation.end <= filters.start:
         return False
     if filters.after is not None and (reservation.start, reservation.id) <= filters.after:

@@ -1,4 +1,4 @@
-"""Listing in pages: page sizes, opaque cursors, and which stored states a filter needs.
+"""Listing in pages: page sizes and opaque cursors.
 
 Pages follow (start, id) order; a cursor names the last row of a page, so
 the next page starts right after it whatever was written meanwhile.
@@ -12,7 +12,6 @@ from typing import Final
 
 from braid.app.records import Reservation
 from braid.core.errors import InputError
-from braid.core.planning.lifecycle import State
 
 MAX_PAGE: Final = 1000
 
@@ -48,15 +47,3 @@ def decode_cursor(value: object) -> tuple[int, str]:
     if not fits or not isinstance(last_id, str) or not last_id.isprintable():
         raise InputError("after", "not a cursor from a previous page's 'next'")
     return start, last_id
-
-
-def stored_states_for(wanted: frozenset[State] | None) -> frozenset[State] | None:
-    """Stored states whose reservations can be in a `wanted` state by the clock."""
-    if wanted is None:
-        return None
-    by_clock = {
-        State.HELD: {State.HELD, State.EXPIRED},
-        State.RESERVED: {State.RESERVED, State.ACTIVE, State.FINISHED},
-        State.ACTIVE: {State.ACTIVE, State.FINISHED},
-    }
-    return frozenset(s for s in State if by_clock.get(s, {s}) & wanted)

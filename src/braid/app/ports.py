@@ -44,7 +44,11 @@ class Change:
 @dataclass(frozen=True, slots=True)
 class Filters:
     owner: str | None = None
+    # With `at`, the states reservations are in at that instant (a reserved
+    # one is active between its start and end, and so on: lifecycle.state_at);
+    # without, their stored states.
     states: frozenset[State] | None = None
+    at: int | None = None
     start: int | None = None  # overlapping [start, end)
     end: int | None = None
     limit: int = 1000

@@ -21,7 +21,7 @@ from braid.app.errors import ForbiddenError, NotFoundError, PolicyError, Rejecte
 from braid.app.group_commit import GroupCommit
 from braid.app.metrics import Metrics
 from braid.app.mirror import Mirror, as_booking
-from braid.app.paging import decode_cursor, encode_cursor, page_limit, stored_states_for
+from braid.app.paging import decode_cursor, encode_cursor, page_limit
 from braid.app.plan_facts import plan_facts
 from braid.app.ports import Change, ChangeFeed, ConflictError, Filters, Repository, WriteStep
 from braid.app.provisioning.ports import ProvisioningStore
@@ -218,30 +218,32 @@ class ReservationService:
     def find(self, user: User, query: Mapping[str, Any]) -> Page:
         """One page of the reservations the caller may see, by start then id.
 
-        Pass `after=page.next` for the next page. A page scans `limit` stored rows; since `active`
-        and `finished` follow from the clock, some may not match a state
-        filter, so a page can hold fewer (even none) while `next` is set.
+        Pass `after=page.next` for the next page. The state filter is the
+        states at the service's `now`, applied by the store's query, so a
+        page holds `limit` rows whenever `next` is set, and `next` is set
+        only when more rows match.
         """
         owner = query.get("owner")
         if user.role != "operator":
             if owner not in (None, user.name):
                 return Page((), None)
             owner = user.name
-        wanted = _states(query.get("state"))
+        limit = page_limit(query.get("limit"))
+        now = self.clock()
         filters = Filters(
             owner=owner,
-            states=stored_states_for(wanted),
+            states=_states(query.get("state")),
+            at=now,
             start=parse_instant(query["start"], "start") if query.get("start") else None,
             end=parse_instant(query["end"], "end") if query.get("end") else None,
-            limit=page_limit(query.get("limit")),
+            # One row more than the page: whether it is there says if another page follows.
+            limit=limit + 1,
             after=decode_cursor(query["after"]) if query.get("after") else None,
         )
-        now = self.clock()
         rows = self.repo.find(filters)
-        seen = self._seen_all(rows, now)
-        chosen = tuple(s for s in seen if wanted is None or s.state in wanted)
-        more = len(rows) == filters.limit
-        return Page(chosen, encode_cursor(rows[-1]) if more else None)
+        page = rows[:limit]
+        more = len(rows) > limit
+        return Page(tuple(self._seen_all(page, now)), encode_cursor(page[-1]) if more else None)
 
     def audit(self, user: User, reservation_id: str) -> list[AuditEntry]:
         self._visible(user, reservation_id)

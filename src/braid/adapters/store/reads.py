@@ -6,7 +6,17 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Final
 
-from sqlalchemy import ColumnElement, Connection, Row, and_, bindparam, or_, select, true
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Row,
+    and_,
+    bindparam,
+    false,
+    or_,
+    select,
+    true,
+)
 
 from braid.adapters.store.codec import (
     AUDIT,
@@ -138,8 +148,11 @@ def filtered(filters: Filters) -> list[ColumnElement[bool]]:
     where: list[ColumnElement[bool]] = []
     if filters.owner is not None:
         where.append(RESERVATIONS.c.owner == filters.owner)
-    if filters.states is not None:
+    if filters.states is not None and filters.at is None:
         where.append(RESERVATIONS.c.state.in_(sorted(s.value for s in filters.states)))
+    elif filters.states is not None and filters.at is not None:
+        at = filters.at
+        where.append(or_(false(), *(state_at_is(s, at) for s in sorted(filters.states))))
     if filters.start is not None:
         where.append(RESERVATIONS.c.end > filters.start)
     if filters.end is not None:
@@ -149,6 +162,24 @@ def filtered(filters: Filters) -> list[ColumnElement[bool]]:
         r = RESERVATIONS.c
         where.append(or_(r.start > start, and_(r.start == start, r.id > after_id)))
     return where
+
+
+def state_at_is(state: State, now: int) -> ColumnElement[bool]:
+    """Rows whose state at `now` is `state`: `braid.core.planning.lifecycle.state_at` in SQL."""
+    stored, r = RESERVATIONS.c.state, RESERVATIONS.c
+    running = stored.in_([State.RESERVED.value, State.ACTIVE.value])  # the clock moves these on
+    lapsed = and_(r.hold_expires_at.is_not(None), r.hold_expires_at <= now)
+    if state == State.HELD:
+        return and_(stored == State.HELD.value, ~lapsed)
+    if state == State.EXPIRED:
+        return or_(stored == State.EXPIRED.value, and_(stored == State.HELD.value, lapsed))
+    if state == State.RESERVED:
+        return and_(running, r.end > now, r.start > now)
+    if state == State.ACTIVE:
+        return and_(running, r.end > now, r.start <= now)
+    if state == State.FINISHED:
+        return or_(stored == State.FINISHED.value, and_(running, r.end <= now))
+    return stored == state.value
 
 
 def due_at(now: int) -> ColumnElement[bool]:
