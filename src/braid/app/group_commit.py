@@ -11,6 +11,8 @@ writes its own at once, with no waiting.
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -30,9 +32,16 @@ class _Item:
 
 
 class GroupCommit:
-    def __init__(self, repo: Repository, max_batch: int = MAX_BATCH) -> None:
+    def __init__(
+        self,
+        repo: Repository,
+        max_batch: int = MAX_BATCH,
+        timed: Callable[[str, float], None] | None = None,
+    ) -> None:
+        """`timed("write", seconds)` is told how long each batch's write took."""
         self.repo = repo
         self.max_batch = max_batch
+        self.timed = timed
         self._changed = threading.Condition()
         self._queue: list[_Item] = []
         self._writing = False
@@ -65,11 +74,14 @@ class GroupCommit:
         now = max(item.now for item in batch)
         lost = RuntimeError("the batch was interrupted before it was written")
         outcomes: list[Reservation | BaseException] = [lost] * len(batch)
+        began = time.perf_counter()
         try:
             outcomes = list(self.repo.write_new([(i.step, i.actor) for i in batch], now=now))
         except Exception as failure:  # every waiter raises it (a conflict: all plan again)
             outcomes = [failure] * len(batch)
         finally:
+            if self.timed is not None:
+                self.timed("write", time.perf_counter() - began)
             with self._changed:
                 for item, outcome in zip(batch, outcomes, strict=True):
                     item.outcome = outcome

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Final
 
 from braid.app.plan_facts import Replanned, labels_of, link_lists, plan_facts
@@ -72,8 +72,11 @@ class Mirror:
         feed: ChangeFeed | None = None,
         *,
         read_every: float = READ_AT_LEAST_EVERY,
+        timed: Callable[[str, float], None] | None = None,
     ) -> None:
+        """`timed("read", seconds)` is told how long each read of the store's changes took."""
         self.repo = repo
+        self.timed = timed
         self.feed = feed
         self.read_every = read_every
         # The feed's epoch when the last store read began; None: not listening then.
@@ -143,6 +146,8 @@ class Mirror:
                 return
             self._begin_read()
             changed, cursor = self.repo.changes_since(self.cursor)
+            if self.timed is not None:
+                self.timed("read", time.monotonic() - self._caught_up_at)
             self.cursor = max(self.cursor, cursor)
             changed = [c for c in changed if self._learned.pop(c.id, None) != c.version]
             retry = [r for r in self.waiting.values() if r.id not in {c.id for c in changed}]
