@@ -44,6 +44,8 @@ link options (both directions start the same):
   --seed N               random seed of loss and jitter (default 1)
   --vlan ID              carry only the frames of 802.1Q VLAN ID (one link per
                          VLAN: paths of different delay over one wire)
+  --realtime on|off      send from real-time threads (SCHED_FIFO; root): frames
+                         leave on time on a busy host (default off)
 ";
 
 #[derive(Debug, Clone, PartialEq)]
@@ -54,6 +56,7 @@ pub struct LinkOptions {
     pub config: DirectionConfig,
     pub seed: u64,
     pub vlan: Option<u16>,
+    pub realtime: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,6 +143,7 @@ fn gilbert(value: &str) -> Result<Value, String> {
 
 fn parse_link(pairs: &[(String, String)]) -> Result<LinkOptions, String> {
     let (mut a, mut b, mut control, mut seed, mut vlan) = (None, None, None, 1u64, None);
+    let mut realtime = false;
     let mut fields = Map::new();
     for (name, value) in pairs {
         match name.as_str() {
@@ -152,6 +156,13 @@ fn parse_link(pairs: &[(String, String)]) -> Result<LinkOptions, String> {
                     .map_err(|_| format!("--seed: {value:?} is not a whole number"))?
             }
             "vlan" => vlan = Some(whole_number(name, value, 1, 4094)? as u16),
+            "realtime" => {
+                realtime = match value.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(format!("--realtime: {value:?} is not on or off")),
+                }
+            }
             "delay-ms" => drop(fields.insert("delay_ms".into(), number(name, value)?)),
             "jitter-ms" => drop(fields.insert("jitter_ms".into(), number(name, value)?)),
             "loss-percent" => drop(fields.insert("loss_percent".into(), number(name, value)?)),
@@ -176,6 +187,7 @@ fn parse_link(pairs: &[(String, String)]) -> Result<LinkOptions, String> {
         config,
         seed,
         vlan,
+        realtime,
     })
 }
 
@@ -330,7 +342,7 @@ mod tests {
     fn link_with_every_option() {
         let command = parse_args(&args(
             "link --a v0 --b=v1 --control /tmp/s --delay-ms 20 --jitter-ms 1 --loss-percent 0.5 \
-             --gilbert 1,25 --rate 100M --queue-limit 50 --seed 9 --vlan 101",
+             --gilbert 1,25 --rate 100M --queue-limit 50 --seed 9 --vlan 101 --realtime on",
         ))
         .unwrap();
         let options = match command {
@@ -347,6 +359,7 @@ mod tests {
         assert_eq!(options.config.queue_limit, 50);
         assert_eq!(options.seed, 9);
         assert_eq!(options.vlan, Some(101));
+        assert!(options.realtime);
     }
 
     #[test]
@@ -360,6 +373,10 @@ mod tests {
             ),
             ("link --a v0 --b v1 --control s --colour red", "--colour"),
             ("link --a v0 --b v1 --control s --vlan 4095", "--vlan"),
+            (
+                "link --a v0 --b v1 --control s --realtime yes",
+                "--realtime",
+            ),
             ("link --a v0 --b v1 --control s --gilbert 1", "--gilbert"),
             ("link --a v0 --b v1 --control", "--control"),
             ("link stray", "stray"),

@@ -11,11 +11,14 @@ use std::time::{Duration, Instant};
 use crate::config::DirectionConfig;
 use crate::control::{LinkControl, Side};
 use crate::counters::{CounterSnapshot, Counters};
-use crate::packet_socket::{tighten_timer_slack, PacketSocket, RecvBatch};
+use crate::packet_socket::{realtime_priority, tighten_timer_slack, PacketSocket, RecvBatch};
 use crate::shaper::{Shaper, Verdict};
+use crate::timestamped_udp::realtime_ns;
 
 /// Frames taken per system call, both ways.
 const BATCH: usize = 64;
+/// The sender wakes this long before a frame is due and spins the rest.
+const SPIN_NS: u64 = 50_000;
 
 /// A monotonic clock in nanoseconds since the link started.
 #[derive(Debug, Clone, Copy)]
@@ -26,6 +29,19 @@ pub struct Clock {
 impl Clock {
     pub fn now_ns(self) -> u64 {
         self.epoch.elapsed().as_nanos() as u64
+    }
+}
+
+/// A frame's arrival on the link's clock: `now_ns` less how long ago the
+/// kernel stamped it (by the real-time clock it stamps with). Without a
+/// stamp, or with one that makes no sense (in the future, or more than a
+/// second old: the real-time clock was set), `now_ns`.
+pub fn arrival_ns(now_ns: u64, real_now_ns: u64, kernel_ns: Option<u64>) -> u64 {
+    match kernel_ns {
+        Some(stamp) if stamp <= real_now_ns && real_now_ns - stamp < 1_000_000_000 => {
+            now_ns.saturating_sub(real_now_ns - stamp)
+        }
+        _ => now_ns,
     }
 }
 
@@ -80,7 +96,7 @@ impl Direction {
         let mut shaper = Shaper::new(lock(&self.config).clone(), seed);
         let mut seen_version = self.version.load(Ordering::Acquire);
         let mut batch = RecvBatch::new(BATCH);
-        let mut frames: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
+        let mut frames: Vec<(u64, Vec<u8>)> = Vec::with_capacity(BATCH);
         loop {
             match self.from.recv_batch(&mut batch) {
                 Ok(_) => {}
@@ -92,13 +108,16 @@ impl Direction {
                 shaper.reconfigure(lock(&self.config).clone());
                 seen_version = version;
             }
-            self.take_frames(&batch, &mut frames);
-            self.enqueue(&mut shaper, clock.now_ns(), &mut frames);
+            self.take_frames(&batch, clock, &mut frames);
+            self.enqueue(&mut shaper, &mut frames);
         }
     }
 
-    /// Copies the frames worth forwarding out of the receive buffers.
-    fn take_frames(&self, batch: &RecvBatch, frames: &mut Vec<Vec<u8>>) {
+    /// Copies the frames worth forwarding out of the receive buffers, each
+    /// with its arrival time: the kernel's, so that a late wake-up of this
+    /// thread does not lengthen the delay.
+    fn take_frames(&self, batch: &RecvBatch, clock: Clock, frames: &mut Vec<(u64, Vec<u8>)>) {
+        let (now_ns, real_now_ns) = (clock.now_ns(), realtime_ns());
         for (i, received) in batch.received.iter().enumerate() {
             // Our own sends come back as PACKET_OUTGOING where the kernel cannot filter them.
             if received.packet_type == libc::PACKET_OUTGOING {
@@ -112,15 +131,16 @@ impl Direction {
                 Counters::add(&self.counters.dropped_oversize, 1);
                 continue;
             }
-            frames.push(batch.frame_to_vec(i));
+            let arrival = arrival_ns(now_ns, real_now_ns, received.kernel_ns);
+            frames.push((arrival, batch.frame_to_vec(i)));
         }
     }
 
-    fn enqueue(&self, shaper: &mut Shaper, now_ns: u64, frames: &mut Vec<Vec<u8>>) {
+    fn enqueue(&self, shaper: &mut Shaper, frames: &mut Vec<(u64, Vec<u8>)>) {
         let mut queue = lock(&self.queue);
         let was_empty = queue.is_empty();
-        for frame in frames.drain(..) {
-            match shaper.admit(now_ns, frame.len(), queue.len()) {
+        for (arrival_ns, frame) in frames.drain(..) {
+            match shaper.admit(arrival_ns, frame.len(), queue.len()) {
                 Verdict::Depart(due_ns) => queue.push_back(Queued { due_ns, frame }),
                 Verdict::DroppedCut => Counters::add(&self.counters.dropped_cut, 1),
                 Verdict::DroppedLoss => Counters::add(&self.counters.dropped_loss, 1),
@@ -136,8 +156,13 @@ impl Direction {
         }
     }
 
-    fn send_loop(&self, clock: Clock) {
+    fn send_loop(&self, clock: Clock, realtime: bool) {
         tighten_timer_slack();
+        if realtime {
+            if let Err(error) = realtime_priority() {
+                eprintln!("braid-dp: --realtime: {error} (sending at normal priority)");
+            }
+        }
         let mut due: Vec<Queued> = Vec::with_capacity(BATCH);
         loop {
             self.wait_for_due(clock, &mut due);
@@ -176,8 +201,18 @@ impl Direction {
                     .frame_queued
                     .wait(queue)
                     .unwrap_or_else(|p| p.into_inner()),
+                Some(head) if head.due_ns <= now + SPIN_NS => {
+                    // Close to the deadline: spin rather than trust a wake-up's lateness.
+                    let target = head.due_ns;
+                    drop(queue);
+                    while clock.now_ns() < target {
+                        std::hint::spin_loop();
+                    }
+                    lock(&self.queue)
+                }
                 Some(head) => {
-                    let wait = Duration::from_nanos(head.due_ns - now);
+                    // Wake a little early; the last stretch is spun.
+                    let wait = Duration::from_nanos(head.due_ns - now - SPIN_NS);
                     let (guard, _) = self
                         .frame_queued
                         .wait_timeout(queue, wait)
@@ -213,7 +248,9 @@ impl Link {
     }
 
     /// Starts the four threads; a receive error ends the process with a message.
-    pub fn start(&self, seed: u64) {
+    /// With `realtime`, the sending threads run in the real-time class (their
+    /// wake-ups are then on time on a busy host).
+    pub fn start(&self, seed: u64, realtime: bool) {
         let clock = Clock {
             epoch: Instant::now(),
         };
@@ -230,7 +267,7 @@ impl Link {
                 }
             });
             let sender = Arc::clone(direction);
-            thread::spawn(move || sender.send_loop(clock));
+            thread::spawn(move || sender.send_loop(clock, realtime));
         }
     }
 
@@ -259,5 +296,19 @@ impl LinkControl for Link {
         let drops = direction.from.take_kernel_drops();
         Counters::add(&direction.counters.socket_drops, drops);
         direction.counters.snapshot()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::arrival_ns;
+
+    #[test]
+    fn arrival_counts_from_the_kernel_stamp_when_it_makes_sense() {
+        let (now, real) = (5_000_000_000, 1_700_000_000_000_000_000);
+        assert_eq!(arrival_ns(now, real, Some(real - 300_000)), now - 300_000);
+        assert_eq!(arrival_ns(now, real, None), now);
+        assert_eq!(arrival_ns(now, real, Some(real + 10)), now);
+        assert_eq!(arrival_ns(now, real, Some(real - 2_000_000_000)), now);
     }
 }

@@ -35,7 +35,7 @@ fn run_link(options: &LinkOptions) -> Result<(), String> {
         .map_err(|e| format!("opening {} and {}: {e} (root needed)", options.a, options.b))?;
     let listener = control_server::bind(&options.control)
         .map_err(|e| format!("control socket {}: {e}", options.control.display()))?;
-    link.start(options.seed);
+    link.start(options.seed, options.realtime);
     // The caller waits for this line before it connects.
     println!(
         "braid-dp: forwarding {} <-> {}, control {}",

@@ -23,10 +23,13 @@ pub struct Received {
     pub packet_type: u8,
     /// The 802.1Q tag (TPID, TCI) the kernel took off the frame, if any.
     pub vlan: Option<(u16, u16)>,
+    /// When the kernel received the frame (CLOCK_REALTIME ns), if it said.
+    pub kernel_ns: Option<u64>,
 }
 
-/// Room for one `PACKET_AUXDATA` control message (aligned for `cmsghdr`).
-type ControlBuffer = [u64; 8];
+/// Room for the `PACKET_AUXDATA` and `SCM_TIMESTAMPNS` control messages
+/// (aligned for `cmsghdr`).
+type ControlBuffer = [u64; 16];
 
 /// Buffers for one `recvmmsg` call, reused across calls.
 pub struct RecvBatch {
@@ -42,7 +45,7 @@ impl RecvBatch {
             buffers: (0..size).map(|_| vec![0u8; MAX_FRAME]).collect(),
             // SAFETY: sockaddr_ll is plain old data; all-zero is a valid value.
             addresses: vec![unsafe { mem::zeroed() }; size],
-            controls: vec![[0u64; 8]; size],
+            controls: vec![[0u64; 16]; size],
             received: Vec::with_capacity(size),
         }
     }
@@ -78,31 +81,37 @@ impl RecvBatch {
     }
 }
 
-/// The VLAN tag in a message's `PACKET_AUXDATA`, if the kernel stripped one.
-fn vlan_of(header: &libc::msghdr) -> Option<(u16, u16)> {
+/// The VLAN tag the kernel stripped (from `PACKET_AUXDATA`) and the kernel's
+/// receive time (from `SCM_TIMESTAMPNS`) of one message.
+fn control_of(header: &libc::msghdr) -> (Option<(u16, u16)>, Option<u64>) {
+    let (mut vlan, mut kernel_ns) = (None, None);
     // SAFETY: header's control buffer was filled by the kernel and its length
-    // set by it; the CMSG_* helpers stay within msg_controllen, and the
-    // auxdata is read unaligned into a local copy.
+    // set by it; the CMSG_* helpers stay within msg_controllen, and each
+    // payload is read unaligned into a local copy.
     unsafe {
         let mut cmsg = libc::CMSG_FIRSTHDR(header);
         while !cmsg.is_null() {
-            if (*cmsg).cmsg_level == libc::SOL_PACKET && (*cmsg).cmsg_type == libc::PACKET_AUXDATA {
+            let (level, kind) = ((*cmsg).cmsg_level, (*cmsg).cmsg_type);
+            if level == libc::SOL_PACKET && kind == libc::PACKET_AUXDATA {
                 let data = libc::CMSG_DATA(cmsg) as *const libc::tpacket_auxdata;
                 let aux = std::ptr::read_unaligned(data);
-                if aux.tp_status & libc::TP_STATUS_VLAN_VALID == 0 {
-                    return None;
+                if aux.tp_status & libc::TP_STATUS_VLAN_VALID != 0 {
+                    let tpid = if aux.tp_status & libc::TP_STATUS_VLAN_TPID_VALID != 0 {
+                        aux.tp_vlan_tpid
+                    } else {
+                        0x8100
+                    };
+                    vlan = Some((tpid, aux.tp_vlan_tci));
                 }
-                let tpid = if aux.tp_status & libc::TP_STATUS_VLAN_TPID_VALID != 0 {
-                    aux.tp_vlan_tpid
-                } else {
-                    0x8100
-                };
-                return Some((tpid, aux.tp_vlan_tci));
+            } else if level == libc::SOL_SOCKET && kind == libc::SCM_TIMESTAMPNS {
+                let data = libc::CMSG_DATA(cmsg) as *const libc::timespec;
+                let time = std::ptr::read_unaligned(data);
+                kernel_ns = Some(time.tv_sec as u64 * 1_000_000_000 + time.tv_nsec as u64);
             }
             cmsg = libc::CMSG_NXTHDR(header, cmsg);
         }
     }
-    None
+    (vlan, kernel_ns)
 }
 
 /// A raw socket sending and receiving whole Ethernet frames on one interface.
@@ -152,6 +161,10 @@ impl PacketSocket {
         // Tags the kernel strips on receive come back as metadata (see frame_to_vec).
         socket
             .set_option(libc::SOL_PACKET, libc::PACKET_AUXDATA, 1)
+            .ok();
+        // The kernel's receive time: delays count from it, not from when we woke.
+        socket
+            .set_option(libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1)
             .ok();
         socket.raise_buffers();
         socket.join_promiscuous(index)?;
@@ -266,11 +279,13 @@ impl PacketSocket {
         let received = check(result)? as usize;
         batch.received.clear();
         for (i, header) in headers.iter().take(received).enumerate() {
+            let (vlan, kernel_ns) = control_of(&header.msg_hdr);
             batch.received.push(Received {
                 len: header.msg_len as usize,
                 truncated: header.msg_hdr.msg_flags & libc::MSG_TRUNC != 0,
                 packet_type: batch.addresses[i].sll_pkttype,
-                vlan: vlan_of(&header.msg_hdr),
+                vlan,
+                kernel_ns,
             });
         }
         Ok(received)
@@ -376,4 +391,14 @@ pub fn tighten_timer_slack() {
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, 1_000 as libc::c_ulong, 0, 0, 0);
     }
+}
+
+/// Puts the calling thread in the real-time FIFO class at a low priority, so
+/// that it runs as soon as its sleep ends, ahead of ordinary processes
+/// (root only; the kernel's real-time throttling still leaves 5 % to others).
+pub fn realtime_priority() -> io::Result<()> {
+    let param = libc::sched_param { sched_priority: 10 };
+    // SAFETY: pid 0 is the calling thread; `param` is a live sched_param the kernel only reads.
+    let result = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
+    check(result).map(|_| ())
 }

@@ -26,6 +26,7 @@ class LinkEmulator(BraidDpElement):
 
     With `vlan`, only that VLAN's frames are carried: one emulator per VLAN
     on the same two interfaces gives paths of different delay over one wire.
+    With `realtime`, frames are sent from real-time threads (on time on a busy host).
     Use as a context manager, or call `start()` and `stop()`.
     """
 
@@ -41,17 +42,21 @@ class LinkEmulator(BraidDpElement):
         binary: Path | None = None,
         seed: int = 1,
         vlan: int | None = None,
+        realtime: bool = False,
     ) -> None:
         super().__init__(namespace=namespace, binary=binary)
         self.a, self.b = a, b
         self._settings = settings
         self._seed = seed
         self.vlan = vlan
+        self.realtime = realtime
 
     def element_argv(self, binary: Path) -> list[str]:
         command = [str(binary), "link", "--a", self.a, "--b", self.b]
         command += ["--control", str(self.control_path), "--seed", str(self._seed)]
-        return command if self.vlan is None else [*command, "--vlan", str(self.vlan)]
+        if self.vlan is not None:
+            command += ["--vlan", str(self.vlan)]
+        return [*command, "--realtime", "on"] if self.realtime else command
 
     def after_start(self) -> None:
         if self._settings is not None and self._settings.as_fields():

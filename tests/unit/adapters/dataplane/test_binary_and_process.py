@@ -69,3 +69,9 @@ def test_the_command_line_runs_in_the_namespace(tmp_path: Path) -> None:
         "--seed",
         "4",
     ]
+
+
+def test_vlan_and_realtime_are_passed_on(tmp_path: Path) -> None:
+    emulator = LinkEmulator("x1", "y1", vlan=101, realtime=True)
+    emulator._rundir = tmp_path
+    assert emulator.argv(Path("/bin/braid-dp"))[-4:] == ["--vlan", "101", "--realtime", "on"]
