@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -209,3 +211,29 @@ def test_a_refused_change_raises_and_is_not_remembered(
         assert tables(driver) == {}  # a bundle is atomic: not even the good flow went in
     driver.reconcile()  # elsewhere a part may have gone in; it was never desired
     assert tables(driver) == {}
+
+
+def test_a_controller_with_a_token_serves_only_who_sends_it(
+    ovs: OvsSandbox, scenario: Scenario
+) -> None:
+    token_file = ovs.rundir / "controller.token"
+    token_file.write_text("e2e-controller-token\n")
+    token_file.chmod(0o600)
+    process = ovs.start_controller(token_file=token_file)
+    try:
+        socket_path = Path(ovs.controller_api[len("unix:") :])
+        assert stat.S_IMODE(socket_path.stat().st_mode) == 0o600
+        bridges(ovs, scenario, "tcp:127.0.0.1:6653")
+        with (
+            ControllerDriver(ovs.controller_api) as stranger,
+            pytest.raises(SouthboundError, match="missing API token"),
+        ):
+            stranger.switches()
+        with ControllerDriver(ovs.controller_api, token="e2e-controller-token") as client:
+            assert wait_for(lambda: len(client.switches()) == len(SWITCHES))
+            plan = compile_reservation(scenario.request, scenario.topology, scenario.ports)
+            run(client, install_steps(plan))
+            assert tables(client) == expected(plan)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

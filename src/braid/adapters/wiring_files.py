@@ -3,7 +3,8 @@
 ```yaml
 drivers:                      # optional; what each driver kind needs
   direct: {rundir: /var/run/openvswitch}   # ovs-ofctl on this host (rundir optional)
-  controller: {api: 127.0.0.1:7300}        # a `braid controller` (or unix:/path)
+  controller: {api: 127.0.0.1:7300, token_file: /etc/braid/controller.token}
+                              # a `braid controller` (or unix:/path); token_file optional
 switches:                     # one per topology node braid programs
   - {node: ORNL, dpid: 1, driver: direct, bridge: br-ornl, ports: {ORNL-CHIC: 1, ORNL-ATLA: 2}}
 hosts:                        # where reservations begin and end: one host per node
@@ -53,6 +54,8 @@ class SouthboundConfig:
     access: Mapping[str, SwitchAccess]  # switch (node) -> how to reach it
     rundir: str | None = None  # OVS_RUNDIR for the direct driver
     controller_api: str | None = None
+    # The file holding the controller API's bearer token (read when the driver is made).
+    controller_token_file: str | None = None
 
 
 def load_wiring(path: Path, topology: Topology) -> SouthboundConfig:
@@ -75,12 +78,19 @@ def wiring_from_dict(data: object, topology: Topology) -> SouthboundConfig:
     drivers = _mapping(data.get("drivers", {}), "drivers")
     switches, access = _switches(_list(data, "switches"), topology, drivers)
     hosts, host_at = _hosts(_list(data, "hosts"), switches)
+    controller = _mapping(drivers.get("controller", {}), "drivers.controller")
+    unknown = sorted(set(controller) - {"api", "token_file"})
+    if unknown:
+        raise InputError(
+            f"drivers.controller.{unknown[0]}", "unknown key; expected api, token_file"
+        )
     return SouthboundConfig(
         PortMap(switches, hosts),
         host_at,
         access,
         _text(_mapping(drivers.get("direct", {}), "drivers.direct").get("rundir"), "rundir"),
-        _text(_mapping(drivers.get("controller", {}), "drivers.controller").get("api"), "api"),
+        _text(controller.get("api"), "api"),
+        _text(controller.get("token_file"), "drivers.controller.token_file"),
     )
 
 

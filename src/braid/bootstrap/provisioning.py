@@ -6,6 +6,7 @@ import os
 import socket
 from pathlib import Path
 
+from braid.adapters.southbound.api_token import TokenFileError, read_token_file
 from braid.adapters.southbound.controller import ControllerDriver
 from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.driver import SouthboundDriver
@@ -20,6 +21,7 @@ from braid.app.provisioning.provisioner import Provisioner, Wiring
 from braid.app.provisioning.runner import ProvisioningLoop
 from braid.app.service import ReservationService
 from braid.app.settings import Settings
+from braid.core.errors import InputError
 
 __all__ = ["provisioning_store", "start_provisioning"]
 
@@ -67,6 +69,12 @@ def _drivers(config: SouthboundConfig) -> dict[str, SouthboundDriver]:
     controlled = [s for s, a in config.access.items() if a.driver == "controller"]
     if controlled:
         assert config.controller_api is not None  # checked when the file was read
-        controller = ControllerDriver(config.controller_api)
+        token = None
+        if config.controller_token_file is not None:
+            try:
+                token = read_token_file(config.controller_token_file)
+            except TokenFileError as exc:
+                raise InputError("drivers.controller.token_file", str(exc)) from exc
+        controller = ControllerDriver(config.controller_api, token=token)
         drivers.update(dict.fromkeys(controlled, controller))
     return drivers

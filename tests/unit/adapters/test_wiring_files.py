@@ -56,3 +56,17 @@ def test_a_file_error_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         load_wiring(path, TOPOLOGY)
     assert caught.value.field == f"{path}: switches"
+
+
+def test_the_controller_driver_may_name_a_token_file() -> None:
+    data = wiring_skeleton(TOPOLOGY, "controller")
+    data["drivers"]["controller"]["token_file"] = "/etc/braid/controller.token"
+    config = wiring_from_dict(data, TOPOLOGY)
+    assert config.controller_token_file == "/etc/braid/controller.token"
+    assert (
+        wiring_from_dict(wiring_skeleton(TOPOLOGY, "controller"), TOPOLOGY).controller_token_file
+        is None
+    )
+    data["drivers"]["controller"]["token"] = "a secret in the file itself"
+    with pytest.raises(InputError, match=r"drivers\.controller\.token: unknown key"):
+        wiring_from_dict(data, TOPOLOGY)

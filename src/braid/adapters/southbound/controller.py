@@ -28,15 +28,20 @@ class SwitchNotConnectedError(SouthboundError):
 class ControllerDriver:
     """Talks to `braid controller` at `address`: "HOST:PORT", "http://HOST:PORT" or "unix:PATH"."""
 
-    def __init__(self, address: str, timeout: float = 30.0) -> None:
+    def __init__(self, address: str, timeout: float = 30.0, token: str | None = None) -> None:
+        """`token`: the controller's API token (`braid controller --api-token-file`), if any."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
         if address.startswith("unix:"):
             transport = httpx.HTTPTransport(uds=address[len("unix:") :])
             self._client = httpx.Client(
-                transport=transport, base_url="http://braid-controller", timeout=timeout
+                transport=transport,
+                base_url="http://braid-controller",
+                timeout=timeout,
+                headers=headers,
             )
         else:
             base = address if "://" in address else f"http://{address}"
-            self._client = httpx.Client(base_url=base, timeout=timeout)
+            self._client = httpx.Client(base_url=base, timeout=timeout, headers=headers)
         self.address = address
 
     def close(self) -> None:
@@ -104,4 +109,10 @@ class ControllerDriver:
             message = response.text
         if response.status_code == httpx.codes.BAD_REQUEST:
             raise InputError("rule_set", message)
+        if response.status_code == httpx.codes.UNAUTHORIZED:
+            raise SouthboundError(
+                switch,
+                f"controller refused braid: {message} (give the wiring file's "
+                "drivers.controller.token_file the file the controller reads)",
+            )
         raise SouthboundError(switch, f"controller answered {response.status_code}: {message}")

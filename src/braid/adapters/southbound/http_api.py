@@ -8,23 +8,28 @@
     POST /v1/reconcile  -> {"reports": [{"switch", "added", "deleted"}]}
 
 Errors are JSON `{"error": "..."}`: 400 for a bad rule set (naming the
-field), 404 for an unknown resource, 502 when a switch refuses or does not
-answer. The server listens on HOST:PORT (loopback by default) or on a Unix
-socket (`unix:PATH`), which keeps the API to whoever may open the file.
+field), 401 without the right bearer token, 404 for an unknown resource,
+502 when a switch refuses or does not answer. The server listens on
+HOST:PORT (loopback by default) or on a Unix socket (`unix:PATH`), created
+readable and writable by its owner only. With a token, every request must
+send `Authorization: Bearer <token>`; the comparison takes the same time
+whatever the token sent, so timing tells nothing of the right one.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
+import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -33,7 +38,13 @@ from braid.adapters.southbound.driver import ReconcileReport, SouthboundError
 from braid.core.errors import InputError
 from braid.core.rules.model import RuleSet
 
-__all__ = ["ApiServer", "ControllerBackend", "controller_api", "make_server"]
+__all__ = [
+    "ApiServer",
+    "ControllerBackend",
+    "controller_api",
+    "make_server",
+    "owner_only_socket",
+]
 
 MAX_BODY = 16 * 1024 * 1024
 
@@ -92,10 +103,31 @@ def _install_error_shape(api: FastAPI) -> None:
     api.add_exception_handler(Exception, crashed)
 
 
-def controller_api(backend: ControllerBackend) -> FastAPI:
-    """The controller's routes over `backend` (the os-ken app, or a fake in tests)."""
+def _require_token(api: FastAPI, token: str) -> None:
+    expected = f"Bearer {token}".encode()
+
+    @api.middleware("http")
+    async def bearer(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        sent = request.headers.get("authorization", "").encode()
+        if not hmac.compare_digest(sent, expected):
+            why = "wrong API token" if sent else "missing API token"
+            response = _error(401, f"{why}: send 'Authorization: Bearer <token>'")
+            response.headers["WWW-Authenticate"] = "Bearer"
+            return response
+        return await call_next(request)
+
+
+def controller_api(backend: ControllerBackend, token: str | None = None) -> FastAPI:
+    """The controller's routes over `backend` (the os-ken app, or a fake in tests).
+
+    With `token`, every request must carry it as a bearer token.
+    """
     api = FastAPI(title="braid controller", docs_url=None, redoc_url=None, openapi_url=None)
     _install_error_shape(api)
+    if token is not None:
+        _require_token(api, token)
 
     @api.get("/v1/switches")
     def switches() -> dict[str, Any]:
@@ -133,15 +165,19 @@ async def _in_thread(change: Callable[[RuleSet], bool], rule_set: RuleSet) -> bo
 class ApiServer:
     """The API served by uvicorn on a thread of its own (the process's main loop is os-ken's)."""
 
-    def __init__(self, backend: ControllerBackend, address: str) -> None:
+    def __init__(self, backend: ControllerBackend, address: str, token: str | None = None) -> None:
         self.address = address
-        self._server = uvicorn.Server(_config(controller_api(backend), address))
+        self._server = uvicorn.Server(_config(controller_api(backend, token), address))
         self._thread = threading.Thread(target=self._serve, name="braid-api", daemon=True)
         self._failure: BaseException | None = None
 
     def _serve(self) -> None:
         try:
-            self._server.run()
+            if self.address.startswith("unix:"):
+                # uvicorn would make its own socket world-writable: hand it ours.
+                self._server.run(sockets=[owner_only_socket(self.address[len("unix:") :])])
+            else:
+                self._server.run()
         except BaseException as exc:  # reported by start(), on the caller's thread
             self._failure = exc
 
@@ -162,17 +198,34 @@ class ApiServer:
         self._thread.join(timeout=10.0)
 
 
+def owner_only_socket(path: str) -> socket.socket:
+    """A Unix socket listening at `path`, which only its owner may open (mode 0600)."""
+    if os.path.exists(path):
+        os.unlink(path)  # a stale socket from a previous run
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    # The umask applies as bind creates the file, so it is never open to others,
+    # not even for an instant; the chmod only states the intent.
+    saved = os.umask(0o177)
+    try:
+        sock.bind(path)
+    finally:
+        os.umask(saved)
+    os.chmod(path, 0o600)
+    sock.listen(128)
+    return sock
+
+
 def _config(api: FastAPI, address: str) -> uvicorn.Config:
     quiet: dict[str, Any] = {"log_level": "warning", "access_log": False, "lifespan": "off"}
     if address.startswith("unix:"):
-        path = address[len("unix:") :]
-        if os.path.exists(path):
-            os.unlink(path)  # a stale socket from a previous run
-        return uvicorn.Config(api, uds=path, **quiet)
+        return uvicorn.Config(api, uds=address[len("unix:") :], **quiet)
     host, _, port = address.rpartition(":")
     return uvicorn.Config(api, host=host or "127.0.0.1", port=int(port), **quiet)
 
 
-def make_server(backend: ControllerBackend, address: str) -> ApiServer:
-    """The API on HOST:PORT or unix:PATH over `backend`, not yet serving (call `start`)."""
-    return ApiServer(backend, address)
+def make_server(backend: ControllerBackend, address: str, token: str | None = None) -> ApiServer:
+    """The API on HOST:PORT or unix:PATH over `backend`, not yet serving (call `start`).
+
+    With `token`, requests without it as their bearer token are refused (401).
+    """
+    return ApiServer(backend, address, token)

@@ -45,12 +45,29 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="HOST:PORT where switches connect",
     )
     parser.add_argument("--state", type=Path, default=None, help="file keeping the desired state")
+    parser.add_argument(
+        "--api-token-file", type=Path, default=None, help="file holding the API's bearer token"
+    )
     parser.add_argument("--log-level", default="WARNING")
     return parser.parse_args(argv)
 
 
+def _token(path: Path | None) -> str | None:
+    """The API token, read before anything starts; an unusable file stops the process."""
+    from braid.adapters.southbound.api_token import TokenFileError, read_token_file
+
+    if path is None:
+        return None
+    try:
+        return read_token_file(path)
+    except TokenFileError as exc:
+        print(f"braid controller: {exc}", file=sys.stderr)
+        raise SystemExit(2) from exc
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
+    token = _token(args.api_token_file)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
     # Imported here: os-ken reads its configuration and picks its hub at import time.
     from os_ken import cfg
@@ -72,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     BraidControllerApp.state_file = args.state
     services = manager.instantiate_apps(**manager.create_contexts())
     app = next(a for a in manager.applications.values() if a.__module__ == APP_MODULE)
-    server = make_server(app, args.api)
+    server = make_server(app, args.api, token)
     try:
         server.start()
     except OSError as exc:
@@ -80,8 +97,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         # os-ken's service threads are not daemons and nothing stops them yet;
         # nothing has been written, so leave at once.
         os._exit(2)
+    guarded = "with a token" if token is not None else "without a token"
     print(
-        f"braid controller: OpenFlow on {of_host}:{of_port}, API on {args.api}",
+        f"braid controller: OpenFlow on {of_host}:{of_port}, API on {args.api} ({guarded})",
         flush=True,
     )
     try:

@@ -176,11 +176,15 @@ class OvsSandbox:
         return f"unix:{self.rundir}/controller-api.sock"
 
     def start_controller(
-        self, openflow_port: int = 6653, state_file: Path | None = None
+        self,
+        openflow_port: int = 6653,
+        state_file: Path | None = None,
+        token_file: Path | None = None,
     ) -> subprocess.Popen[bytes]:
         """`braid controller` inside the namespace, reachable at `controller_api`.
 
-        Waits until its API socket exists; the caller stops it (terminate, wait).
+        With `token_file`, its API wants the token in that file. Waits until
+        its API socket exists; the caller stops it (terminate, wait).
         """
         command = [
             sys.executable,
@@ -191,6 +195,7 @@ class OvsSandbox:
             "--openflow",
             f"127.0.0.1:{openflow_port}",
             *(["--state", str(state_file)] if state_file is not None else []),
+            *(["--api-token-file", str(token_file)] if token_file is not None else []),
         ]
         socket_path = Path(self.controller_api[len("unix:") :])
         socket_path.unlink(missing_ok=True)
