@@ -52,6 +52,7 @@ def _register_the_rest() -> None:
         demo_cmd,
         emulate_cmd,
         interdomain_cmd,
+        monitor_cmd,
         operator_cmd,
         serve_cmd,
         sim_cmd,
@@ -72,6 +73,8 @@ def _register_the_rest() -> None:
     app.command("controller")(controller_cmd.controller)
     app.add_typer(emulate_cmd.app, name="emulate")
     app.add_typer(analyze_cmd.app, name="analyze")
+    # a site's fail-over monitor
+    app.command("monitor")(monitor_cmd.monitor)
     # REST clients of `braid serve`
     app.command("reserve")(client_cmd.reserve)
     app.command("list")(client_cmd.list_reservations)

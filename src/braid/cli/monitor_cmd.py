@@ -1,0 +1,170 @@
+"""`braid monitor`: a site's fail-over monitor (seed 003's host script, as a service)."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from braid.cli.common import err_console, fail
+from braid.core.errors import InputError
+
+if TYPE_CHECKING:
+    from braid.adapters.failover.actions import SiteAction
+
+_OPTIONS = {
+    "rtt_threshold_ms": "--rtt-threshold",
+    "rtt_samples": "--rtt-samples",
+    "loss_percent": "--loss-percent",
+    "loss_window": "--loss-window",
+    "throughput_floor_bps": "--throughput-floor",
+    "throughput_samples": "--throughput-samples",
+    "recover_samples": "--recover-samples",
+    "hold_down_s": "--hold-down",
+    "lost_after_s": "--lost-after",
+    "paths": "--paths",
+}
+
+
+def monitor(
+    target: Annotated[str, typer.Option("--target", help="Far site's host that answers probes.")],
+    port: Annotated[int, typer.Option(help="UDP port of the far site's echo.")] = 7007,
+    rate: Annotated[float, typer.Option(help="Probes per second.", min=0.1, max=1000)] = 10.0,
+    timeout: Annotated[float, typer.Option(help="Seconds before a probe counts as lost.")] = 1.0,
+    rtt_threshold: Annotated[float, typer.Option(help="Degraded above this RTT (ms).")] = 50.0,
+    rtt_samples: Annotated[int, typer.Option(help="… for this many probes in a row.")] = 3,
+    loss_percent: Annotated[float | None, typer.Option(help="Degraded at this loss (%).")] = None,
+    loss_window: Annotated[int, typer.Option(help="… over the last N probes.")] = 20,
+    throughput_iface: Annotated[
+        str | None, typer.Option(help="Read throughput from this interface's counters.")
+    ] = None,
+    throughput_direction: Annotated[str, typer.Option(help="rx or tx.")] = "rx",
+    throughput_floor: Annotated[
+        str | None, typer.Option(help="Degraded below this rate (e.g. 100M).")
+    ] = None,
+    throughput_samples: Annotated[int, typer.Option(help="… for N readings in a row.")] = 3,
+    recover_samples: Annotated[int, typer.Option(help="Good probes in a row: recovered.")] = 5,
+    hold_down: Annotated[float, typer.Option(help="Seconds after a switch to ignore.")] = 0.5,
+    lost_after: Annotated[float, typer.Option(help="Seconds of silence: target lost.")] = 3.0,
+    paths: Annotated[str, typer.Option(help="Path names, the first in use at start.")] = (
+        "primary,standby"
+    ),
+    alternate: Annotated[
+        bool, typer.Option(help="Each fail-over to the next path (else always the second).")
+    ] = False,
+    action: Annotated[str, typer.Option(help="none, direct or controller.")] = "none",
+    rules: Annotated[
+        Path | None, typer.Option(help="Rule sets of the site's switch per path (JSON).")
+    ] = None,
+    bridge: Annotated[
+        str | None, typer.Option(help="direct: the OVS bridge (default: the rules' switch name).")
+    ] = None,
+    controller: Annotated[
+        str | None, typer.Option(help="controller: braid controller's HOST:PORT.")
+    ] = None,
+    extra_flows: Annotated[int, typer.Option(help="Extra entries per fail-over.", min=0)] = 0,
+    log: Annotated[Path | None, typer.Option(help="Event log (JSON lines), appended.")] = None,
+    log_probes: Annotated[bool, typer.Option(help="Log every probe, not only events.")] = True,
+    metrics_port: Annotated[int | None, typer.Option(help="Serve Prometheus metrics.")] = None,
+    echo_port: Annotated[int | None, typer.Option(help="Also answer the far site's probes.")] = (
+        None
+    ),
+    netns: Annotated[str | None, typer.Option(help="Probe from this network namespace.")] = None,
+    duration: Annotated[float | None, typer.Option(help="Stop after this many seconds.")] = None,
+) -> None:
+    """Probe the far site, detect degradation and recovery, fail the site's switch over."""
+    from braid.adapters.failover.metrics import MonitorMetrics
+    from braid.adapters.failover.probe import UdpEcho
+    from braid.bootstrap.monitor import MonitorConfig, run_monitor
+    from braid.core.failover import DetectionRule
+    from braid.core.model.units import parse_bandwidth
+
+    if throughput_direction not in ("rx", "tx"):
+        fail(f"--throughput-direction: {throughput_direction!r} must be rx or tx")
+    try:
+        floor = (
+            None if throughput_floor is None
+            else float(parse_bandwidth(throughput_floor, "--throughput-floor"))
+        )  # fmt: skip
+        rule = DetectionRule(
+            rtt_threshold_ms=rtt_threshold, rtt_samples=rtt_samples, loss_percent=loss_percent,
+            loss_window=loss_window, throughput_floor_bps=floor,
+            throughput_samples=throughput_samples, recover_samples=recover_samples,
+            hold_down_s=hold_down, lost_after_s=lost_after,
+            paths=tuple(p.strip() for p in paths.split(",")), alternate=alternate,
+        )  # fmt: skip
+        rule.check()
+    except InputError as exc:
+        fail(f"{_OPTIONS.get(exc.field, exc.field)}: {exc.message}")
+    run_action = _action(action, rules, bridge, controller, extra_flows, rule.paths)
+    if floor is not None and throughput_iface is None:
+        fail("--throughput-floor: needs --throughput-iface to read the rate from")
+    config = MonitorConfig(
+        target=target, port=port, rule=rule, rate_hz=rate, timeout=timeout, netns=netns,
+        interface=throughput_iface, direction=throughput_direction, log=log,
+        log_probes=log_probes, duration=duration,
+    )  # fmt: skip
+    metrics = MonitorMetrics()
+    if metrics_port is not None:
+        metrics.serve(metrics_port)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    echo = UdpEcho(echo_port, netns) if echo_port is not None else None
+    try:
+        summary = run_monitor(config, run_action, stop, lambda m: err_console.print(m), metrics)
+    except KeyboardInterrupt:
+        stop.set()
+        return
+    finally:
+        if echo is not None:
+            echo.close()
+    typer.echo(
+        f"probes {summary.probes} (lost {summary.lost}), detections {summary.detections}, "
+        f"actions {len(summary.actions)}, recovered {summary.recovered}, "
+        f"target lost {summary.target_lost}"
+    )
+
+
+def _action(
+    kind: str,
+    rules: Path | None,
+    bridge: str | None,
+    controller: str | None,
+    extra: int,
+    paths: tuple[str, ...],
+) -> SiteAction | None:
+    from braid.adapters.failover.actions import read_path_rules
+    from braid.adapters.southbound.controller import ControllerDriver
+    from braid.adapters.southbound.direct import OfctlDriver
+    from braid.adapters.southbound.driver import SouthboundDriver
+
+    if kind == "none":
+        return None
+    if kind not in ("direct", "controller"):
+        fail(f"--action: {kind!r} must be none, direct or controller")
+    if rules is None:
+        fail(f"--rules: the {kind} action needs the rule sets of each path")
+    try:
+        path_rules = read_path_rules(rules)
+    except InputError as exc:
+        fail(str(exc))
+    missing = [p for p in paths if p not in path_rules]
+    if missing:
+        fail(f"--rules: {rules} has no rule set for path {missing[0]!r} (--paths)")
+    switch = next(iter(path_rules.values())).switch
+    driver: SouthboundDriver
+    if kind == "direct":
+        driver = OfctlDriver({switch: bridge or switch})
+    else:
+        if controller is None:
+            fail("--controller: the controller action needs braid controller's address")
+        driver = ControllerDriver(controller, timeout=5.0)
+    from braid.adapters.failover.actions import SiteAction
+
+    try:
+        return SiteAction(driver, path_rules, extra)
+    except InputError as exc:
+        fail(f"--rules: {exc.message}")
