@@ -14,7 +14,8 @@ def _needs_postgres(item: pytest.Item) -> bool:
     fixtures = getattr(item, "fixturenames", ())
     callspec = getattr(item, "callspec", None)
     params = callspec.params.values() if callspec is not None else ()
-    return "postgres_database" in fixtures or "postgres" in params
+    wanted = {"postgres_database", "throwaway_postgres"}
+    return bool(wanted & set(fixtures)) or "postgres" in params
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

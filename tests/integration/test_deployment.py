@@ -94,13 +94,14 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def test_braid_serve_runs_and_stops_as_its_unit_says(tmp_path: Path) -> None:
+def test_braid_serve_runs_and_stops_as_its_unit_says(
+    tmp_path: Path, throwaway_postgres: str
+) -> None:
     issue_certificate(tmp_path, "server", issue_certificate(tmp_path, "ca", None))
     port = _free_port()
     config = _settings(tmp_path, port)
     service = _unit(UNITS / "braid-serve.service")["Service"]
-    database = os.environ.get("BRAID_TEST_POSTGRES_URL") or f"sqlite:///{tmp_path / 'braid.db'}"
-    env = {**os.environ, "BRAID_DATABASE_URL": database}
+    env = {**os.environ, "BRAID_DATABASE_URL": throwaway_postgres}
     env = {k: v for k, v in env.items() if not k.startswith("BRAID_") or k == "BRAID_DATABASE_URL"}
     before = subprocess.run(
         _command(service["ExecStartPre"], config),

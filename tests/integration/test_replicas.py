@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import secrets
 import socket
 import subprocess
 import sys
@@ -49,8 +48,6 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from braid.adapters.store import open_repository
 from braid.app import operations
@@ -64,7 +61,6 @@ from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
 from braid.core.model.paths import Path as RoutePath
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.planning.lifecycle import State
-from tests.integration.store.conftest import postgres_base_url
 from tests.unit.app.rest_shape import rest
 
 TOPOLOGY: dict[str, Any] = {
@@ -341,22 +337,6 @@ def check_replicas(database: str, tmp_path: Path, load: Load) -> None:
 # -- tests -------------------------------------------------------------------------
 
 
-@pytest.fixture
-def postgres_database() -> Iterator[str]:
-    """A database of this test's own on the test server, dropped afterwards."""
-    base = make_url(postgres_base_url())
-    name = f"braid_replicas_{secrets.token_hex(4)}"
-    admin = create_engine(base, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-        yield base.set(database=name).render_as_string(hide_password=False)
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    finally:
-        admin.dispose()
-
-
 def check_simultaneous_first_starts(database: str, tmp_path: Path) -> None:
     """Both servers start on an empty store at once: one topology version, both on it."""
     topology = tmp_path / "contended.yaml"
@@ -380,9 +360,9 @@ def check_simultaneous_first_starts(database: str, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_two_first_starts_at_once_on_postgresql_store_one_topology(
-    postgres_database: str, tmp_path: Path
+    throwaway_postgres: str, tmp_path: Path
 ) -> None:
-    check_simultaneous_first_starts(postgres_database, tmp_path)
+    check_simultaneous_first_starts(throwaway_postgres, tmp_path)
 
 
 @pytest.mark.slow
@@ -391,8 +371,8 @@ def test_two_first_starts_at_once_on_sqlite_store_one_topology(tmp_path: Path) -
 
 
 @pytest.mark.slow
-def test_two_replicas_on_postgresql_never_overbook(postgres_database: str, tmp_path: Path) -> None:
-    check_replicas(postgres_database, tmp_path, Load(threads=8, posts=25, slots=6))
+def test_two_replicas_on_postgresql_never_overbook(throwaway_postgres: str, tmp_path: Path) -> None:
+    check_replicas(throwaway_postgres, tmp_path, Load(threads=8, posts=25, slots=6))
 
 
 @pytest.mark.slow
