@@ -140,6 +140,8 @@ def test_metrics_show_the_coming_hour_the_live_reservations_holds_and_replica_la
     assert re.search(r"^braid_hold_next_expiry_seconds 600\.0$", text, re.M)
     assert re.search(r"^braid_replica_changes_behind 0\.0$", text, re.M)
     assert re.search(r"^braid_replica_seconds_since_read \d", text, re.M)
+    assert re.search(r'^braid_store_seconds_count\{operation="write"\} 2\.0$', text, re.M)
+    assert re.search(r'^braid_store_seconds_count\{operation="read"\} [1-9]', text, re.M)
 
 
 def test_maintenance_of_a_link_that_is_not_a_string_is_bad_input(api: Api) -> None:

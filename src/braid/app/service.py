@@ -87,7 +87,7 @@ class ReservationService:
         self.hold_seconds = hold_seconds
         self.metrics = metrics or Metrics()
         self.tokens = TokenCache(wall=clock)  # expiries by the service's own clock
-        self.group = GroupCommit(repo)
+        self.group = GroupCommit(repo, timed=self.metrics.store_time)
         self.refusals = RefusalMemo()
         self.mirror: Mirror | None = None
         self.provisioning = provisioning
@@ -114,7 +114,8 @@ class ReservationService:
             stored = self.repo.put_first_topology(initial_topology, now=self.clock(), actor="braid")
         if self.feed is not None:
             self.feed.start()
-        self.mirror = Mirror(self.repo, topology_from_dict(stored.data), self.feed)
+        topology = topology_from_dict(stored.data)
+        self.mirror = Mirror(self.repo, topology, self.feed, timed=self.metrics.store_time)
         self.mirror.rebuild(self.clock())
 
     def stop(self) -> None:
