@@ -93,6 +93,11 @@ class TokenCache:
             return None
         return user
 
+    def forget(self) -> None:
+        """Drop every cached token (after a revocation here: it applies at once)."""
+        with self._lock:
+            self._known.clear()
+
     def put(self, authorization: str, user: User, expires_at: int | None = None) -> None:
         with self._lock:
             if len(self._known) >= _CACHE_LIMIT:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import string
 
-from braid.app.errors import NotFoundError
+from braid.app.errors import ForbiddenError, NotFoundError
 from braid.app.ports import Repository
-from braid.app.records import TOKEN_ID_LENGTH, TokenInfo
+from braid.app.records import TOKEN_ID_LENGTH, TokenInfo, User
 from braid.core.errors import InputError
 
 # Shorter prefixes would too easily name several tokens by accident.
@@ -40,6 +40,21 @@ def revoke_tokens(
     elif not repo.tokens(user):
         raise NotFoundError(f"user {user!r} has no tokens")
     return repo.revoke_tokens(now=now, actor=actor, prefix=prefix, user=user)
+
+
+def visible_tokens(repo: Repository, caller: User, user: str | None = None) -> list[TokenInfo]:
+    """The tokens `caller` may see: their own, or (operators) anyone's."""
+    if caller.role != "operator":
+        if user not in (None, caller.name):
+            raise ForbiddenError("only operators see other users' tokens")
+        user = caller.name
+    return list_tokens(repo, user)
+
+
+def revoke_as(repo: Repository, caller: User, token: str, now: int) -> list[TokenInfo]:
+    """Revoke one token by id: `caller`'s own, or (operators) anyone's."""
+    owner = None if caller.role == "operator" else caller.name
+    return revoke_tokens(repo, now=now, actor=caller.name, token=token, user=owner)
 
 
 def _checked_id(token: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from braid.adapters.api import availability, health, links, me, reservations, topology
+from braid.adapters.api import availability, health, links, me, reservations, tokens, topology
 from braid.adapters.api.api_docs import mount_api_docs
 from braid.adapters.api.errors import install_error_handlers
 from braid.adapters.api.interdomain import mount_interdomain
@@ -55,7 +55,7 @@ def create_app(
     app.state.store_check = health.StoreCheck()
     # The routes themselves, not the routers: an included router is matched
     # as a nested level on every request. Reservations first: the busiest.
-    for module in (reservations, availability, topology, links, me, health):
+    for module in (reservations, availability, topology, links, me, tokens, health):
         app.router.routes.extend(module.router.routes)
     mount_interdomain(app, interdomain)
     mount_ui(app)  # the web interface at /, over the routes above
