@@ -95,8 +95,12 @@ class InterdomainService:
         workers: int = 8,
         on_close: Callable[[], None] | None = None,
         policy: Policy | None = None,
+        points: Mapping[str, frozenset[str]] | None = None,
     ) -> None:
         self.orchestrator = orchestrator
+        # Each domain's nodes as the topology file names them (the orchestrator's
+        # view knows only border points); front ends offer them as endpoints.
+        self.points = dict(points or {})
         self.owners = owners
         self.policy = policy or Policy()
         self.clock = clock

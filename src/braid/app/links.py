@@ -17,7 +17,15 @@ from braid.core.model.booking import Booking
 from braid.core.model.instants import parse_instant
 from braid.core.model.timeline import Step
 
-__all__ = ["Levels", "LinkLevel", "LinkUsage", "MaintenanceWindow", "levels_at", "usage"]
+__all__ = [
+    "Levels",
+    "LinkLevel",
+    "LinkUsage",
+    "MaintenanceWindow",
+    "levels_at",
+    "may_be_maintenance",
+    "usage",
+]
 
 # A browser draws the answer: a year of steps is plenty, and bounds the work.
 MAX_RANGE_SECONDS: Final = 366 * 86400
@@ -113,8 +121,13 @@ def usage(
     return LinkUsage(link, spec.a, spec.b, spec.capacity, first, last, forward, backward, windows)
 
 
+def may_be_maintenance(booking_id: str) -> bool:
+    """Whether a booking's id is a maintenance booking's kind of id (the record says for sure)."""
+    return booking_id.startswith(_MAINTENANCE_ID)
+
+
 def _maintains(booking: Booking, link: str, start: int, end: int) -> bool:
-    if not booking.id.startswith(_MAINTENANCE_ID) or booking.end <= start:
+    if not may_be_maintenance(booking.id) or booking.end <= start:
         return False
     if booking.start >= end:
         return False

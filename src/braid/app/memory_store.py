@@ -309,6 +309,10 @@ class MemoryRepository:
         with self._lock:
             return self._topologies[-1] if self._topologies else None
 
+    def topology_versions(self) -> list[TopologyVersion]:
+        with self._lock:
+            return list(self._topologies)
+
     def topology_version(self) -> int:
         with self._lock:
             return len(self._topologies)

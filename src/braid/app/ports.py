@@ -195,6 +195,10 @@ class Repository(Protocol):
         """The current topology's version (0 when there is none), without reading it."""
         ...
 
+    def topology_versions(self) -> list[TopologyVersion]:
+        """Every stored topology version, oldest first."""
+        ...
+
     def put_topology(self, data: Mapping[str, Any], *, now: int, actor: str) -> TopologyVersion: ...
 
     def put_first_topology(

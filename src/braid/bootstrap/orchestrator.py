@@ -167,4 +167,8 @@ def open_interdomain(
     except sqlite3.Error:
         runtime.close()
         raise
-    return InterdomainService(runtime.orchestrator, owners, on_close=runtime.close, policy=policy)
+    network = load_multidomain(domains)
+    points = {d: network.points(d) for d in network.view.domains}
+    return InterdomainService(
+        runtime.orchestrator, owners, on_close=runtime.close, policy=policy, points=points
+    )

@@ -20,8 +20,10 @@ from braid.adapters.api.deps import Authorized
 from braid.adapters.api.errors import error_response
 from braid.adapters.api.models import ErrorOut
 from braid.adapters.api.responses import errors
+from braid.app.domain_view import DomainNetwork, domain_network
 from braid.app.interdomain import LIST_LIMIT, MAX_PATHS, InterdomainService
 from braid.app.interdomain import InterdomainUnavailableError as Unavailable
+from braid.core.model.units import to_mbps
 
 T = TypeVar("T")
 NOT_CONFIGURED: Final = (
@@ -33,6 +35,7 @@ _UNAVAILABLE: Final[dict[int | str, dict[str, Any]]] = {
     503: {"model": ErrorOut, "description": "not configured (no --domains), or agents not reached"}
 }
 router = APIRouter(prefix="/v1/interdomain/reservations", tags=["interdomain"])
+network_router = APIRouter(prefix="/v1/interdomain", tags=["interdomain"])
 
 
 class EndpointIn(BaseModel):
@@ -118,6 +121,31 @@ async def cancel(reservation_id: str, caller: Authorized, request: Request) -> J
     return JSONResponse(await _off_loop(service, service.cancel, caller.user, reservation_id))
 
 
+@network_router.get("/domains", responses=errors(401) | _UNAVAILABLE)
+async def domains(caller: Authorized, request: Request) -> JSONResponse:
+    """The domains (sites first) with the points a request may name, and the border links."""
+    service = _service(request)
+    found = await _off_loop(service, domain_network, service, caller.user)
+    return JSONResponse(_network_view(found))
+
+
+def _network_view(found: DomainNetwork) -> dict[str, Any]:
+    return {
+        "domains": [
+            {"id": d.id, "kind": d.kind, "visible": d.visible, "points": list(d.points),
+             "borders": list(d.borders)}
+            for d in found.domains
+        ],
+        "links": [
+            {"id": k.id, "a": k.a, "b": k.b, "domains": [k.a_domain, k.b_domain],
+             "capacity": to_mbps(k.capacity), "vlans": list(k.vlans), "owner": k.owner}
+            for k in found.links
+        ],
+        "strategy": found.strategy,
+        "max_paths": found.max_paths,
+    }  # fmt: skip
+
+
 def mount_interdomain(app: FastAPI, service: InterdomainService | None) -> None:
     """Add the routes (and the 503 mapping) to `app`; with no service every route answers 503."""
     app.state.interdomain = service
@@ -127,3 +155,4 @@ def mount_interdomain(app: FastAPI, service: InterdomainService | None) -> None:
 
     app.add_exception_handler(Unavailable, on_unavailable)
     app.include_router(router)
+    app.include_router(network_router)

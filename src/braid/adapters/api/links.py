@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from braid.adapters.api.deps import Authorized
 from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
-from braid.app import links
+from braid.app import links, network_history
 from braid.core.model.instants import format_instant
 from braid.core.model.timeline import Step
 from braid.core.model.units import to_mbps
@@ -68,6 +68,31 @@ async def link_usage(
     return JSONResponse(usage_view(answer))
 
 
+@router.get("/v1/maintenance", responses=errors(401))
+async def maintenance_list(caller: Authorized) -> JSONResponse:
+    """Maintenance windows that have not ended, by start, with the links each takes out."""
+    found = await off_loop(network_history.maintenance_windows, caller.service, caller.user)
+    return JSONResponse({"maintenance": [_maintenance(entry) for entry in found]})
+
+
+def _maintenance(entry: network_history.MaintenanceEntry) -> dict[str, Any]:
+    return {
+        **_window(entry.window),
+        "owner": entry.owner,
+        "target": entry.target,
+        "links": list(entry.links),
+    }
+
+
+def _window(w: links.MaintenanceWindow) -> dict[str, Any]:
+    return {
+        "id": w.id,
+        "start": format_instant(w.start),
+        "end": format_instant(w.end),
+        "reason": w.reason,
+    }
+
+
 def _level(level: links.LinkLevel) -> dict[str, Any]:
     return {
         "id": level.id,
@@ -87,15 +112,7 @@ def usage_view(usage: links.LinkUsage) -> dict[str, Any]:
         "start": format_instant(usage.start),
         "end": format_instant(usage.end),
         "steps": {"a-b": _steps(usage.forward), "b-a": _steps(usage.backward)},
-        "maintenance": [
-            {
-                "id": w.id,
-                "start": format_instant(w.start),
-                "end": format_instant(w.end),
-                "reason": w.reason,
-            }
-            for w in usage.maintenance
-        ],
+        "maintenance": [_window(w) for w in usage.maintenance],
     }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Annotated, Final
+from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
@@ -20,7 +20,9 @@ from braid.adapters.api.models import (
 from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
 from braid.adapters.api.views import maintenance_view
-from braid.app import operations
+from braid.app import network_history, operations
+from braid.core.model.instants import format_instant
+from braid.core.model.units import to_mbps
 
 router = APIRouter(tags=["topology"])
 
@@ -34,6 +36,28 @@ async def get_topology(caller: Authorized) -> JSONResponse:
     """The current topology version, normalised (capacities in Mbit/s)."""
     # Any authenticated caller may read it.
     return JSONResponse(await off_loop(operations.get_topology, caller.service))
+
+
+@router.get("/v1/topology/versions", responses=errors(401))
+async def topology_versions(caller: Authorized) -> JSONResponse:
+    """Every stored topology version, newest first: when, by whom, its size, what changed."""
+    found = await off_loop(network_history.topology_versions, caller.service, caller.user)
+    return JSONResponse({"versions": [_version(v) for v in found]})
+
+
+def _version(change: network_history.TopologyChange) -> dict[str, Any]:
+    added, removed, resized = change.counts
+    return {
+        "version": change.version,
+        "created_at": format_instant(change.created_at),
+        "actor": change.actor,
+        "nodes": change.nodes,
+        "links": change.links,
+        "capacity": to_mbps(change.capacity),
+        "added": {"count": added, "links": list(change.added)},
+        "removed": {"count": removed, "links": list(change.removed)},
+        "resized": {"count": resized, "links": list(change.resized)},
+    }
 
 
 @router.put(

@@ -200,6 +200,11 @@ def audit(connection: Connection, reservation_id: str | None, limit: int) -> lis
     return [to_audit(row) for row in reversed(connection.execute(query).all())]
 
 
+def topology_versions(connection: Connection) -> list[TopologyVersion]:
+    rows = connection.execute(select(TOPOLOGY).order_by(TOPOLOGY.c.version)).all()
+    return [TopologyVersion(r.version, r.data, r.created_at, r.actor) for r in rows]
+
+
 def latest_topology(connection: Connection) -> TopologyVersion | None:
     query = select(TOPOLOGY).order_by(TOPOLOGY.c.version.desc()).limit(1)
     row: Row[Any] | None = connection.execute(query).first()

@@ -323,6 +323,11 @@ class SqlRepository:
         with self._single.connect() as connection:
             return int(connection.execute(query).scalar_one())
 
+    def topology_versions(self) -> list[TopologyVersion]:
+        """Every stored version, oldest first (a few rows: one per topology change)."""
+        with self._reader.connect() as connection:
+            return reads.topology_versions(connection)
+
     def put_topology(self, data: Mapping[str, Any], *, now: int, actor: str) -> TopologyVersion:
         """Store `data` as the next version and give each of its links a lock row.
 
