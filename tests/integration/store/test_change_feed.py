@@ -21,7 +21,13 @@ from sqlalchemy import create_engine, text
 
 from braid.adapters.store import SqlRepository, create_engine_from_url, upgrade
 from braid.adapters.store.engine import MIGRATIONS
-from braid.adapters.store.notify import CHANNEL, Connect, CursorListener, engine_connector
+from braid.adapters.store.notify import (
+    CHANNEL,
+    Connect,
+    CursorListener,
+    engine_connector,
+    start_listening,
+)
 from braid.app.errors import RejectedError
 from braid.app.records import Reservation, User
 from braid.app.service import ReservationService
@@ -270,3 +276,47 @@ def test_braid_sessions_run_without_jit_and_keep_the_callers_options(postgres_ur
             assert connection.execute(text("SHOW statement_timeout")).scalar_one() == "4321ms"
     finally:
         engine.dispose()
+
+
+def test_a_frozen_listener_s_session_is_ended_so_notifications_cannot_pile_up(
+    postgres_url: str,
+) -> None:
+    """A listener that stops pinging (its process frozen) loses its session and its LISTEN."""
+    engine = create_engine_from_url(postgres_url)
+    frozen = engine_connector(engine)()
+    try:
+        start_listening(frozen, idle_session_seconds=1)
+        pid = frozen.info.backend_pid
+        alive = text("SELECT count(*) FROM pg_stat_activity WHERE pid = :pid")
+
+        def sessions() -> int:
+            # A new transaction each time: pg_stat_activity is a snapshot within one.
+            with engine.connect() as connection:
+                return int(connection.execute(alive, {"pid": pid}).scalar_one())
+
+        assert sessions() == 1
+        wait_until(lambda: sessions() == 0, "the server ends the idle listening session")
+    finally:
+        frozen.close()
+        engine.dispose()
+
+
+def test_a_live_listener_pings_and_keeps_its_session_while_notifications_flow(
+    postgres_url: str,
+) -> None:
+    repos = [CountingRepository(postgres_url) for _ in range(2)]
+    writer = ReservationService(repos[0])
+    writer.start(TOPOLOGY)
+    feed = CursorListener(engine_connector(repos[1].engine), idle_session_seconds=6)
+    feed.start()
+    try:
+        wait_until(lambda: listening(feed), "the listener connects")
+        pid = feed.backend_pid
+        for minutes in range(12):  # a notification about every second, for 12 s
+            rest(writer).reserve(ALICE, body(1, minutes))
+            time.sleep(1)
+        assert listening(feed) and feed.backend_pid == pid
+    finally:
+        feed.stop()
+        for repo in repos:
+            repo.close()

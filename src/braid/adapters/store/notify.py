@@ -13,6 +13,14 @@ meanwhile are lost), so `news` answers None and the mirror reads the store
 before every decision. Each (re)connection starts a new epoch: LISTEN is in
 force before the epoch begins, so a reader that reads the store once after
 seeing the new epoch misses nothing.
+
+PostgreSQL keeps every notification until each listener has read it, so a
+replica frozen with its connection open would make the queue grow until
+commits fail. The listener pings its connection every `PING_SECONDS`, and
+asks the server to end the session when it has been idle for
+`IDLE_SESSION_SECONDS` (`idle_session_timeout`): a frozen replica stops
+pinging and its session, with its LISTEN, goes; when it wakes up it
+reconnects in a new epoch.
 """
 
 from __future__ import annotations
@@ -33,8 +41,11 @@ log = logging.getLogger(__name__)
 CHANNEL: Final = "braid_cursor"
 # How long the listener waits for a notification before looking at its stop flag.
 POLL_SECONDS: Final = 0.25
-# An idle connection is checked this often, so a dead one is noticed and replaced.
+# The connection is checked this often, so a dead one is noticed and replaced
+# and the server sees the session is alive.
 PING_SECONDS: Final = 5.0
+# The server ends a listening session idle (no ping) for this long.
+IDLE_SESSION_SECONDS: Final = 30
 # Reconnection attempts back off up to this.
 MAX_RETRY_SECONDS: Final = 5.0
 # Beyond this many unread own writes (no reader consuming them), forget them:
@@ -59,6 +70,12 @@ def engine_connector(engine: Engine) -> Connect:
     return connect
 
 
+def start_listening(connection: Any, idle_session_seconds: int) -> None:
+    """LISTEN on a connection the server ends once it has been idle `idle_session_seconds`."""
+    connection.execute(f"SET idle_session_timeout = '{int(idle_session_seconds)}s'")
+    connection.execute(f"LISTEN {CHANNEL}")
+
+
 def supports_notifications(engine: Engine) -> bool:
     """PostgreSQL through psycopg (version 3): the driver whose notifications we read."""
     return engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg"
@@ -67,9 +84,16 @@ def supports_notifications(engine: Engine) -> bool:
 class CursorListener:
     """A `braid.app.ports.ChangeFeed` over PostgreSQL's LISTEN/NOTIFY."""
 
-    def __init__(self, connect: Connect, *, retry_seconds: float = 0.5) -> None:
+    def __init__(
+        self,
+        connect: Connect,
+        *,
+        retry_seconds: float = 0.5,
+        idle_session_seconds: int = IDLE_SESSION_SECONDS,
+    ) -> None:
         self._connect = connect
         self._retry_seconds = retry_seconds
+        self._idle_session_seconds = idle_session_seconds
         self._lock = threading.Lock()
         self._epoch = 0
         self._listening = False
@@ -144,7 +168,7 @@ class CursorListener:
     def _listen_once(self) -> None:
         connection = self._connect()
         try:
-            connection.execute(f"LISTEN {CHANNEL}")
+            start_listening(connection, self._idle_session_seconds)
             self.backend_pid = connection.info.backend_pid
             with self._lock:
                 # LISTEN is in force: whatever commits from now on is heard.
@@ -155,14 +179,15 @@ class CursorListener:
             connection.close()
 
     def _receive(self, connection: Any) -> None:
-        quiet_since = time.monotonic()
+        pinged = time.monotonic()
         while not self._stopping.is_set():
             for note in connection.notifies(timeout=POLL_SECONDS):
                 self._hear(note.payload)  # at once: a reader may be waiting for it
-                quiet_since = time.monotonic()
-            if time.monotonic() - quiet_since >= PING_SECONDS:
+            # Even while notifications flow: receiving them is not activity
+            # to the server, and a session without pings is ended as idle.
+            if time.monotonic() - pinged >= PING_SECONDS:
                 connection.execute("SELECT 1")  # raises if the connection is dead
-                quiet_since = time.monotonic()
+                pinged = time.monotonic()
 
     def _hear(self, payload: str) -> None:
         if payload.isdigit():
