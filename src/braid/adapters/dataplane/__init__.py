@@ -8,6 +8,7 @@ of what arrives on them.
 """
 
 from braid.adapters.dataplane.binary import BraidDpMissingError, find_braid_dp
+from braid.adapters.dataplane.edge_plan import edge_config
 from braid.adapters.dataplane.edge_protocol import (
     EdgeConfig,
     EdgeCounters,
@@ -45,5 +46,6 @@ __all__ = [
     "PathCounters",
     "ReseqSettings",
     "ToHostCounters",
+    "edge_config",
     "find_braid_dp",
 ]
