@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -65,6 +66,11 @@ class SessionOptions:
     driver: str = "direct"
     mtu: int = 9000
     clock: Callable[[], int] = field(default=lambda: int(time.time()))
+    # One-way delay of every link (ms), through braid's link emulator; None: as the
+    # topology declares (its links' latency_ms). `realtime`: the emulators' senders
+    # run at real-time priority (delay accurate to ~0.1 ms on a busy host).
+    latency_ms: float | None = None
+    realtime: bool = False
 
 
 class EmulationSession:
@@ -82,7 +88,14 @@ class EmulationSession:
         self.topology_data = dict(topology_data)
         self.topology = topology_from_dict(self.topology_data)
         self.hosts = tuple(hosts)
-        self.net = EmulatedNetwork(self.topology, self.hosts, mtu=self.options.mtu, take_lock=False)
+        self.net = EmulatedNetwork(
+            self.topology,
+            self.hosts,
+            mtu=self.options.mtu,
+            take_lock=False,
+            delays_ms=self.link_delays(),
+            realtime=self.options.realtime,
+        )
         self.service = self._new_service(self.topology_data)
         self.driver: SouthboundDriver | None = None
         self._ovs: OvsStart | None = None
@@ -133,6 +146,28 @@ class EmulationSession:
                 self._ovs = None
         finally:
             self._lock.close()
+
+    def link_delays(self) -> dict[str, float]:
+        """Each link's one-way delay: the --latency override, else the topology's."""
+        fixed = self.options.latency_ms
+        return {
+            link.id: link.latency_ms if fixed is None else fixed
+            for link in self.topology.links.values()
+        }
+
+    def configured_rtt_ms(self, path: Path) -> float:
+        delays = self.link_delays()
+        return 2 * sum(delays[link] for link in path.links)
+
+    def measure_rtt_ms(self, src_host: str, dst_host: str, count: int = 20) -> float | None:
+        """Median UDP round trip between two hosts over the installed rules (None: lost)."""
+        from braid.adapters.emulation.round_trip import udp_rtts
+
+        found = udp_rtts(
+            self.net.host(src_host), self.net.host(dst_host), self.net.ip(dst_host), count
+        )
+        rtts = [r for r in found if r is not None]
+        return statistics.median(rtts) if rtts else None
 
     def datapath_note(self) -> str:
         """What room Open vSwitch had for queued frames (see `sendbuffer`); after traffic."""

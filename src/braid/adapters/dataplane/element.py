@@ -7,11 +7,13 @@ says how to start its element (`element_argv`) and what to send once it runs
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Final, Self, TextIO
@@ -41,6 +43,16 @@ class BraidDpElement:
         self._process: subprocess.Popen[str] | None = None
         self._socket: socket.socket | None = None
         self._stream: TextIO | None = None
+        self._launcher: tuple[str, ...] = ()
+        self._env: dict[str, str] = {}
+
+    def launched(self, launcher: Sequence[str] = (), env: Mapping[str, str] | None = None) -> Self:
+        """Start under `launcher` (e.g. `mnexec -a PID`, to enter a Mininet host's
+        namespaces) with `env` added to the environment (e.g. the mark by which
+        `braid emulate clean` finds what an emulation left running)."""
+        self._launcher = tuple(launcher)
+        self._env = dict(env or {})
+        return self
 
     @property
     def rundir(self) -> Path:
@@ -65,8 +77,8 @@ class BraidDpElement:
     def argv(self, binary: Path) -> list[str]:
         command = self.element_argv(binary)
         if self.namespace:
-            return ["ip", "netns", "exec", self.namespace, *command]
-        return command
+            command = ["ip", "netns", "exec", self.namespace, *command]
+        return [*self._launcher, *command]
 
     def start(self) -> None:
         binary = self._binary or find_braid_dp()
@@ -80,6 +92,7 @@ class BraidDpElement:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 text=True,
+                env={**os.environ, **self._env} if self._env else None,
             )
             self._connect()
             self.after_start()

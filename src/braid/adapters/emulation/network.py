@@ -21,6 +21,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
 
+from braid.adapters.dataplane import LinkEmulator
+from braid.adapters.emulation.link_delay import LinkEnd, splice_delay
 from braid.adapters.emulation.scaling import MAX_LINK_MBPS
 from braid.adapters.emulation.sweep import HOST_PREFIX, SWITCH_PREFIX, exclusive, sweep
 from braid.core.errors import InputError
@@ -110,9 +112,19 @@ class EmulatedNetwork:
         *,
         mtu: int = DEFAULT_MTU,
         take_lock: bool = True,
+        delays_ms: Mapping[str, float] | None = None,
+        realtime: bool = False,
     ) -> None:
-        """`take_lock=False` when the caller already holds `sweep.exclusive()`."""
+        """`take_lock=False` when the caller already holds `sweep.exclusive()`.
+
+        `delays_ms` gives links (by id) a one-way delay through braid's link
+        emulator (`link_delay`); links left out or at 0 have none.
+        `realtime` runs those emulators' senders at real-time priority.
+        """
         self.topology = topology
+        self.delays_ms = {k: v for k, v in (delays_ms or {}).items() if v > 0}
+        self.realtime = realtime
+        self.emulators: dict[str, LinkEmulator] = {}
         self.wiring = plan_wiring(topology, hosts)
         self.mtu = mtu
         self.take_lock = take_lock
@@ -145,6 +157,10 @@ class EmulatedNetwork:
             return  # never sweep without holding the lock: another emulation may be live
         self._entered = False
         net, self._net = self._net, None
+        for emulator in self.emulators.values():
+            with contextlib.suppress(Exception):
+                emulator.stop()
+        self.emulators.clear()
         if net is not None:
             with contextlib.suppress(Exception):
                 net.stop()
@@ -190,9 +206,22 @@ class EmulatedNetwork:
         net.start()
         self._wait_for_bridges()
         self._tune_interfaces()
+        self._delay_links()
         for link in self.topology.links.values():
             self.set_link_rate(link.id, link.capacity)
         net.staticArp()
+
+    def _delay_links(self) -> None:
+        w = self.wiring
+        for link_id, delay in self.delays_ms.items():
+            link = self.topology.links[link_id]
+            ends = tuple(
+                LinkEnd(w.bridges[node], intf, w.link_ports[node][link_id])
+                for node, intf in zip((link.a, link.b), w.link_intfs[link_id], strict=True)
+            )
+            self.emulators[link_id] = splice_delay(
+                (ends[0], ends[1]), delay, mtu=self.mtu, realtime=self.realtime
+            )
 
     def _wait_for_bridges(self, timeout: float = 15.0) -> None:
         deadline = time.monotonic() + timeout

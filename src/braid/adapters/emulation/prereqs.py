@@ -68,9 +68,22 @@ def missing_prerequisites(*, need_root: bool = True) -> list[Missing]:
                 "pip install 'braid[emulate]' (or 'braid[plot]')",
             )
         )
+    found.extend(_braid_dp_problems())
     if shutil.which("tc") and shutil.which("ip"):
         found.extend(_qdisc_problems(need_root=need_root))
     return found
+
+
+def _braid_dp_problems() -> list[Missing]:
+    """Links get their latency from braid's link emulator (the kernel may lack netem)."""
+    from braid.adapters.dataplane.binary import BraidDpMissingError, find_braid_dp
+
+    try:
+        find_braid_dp()
+    except BraidDpMissingError as exc:
+        fix = "cargo build --release --locked in dataplane/ (or set $BRAID_DP to the binary)"
+        return [Missing(f"braid-dp (the link emulator, for links' latency): {exc}", fix)]
+    return []
 
 
 def _qdisc_problems(*, need_root: bool) -> list[Missing]:
@@ -111,8 +124,8 @@ def netem_note(support: QdiscSupport) -> str | None:
     if support.netem:
         return None
     return (
-        "this kernel has no 'netem' qdisc: delay and loss cannot be emulated, so links run "
-        "with the host's native latency (sub-millisecond) and no added loss"
+        "this kernel has no 'netem' qdisc: links' latency comes from braid's own link "
+        "emulator (braid-dp link), not from netem"
     )
 
 

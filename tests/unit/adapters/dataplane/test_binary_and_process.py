@@ -9,6 +9,7 @@ import pytest
 
 from braid.adapters.dataplane import BraidDpMissingError, LinkEmulator, LinkEmulatorError
 from braid.adapters.dataplane.binary import find_braid_dp, repository_build
+from braid.adapters.dataplane.element import BraidDpElement
 
 
 def _script(path: Path, body: str) -> Path:
@@ -75,3 +76,24 @@ def test_vlan_and_realtime_are_passed_on(tmp_path: Path) -> None:
     emulator = LinkEmulator("x1", "y1", vlan=101, realtime=True)
     emulator._rundir = tmp_path
     assert emulator.argv(Path("/bin/braid-dp"))[-4:] == ["--vlan", "101", "--realtime", "on"]
+
+
+class _Echo(BraidDpElement):
+    def element_argv(self, binary: Path) -> list[str]:
+        return [str(binary), "echo"]
+
+
+def test_a_launcher_and_environment_wrap_the_command(tmp_path: Path) -> None:
+    element = _Echo(namespace="ns1").launched(["mnexec", "-a", "42"], {"BRAID_EMULATION": "1"})
+    argv = element.argv(tmp_path / "braid-dp")
+    assert argv == [
+        "mnexec",
+        "-a",
+        "42",
+        "ip",
+        "netns",
+        "exec",
+        "ns1",
+        str(tmp_path / "braid-dp"),
+        "echo",
+    ]
