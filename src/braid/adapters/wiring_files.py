@@ -58,18 +58,19 @@ class SouthboundConfig:
     controller_token_file: str | None = None
 
 
-def load_wiring(path: Path, topology: Topology) -> SouthboundConfig:
+def load_wiring(path: Path, topology: Topology, *, hosts: bool = True) -> SouthboundConfig:
+    """Read a wiring file; `hosts=False` (a domain agent's) lets it name no hosts."""
     try:
         data = yaml.safe_load(Path(path).read_text())
     except (OSError, yaml.YAMLError) as exc:
         raise InputError(str(path), f"cannot read the wiring file: {exc}") from exc
     try:
-        return wiring_from_dict(data, topology)
+        return wiring_from_dict(data, topology, hosts=hosts)
     except InputError as exc:
         raise InputError(f"{path}: {exc.field}", exc.message) from exc
 
 
-def wiring_from_dict(data: object, topology: Topology) -> SouthboundConfig:
+def wiring_from_dict(data: object, topology: Topology, *, hosts: bool = True) -> SouthboundConfig:
     if not isinstance(data, Mapping):
         raise InputError("", "a wiring file is a mapping with 'switches' and 'hosts'")
     unknown = sorted(set(data) - {"drivers", "switches", "hosts"})
@@ -77,7 +78,8 @@ def wiring_from_dict(data: object, topology: Topology) -> SouthboundConfig:
         raise InputError(unknown[0], "unknown key; expected drivers, switches, hosts")
     drivers = _mapping(data.get("drivers", {}), "drivers")
     switches, access = _switches(_list(data, "switches"), topology, drivers)
-    hosts, host_at = _hosts(_list(data, "hosts"), switches)
+    listed = _list(data, "hosts") if hosts or "hosts" in data else []
+    host_ports, host_at = _hosts(listed, switches)
     controller = _mapping(drivers.get("controller", {}), "drivers.controller")
     unknown = sorted(set(controller) - {"api", "token_file"})
     if unknown:
@@ -85,7 +87,7 @@ def wiring_from_dict(data: object, topology: Topology) -> SouthboundConfig:
             f"drivers.controller.{unknown[0]}", "unknown key; expected api, token_file"
         )
     return SouthboundConfig(
-        PortMap(switches, hosts),
+        PortMap(switches, host_ports),
         host_at,
         access,
         _text(_mapping(drivers.get("direct", {}), "drivers.direct").get("rundir"), "rundir"),

@@ -15,6 +15,8 @@ from braid.adapters.rpc.decision_client import GrpcDecisionSource
 from braid.adapters.rpc.faults import servicer_for
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 from braid.app.agent.service import AgentService
+from braid.app.provisioning.runner import ProvisioningLoop
+from braid.bootstrap.agent_southbound import start_agent_provisioning
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +29,13 @@ class AgentHandle:
     _stop: threading.Event
     _sweeper: threading.Thread
     _decisions: GrpcDecisionSource
+    provisioning: ProvisioningLoop | None = None  # with --southbound: its switches' loop
 
     def stop(self, grace: float = 1.0) -> None:
         self._stop.set()
         self.server.stop(grace).wait()
+        if self.provisioning is not None:
+            self.provisioning.stop()
         self._sweeper.join(timeout=5)
         self._decisions.close()
         self.service.store.close()
@@ -45,8 +50,11 @@ def start_agent(
     tls: TlsFiles | None = None,
     max_hold_seconds: int = 300,
     sweep_seconds: float = 1.0,
+    southbound: Path | None = None,
+    provision_lead: int = 5,
 ) -> AgentHandle:
-    """Serve `domain` of the multi-domain `topology`, with holds kept in `store`."""
+    """Serve `domain` of the multi-domain `topology`, with holds kept in `store`; with a
+    `southbound` wiring file, install committed rules on the domain's own switches."""
     domains = load_multidomain(topology)
     spec = domains.view.require_domain(domain, "--domain")
     address = listen or spec.agent
@@ -60,6 +68,9 @@ def start_agent(
         max_hold_seconds=max_hold_seconds,
         decisions=decisions,
     )
+    loop = None
+    if southbound is not None:  # before serving: a bad wiring file stops the agent at once
+        loop = start_agent_provisioning(domains, service, southbound, lead=provision_lead)
     server, port = start_server(
         [(pb_grpc.add_DomainAgentServicer_to_server, servicer_for(service))],
         address,
@@ -81,4 +92,4 @@ def start_agent(
 
     sweeper = threading.Thread(target=ask, name=f"braid-agent-{domain}-decisions", daemon=True)
     sweeper.start()
-    return AgentHandle(service, server, port, stop, sweeper, decisions)
+    return AgentHandle(service, server, port, stop, sweeper, decisions, loop)

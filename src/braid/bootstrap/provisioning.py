@@ -23,7 +23,7 @@ from braid.app.service import ReservationService
 from braid.app.settings import Settings
 from braid.core.errors import InputError
 
-__all__ = ["provisioning_store", "start_provisioning"]
+__all__ = ["drivers_for", "provisioning_store", "start_provisioning"]
 
 
 def provisioning_store(repo: Repository) -> ProvisioningStore:
@@ -39,7 +39,9 @@ def start_provisioning(
     """A running provisioning loop for `settings.southbound_file`; it wakes on every change."""
     assert settings.southbound_file is not None
     config = load_wiring(Path(settings.southbound_file), service.topology)
-    tables = DriverTables(_drivers(config), {s: p.dpid for s, p in config.ports.switches.items()})
+    tables = DriverTables(
+        drivers_for(config), {s: p.dpid for s, p in config.ports.switches.items()}
+    )
     provisioner = Provisioner(
         service.repo,
         store,
@@ -60,7 +62,8 @@ def start_provisioning(
     return loop
 
 
-def _drivers(config: SouthboundConfig) -> dict[str, SouthboundDriver]:
+def drivers_for(config: SouthboundConfig) -> dict[str, SouthboundDriver]:
+    """A driver for each switch of the wiring, as its `driver:` says."""
     direct = {s: a.bridge for s, a in config.access.items() if a.driver == "direct" and a.bridge}
     drivers: dict[str, SouthboundDriver] = {}
     if direct:

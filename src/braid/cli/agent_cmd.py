@@ -67,6 +67,16 @@ def agent(
     tls_cert: CertOpt = None,
     tls_key: KeyOpt = None,
     tls_ca: CaOpt = None,
+    southbound: Annotated[
+        Path | None,
+        typer.Option(
+            "--southbound",
+            help="Wiring file of this domain's switches: install committed rules on them.",
+        ),
+    ] = None,
+    provision_lead: Annotated[
+        int, typer.Option("--provision-lead", help="Seconds before a window its rules go in.")
+    ] = 5,
 ) -> None:
     """Serve one domain's offers, holds and bookings over gRPC (the D-O interface)."""
     from braid.bootstrap.agent import start_agent
@@ -80,6 +90,8 @@ def agent(
             listen=listen,
             tls=_tls(tls_cert, tls_key, tls_ca),
             max_hold_seconds=max_hold,
+            southbound=southbound,
+            provision_lead=provision_lead,
         )
     except (BraidError, OSError, ValueError) as exc:
         fail(str(exc))

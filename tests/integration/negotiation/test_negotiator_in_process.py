@@ -25,6 +25,7 @@ from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
 from braid.core.errors import InputError
 from braid.core.negotiation.holds import HoldState, SegmentAsk
+from braid.core.negotiation.result_rules import SwitchPlan
 from braid.core.negotiation.strategies import STRATEGIES, Strategy
 from braid.core.negotiation.transaction import Phase
 from tests.integration.negotiation.conftest import SMALL
@@ -82,8 +83,8 @@ class FakePool:
 
         return self._run(domain, prep)
 
-    def commit(self, domain: str, tx: str, token: str) -> Done:
-        return self._run(domain, lambda s: s.commit(tx, token)[0].state.value)
+    def commit(self, domain: str, tx: str, token: str, switches: Sequence[SwitchPlan] = ()) -> Done:
+        return self._run(domain, lambda s: s.commit(tx, token, switches)[0].state.value)
 
     def abort(self, domain: str, tx: str, token: str) -> Done:
         return self._run(domain, lambda s: s.abort(tx, token)[0].state.value)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path as FilePath
 from typing import Any
 
 from braid.core.model.booking import Allocation
 from braid.core.model.paths import Path
 from braid.core.negotiation.holds import Hold, HoldState, SegmentAsk, VlanPick
+from braid.core.negotiation.result_rules import SwitchPlan, SwitchRule, Way
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS agent_holds (
@@ -30,6 +31,13 @@ CREATE TABLE IF NOT EXISTS agent_holds (
     body TEXT NOT NULL
 )
 """
+# The rules a Commit brought for this domain's switches (abstract ports).
+_RULES = """
+CREATE TABLE IF NOT EXISTS agent_rules (
+    transaction_id TEXT PRIMARY KEY,
+    body TEXT NOT NULL
+)
+"""
 
 
 class SqliteHoldStore:
@@ -38,12 +46,18 @@ class SqliteHoldStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
+        self._db.execute(_RULES)
 
     def save(self, *holds: Hold) -> None:
         """Write the holds (whole rows) in one transaction."""
         self.write(holds, ())
 
-    def write(self, whole: Sequence[Hold], states: Sequence[Hold]) -> None:
+    def write(
+        self,
+        whole: Sequence[Hold],
+        states: Sequence[Hold],
+        rules: Mapping[str, Sequence[SwitchPlan]] | None = None,
+    ) -> None:
         """One transaction: new holds as whole rows, and only the state of known ones.
 
         A Commit, Abort or expiry changes nothing of a hold but its state, so
@@ -51,6 +65,7 @@ class SqliteHoldStore:
         """
         rows = [_row(h) for h in whole]
         changed = [(h.state.value, h.transaction) for h in states]
+        plans = [(tx, _plans_text(p)) for tx, p in (rules or {}).items()]
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             if rows:
@@ -61,10 +76,16 @@ class SqliteHoldStore:
                 self._db.executemany(
                     "UPDATE agent_holds SET state = ? WHERE transaction_id = ?", changed
                 )
+            if plans:
+                self._db.executemany("INSERT OR REPLACE INTO agent_rules VALUES (?, ?)", plans)
 
     def load(self) -> Iterator[Hold]:
         for row in self._db.execute("SELECT * FROM agent_holds ORDER BY rowid"):
             yield _hold(row)
+
+    def load_rules(self) -> Iterator[tuple[str, tuple[SwitchPlan, ...]]]:
+        for transaction, text in self._db.execute("SELECT * FROM agent_rules ORDER BY rowid"):
+            yield transaction, _plans(text)
 
     def close(self) -> None:
         self._db.close()
@@ -110,4 +131,36 @@ def _hold(row: tuple[Any, ...]) -> Hold:
         ),
         vlans=tuple(VlanPick(*v) for v in body["vlans"]),
         coordinator=str(body.get("coordinator", "")),
+    )
+
+
+def _plans_text(plans: Sequence[SwitchPlan]) -> str:
+    return json.dumps(
+        [
+            [
+                p.domain,
+                p.switch,
+                p.dpid,
+                [
+                    [r.in_port, r.vlan, [[w.port, w.vlan, w.weight] for w in r.ways]]
+                    for r in p.rules
+                ],
+            ]
+            for p in plans
+        ],
+        separators=(",", ":"),
+    )
+
+
+def _plans(text: str) -> tuple[SwitchPlan, ...]:
+    return tuple(
+        SwitchPlan(
+            domain,
+            switch,
+            int(dpid),
+            tuple(
+                SwitchRule(port, vlan, tuple(Way(*w) for w in ways)) for port, vlan, ways in rules
+            ),
+        )
+        for domain, switch, dpid, rules in json.loads(text)
     )

@@ -10,10 +10,12 @@ import grpc
 
 from braid.adapters.rpc.batching import Coalescer, ItemPending, failure
 from braid.adapters.rpc.channels import TlsFiles, open_channel
+from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
 from braid.core.negotiation.holds import SegmentAsk
+from braid.core.negotiation.result_rules import SwitchPlan
 
 T = TypeVar("T")
 # The batch item that carries each single call's request.
@@ -192,8 +194,12 @@ class GrpcAgentPool:
         )
         return self._call(domain, "Prepare", request, _prep_reply)
 
-    def commit(self, domain: str, transaction: str, token: str) -> Any:
-        request = pb.Commit(transaction_id=transaction, token=token)
+    def commit(
+        self, domain: str, transaction: str, token: str, switches: Sequence[SwitchPlan] = ()
+    ) -> Any:
+        request = pb.Commit(
+            transaction_id=transaction, token=token, switches=[plan_to_pb(p) for p in switches]
+        )
         return self._call(domain, "CommitHold", request, lambda r: pb.HoldState.Name(r.state))
 
     def abort(self, domain: str, transaction: str, token: str) -> Any:

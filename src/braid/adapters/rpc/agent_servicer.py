@@ -7,6 +7,7 @@ from typing import Any, NoReturn, TypeVar, cast
 
 import grpc
 
+from braid.adapters.rpc.switch_plans import plans_from_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 from braid.app.agent.service import (
@@ -85,7 +86,7 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
         return self.prep_vote(request, cast(Vote, vote))
 
     def CommitHold(self, request: pb.Commit, context: Any) -> pb.Ack:  # noqa: N802
-        call = CommitCall(request.transaction_id, request.token)
+        call = commit_call(request)
         answer = _answer(context, lambda: self.service.exchange([call])[0].value())
         return ack(*cast(tuple[Hold, bool], answer))
 
@@ -190,6 +191,10 @@ def prep_call(r: pb.ReservationPrep) -> PrepCall:
     )
 
 
+def commit_call(r: pb.Commit) -> CommitCall:
+    return CommitCall(r.transaction_id, r.token, plans_from_pb(r.switches))
+
+
 def call_of(item: pb.AgentMessage) -> AgentCall | AgentError:
     """The batch item as a call, or why it cannot be one."""
     kind = item.WhichOneof("message")
@@ -198,7 +203,7 @@ def call_of(item: pb.AgentMessage) -> AgentCall | AgentError:
     if kind == "prep":
         return prep_call(item.prep)
     if kind == "commit":
-        return CommitCall(item.commit.transaction_id, item.commit.token)
+        return commit_call(item.commit)
     if kind == "abort":
         return AbortCall(item.abort.transaction_id, item.abort.token)
     if kind == "release":

@@ -6,6 +6,7 @@ from typing import Any
 
 import grpc
 
+from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 from braid.app.negotiation.negotiator import Orchestrator
@@ -106,24 +107,7 @@ def result_to_proto(result: NegotiationResult) -> pb.ReservationResp:
             for path in result.paths
         ],
         trace=[pb.TraceEvent(phase=e.phase, domain=e.domain, text=e.text) for e in result.trace],
-        switches=[
-            pb.SwitchPlan(
-                domain=sw.domain,
-                switch=sw.switch,
-                dpid=sw.dpid,
-                rules=[
-                    pb.SwitchRule(
-                        in_port=r.in_port,
-                        vlan=r.vlan,
-                        ways=[
-                            pb.RuleWay(port=w.port, vlan=w.vlan, weight=w.weight) for w in r.ways
-                        ],
-                    )
-                    for r in sw.rules
-                ],
-            )
-            for sw in result.switches
-        ],
+        switches=[plan_to_pb(sw) for sw in result.switches],
         status=result.state,
         holdings=[pb.DomainHolding(domain=d, state=state) for d, state in result.holdings],
     )

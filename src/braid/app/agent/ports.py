@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from braid.core.negotiation.holds import Hold
+from braid.core.negotiation.result_rules import SwitchPlan
 
 __all__ = ["DecisionSource", "HoldStore"]
 
@@ -14,11 +15,19 @@ class HoldStore(Protocol):
     """Every change of a hold is written here before the agent answers, so a restarted
     agent rebuilds exactly the holds and bookings it had promised."""
 
-    def write(self, whole: Sequence[Hold], states: Sequence[Hold]) -> None:
-        """One transaction: new holds whole, and only the state of holds already known."""
+    def write(
+        self,
+        whole: Sequence[Hold],
+        states: Sequence[Hold],
+        rules: Mapping[str, Sequence[SwitchPlan]] | None = None,
+    ) -> None:
+        """One transaction: new holds whole, only the state of holds already known, and
+        the rules Commits brought for this domain's switches (by transaction)."""
         ...
 
     def load(self) -> Iterable[Hold]: ...
+
+    def load_rules(self) -> Iterable[tuple[str, tuple[SwitchPlan, ...]]]: ...
 
     def close(self) -> None: ...
 

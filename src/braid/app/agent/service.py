@@ -29,6 +29,7 @@ from braid.core.negotiation.holds import (
     StateConflictError,
     UnknownTransactionError,
 )
+from braid.core.negotiation.result_rules import SwitchPlan
 
 _TRANSACTION_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
@@ -75,6 +76,7 @@ class PrepCall:
 class CommitCall:
     transaction: str
     token: str
+    switches: tuple[SwitchPlan, ...] = ()  # this domain's part of the rule plan
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +149,10 @@ class AgentService:
         self.decisions = decisions
         self._lock = threading.Lock()
         self.book.restore(store.load())
+        # Each committed transaction's rules for this domain's switches, as the
+        # Commit brought them; read by the agent's provisioning.
+        self.rules: dict[str, tuple[SwitchPlan, ...]] = dict(store.load_rules())
+        self.on_change: list[Callable[[], None]] = []  # called after holds change
         # Prepared holds whose coordinator is to be asked, and when: at once after
         # a restart (the decision may have come while this agent was down), else
         # once the hold time has passed. Attempts double the wait up to a limit.
@@ -184,8 +190,11 @@ class AgentService:
         call = PrepCall(transaction, token, window, tuple(segments), hold_seconds, symmetric)
         return cast(Vote, self.exchange([call])[0].value())
 
-    def commit(self, transaction: str, token: str) -> tuple[Hold, bool]:
-        return cast(tuple[Hold, bool], self.exchange([CommitCall(transaction, token)])[0].value())
+    def commit(
+        self, transaction: str, token: str, switches: Sequence[SwitchPlan] = ()
+    ) -> tuple[Hold, bool]:
+        call = CommitCall(transaction, token, tuple(switches))
+        return cast(tuple[Hold, bool], self.exchange([call])[0].value())
 
     def abort(self, transaction: str, token: str) -> tuple[Hold, bool]:
         return cast(tuple[Hold, bool], self.exchange([AbortCall(transaction, token)])[0].value())
@@ -201,6 +210,7 @@ class AgentService:
         """
         outcomes: list[Outcome] = []
         changes: dict[str, tuple[Hold, bool]] = {}
+        rules: dict[str, tuple[SwitchPlan, ...]] = {}
         with self._lock:
             now = self.now()
             try:
@@ -211,16 +221,36 @@ class AgentService:
                         outcomes.append(Outcome(None, _as_agent_error(exc)))
                         continue
                     outcomes.append(Outcome(value, None))
+                    rules.update(self._new_rules(call))
                     if change is not None:
                         hold, whole = change
                         changes[hold.transaction] = (hold, whole or _whole(changes, hold))
             finally:  # what changed in memory is written, even if a later message broke
-                if changes:
+                if changes or rules:
                     self.store.write(
                         [h for h, whole in changes.values() if whole],
                         [h for h, whole in changes.values() if not whole],
+                        rules,
                     )
+        if changes or rules:
+            self._changed()
         return outcomes
+
+    def _new_rules(self, call: AgentCall) -> dict[str, tuple[SwitchPlan, ...]]:
+        """The rules a Commit brings for a committed transaction that has none yet (a
+        repeated Commit brings them too: the hold may have been committed by asking)."""
+        if not isinstance(call, CommitCall) or call.transaction in self.rules:
+            return {}
+        mine = tuple(p for p in call.switches if p.domain == self.domain)
+        hold = self.book.holds.get(call.transaction)
+        if not mine or hold is None or hold.state is not HoldState.COMMITTED:
+            return {}
+        self.rules[call.transaction] = mine
+        return {call.transaction: mine}
+
+    def _changed(self) -> None:
+        for hook in self.on_change:
+            hook()
 
     def _apply(self, now: int, call: AgentCall) -> tuple[object, tuple[Hold, bool] | None]:
         """One message's answer and the hold it changed (with: whether its row is new)."""
@@ -303,6 +333,15 @@ class AgentService:
                 )
             return [hold]
 
+    def committed_rules(self) -> list[tuple[Hold, tuple[SwitchPlan, ...]]]:
+        """Every transaction that brought rules, with its hold, in the order they came."""
+        with self._lock:
+            return [
+                (self.book.holds[tx], plans)
+                for tx, plans in self.rules.items()
+                if tx in self.book.holds
+            ]
+
     def peaks(self) -> list[LinkPeak]:
         """The highest level ever booked on each link direction, for leak and overbooking checks."""
         with self._lock:
@@ -348,7 +387,8 @@ class AgentService:
             settled, _ = act(hold.transaction, hold.token)
             self.store.write([], [settled])
             self._asks.pop(hold.transaction, None)
-            return settled
+        self._changed()
+        return settled
 
     @staticmethod
     def _guard(action: Callable[[], _T]) -> _T:

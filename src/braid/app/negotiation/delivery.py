@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from braid.app.negotiation.ports import AgentPool, CallFailedError, DecisionLog
-from braid.app.negotiation.results import TraceEvent
+from braid.app.negotiation.results import NegotiationResult, TraceEvent
+from braid.core.negotiation.result_rules import SwitchPlan
 from braid.core.negotiation.transaction import (
     RELEASE_LABEL,
     Decision,
@@ -42,25 +43,36 @@ class Delivery:
         self.agents = agents
         self.decisions = decisions
         self._unfinished: dict[str, Transaction] = {}
+        # Each unfinished commit's rule plan by domain: every Commit carries the
+        # domain's part, for its agent's southbound.
+        self._plans: dict[str, dict[str, tuple[SwitchPlan, ...]]] = {}
         self._lock = threading.Lock()
 
     def deliver(
-        self, tx: Transaction, note: Callable[[TraceEvent], None], *, record: bool = True
+        self,
+        tx: Transaction,
+        note: Callable[[TraceEvent], None],
+        *,
+        record: bool = True,
+        switches: Sequence[SwitchPlan] | None = None,
     ) -> None:
         """Send the decision to every participant that has not acknowledged it.
 
         The acknowledgements are recorded without a sync of their own (a lost
         one only means a harmless re-send after a crash); `record=False` leaves
         the write to the caller, which adds the reservation's result to it.
+        `switches` is a commit's rule plan (else read from the log when needed).
         """
         assert tx.decision is not None, "decide (durably) before delivering"
-        send = {
-            Decision.COMMIT: self.agents.commit,
-            Decision.ABORT: self.agents.abort,
-            Decision.RELEASE: self.agents.release,
-        }[tx.decision]
         verb = tx.decision.value
-        pending = {d: send(d, tx.id, tx.token) for d in tx.pending()}
+        if tx.decision is Decision.COMMIT:
+            plans = self._plans_of(tx, switches)
+            pending = {
+                d: self.agents.commit(d, tx.id, tx.token, plans.get(d, ())) for d in tx.pending()
+            }
+        else:
+            send = self.agents.abort if tx.decision is Decision.ABORT else self.agents.release
+            pending = {d: send(d, tx.id, tx.token) for d in tx.pending()}
         refusals = []
         for domain, call in pending.items():
             try:
@@ -92,6 +104,7 @@ class Delivery:
         then delivered; a domain that is down hears it from the finisher."""
         with self._lock:
             tx = self._unfinished.pop(tx.key, tx)  # the copy the finisher may be sending
+            self._plans.pop(tx.key, None)
         known = self.decisions.transaction(f"{tx.key}/{RELEASE_LABEL}")
         if known is not None:
             if known.phase is not Phase.DONE:
@@ -105,6 +118,26 @@ class Delivery:
         self.deliver(release, note)
         return release
 
+    def _plans_of(
+        self, tx: Transaction, switches: Sequence[SwitchPlan] | None
+    ) -> dict[str, tuple[SwitchPlan, ...]]:
+        """The commit's rule plan by domain: as given, remembered, or from the log."""
+        with self._lock:
+            known = self._plans.get(tx.key)
+        if known is not None and switches is None:
+            return known
+        if switches is None:
+            body = self.decisions.result(tx.reservation)
+            found = NegotiationResult.from_dict(body) if body is not None else None
+            same = found is not None and found.transaction == tx.id
+            switches = found.switches if found is not None and same else ()
+        plans: dict[str, tuple[SwitchPlan, ...]] = {}
+        for plan in switches:
+            plans[plan.domain] = (*plans.get(plan.domain, ()), plan)
+        with self._lock:
+            self._plans[tx.key] = plans
+        return plans
+
     def released(self, tx: Transaction) -> bool:
         return self.decisions.transaction(f"{tx.key}/{RELEASE_LABEL}") is not None
 
@@ -112,6 +145,7 @@ class Delivery:
         with self._lock:
             if tx.phase is Phase.DONE:
                 self._unfinished.pop(tx.key, None)
+                self._plans.pop(tx.key, None)
             else:
                 self._unfinished[tx.key] = tx
 

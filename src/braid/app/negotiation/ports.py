@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from braid.core.negotiation.holds import SegmentAsk
+from braid.core.negotiation.result_rules import SwitchPlan
 from braid.core.negotiation.transaction import Transaction
 
 T_co = TypeVar("T_co", covariant=True)
@@ -64,7 +65,11 @@ class AgentPool(Protocol):
         symmetric: bool,
     ) -> Pending[PrepReply]: ...
 
-    def commit(self, domain: str, transaction: str, token: str) -> Pending[str]: ...
+    def commit(
+        self, domain: str, transaction: str, token: str, switches: Sequence[SwitchPlan] = ()
+    ) -> Pending[str]:
+        """Commit; `switches` is the domain's part of the rule plan, for its southbound."""
+        ...
 
     def abort(self, domain: str, transaction: str, token: str) -> Pending[str]: ...
 

@@ -238,7 +238,8 @@ class NegotiationRun:
         if o.after_decide is not None:
             o.after_decide(tx)
         self.decided = tx
-        o.delivery.deliver(tx, self.trace.append, record=False)
+        switches = None if result is None else result.switches
+        o.delivery.deliver(tx, self.trace.append, record=False, switches=switches)
         if result is None:
             return self.fail(tx.reason)
         return replace(result, trace=tuple(self.trace))

@@ -2,14 +2,38 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from braid.core.errors import BraidError
+from braid.core.provisioning.schedule import Window
 from braid.core.provisioning.status import Status
-from braid.core.rules.model import RuleSet
+from braid.core.rules.model import RulePlan, RuleSet
 
-__all__ = ["ProvisioningStore", "SwitchError", "SwitchTables"]
+__all__ = ["Due", "PlanSource", "ProvisioningStore", "SwitchError", "SwitchTables"]
+
+
+@dataclass(frozen=True, slots=True)
+class Due:
+    """A booking that may need rules: its id, when, and its age (older ones win clashes)."""
+
+    id: str
+    window: Window
+    created_at: int
+
+
+class PlanSource(Protocol):
+    """What the switches should carry: the bookings, and each one's compiled rules."""
+
+    def booked(self) -> Sequence[Due]:
+        """Every booking that is or will be live (not cancelled, not ended)."""
+        ...
+
+    def plan(self, booking: str) -> RulePlan | None:
+        """Its rules (also for one no longer booked, so they can be found and removed);
+        None if unknown; an InputError saying why when they cannot be compiled."""
+        ...
 
 
 class SwitchError(BraidError):

@@ -1,12 +1,16 @@
 """One pass of provisioning: read the switches, work out what they should hold, change it.
 
-The store is the only truth. Each pass compiles every reservation due now
+The plan source is the only truth. Each pass compiles every reservation due now
 (from `lead` seconds before its start until its end) with the labels it
 was given at booking, reads braid's entries back from every switch, and
 applies the difference in the order of `core.provisioning.changes`. Nothing
 is remembered between passes but each switch's failures (for back-off), so
 a replica killed in the middle of a pass leaves nothing the next pass (its
 own after a restart, or another replica's) does not put right.
+
+`RulesProvisioner` works from any `PlanSource`: `braid serve`'s reservations
+(`Provisioner`, over the repository and the wiring) or a domain agent's
+committed transactions (`braid.app.agent.provisioning`).
 """
 
 from __future__ import annotations
@@ -15,30 +19,26 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from braid.app.plan_facts import labels_of
 from braid.app.ports import Repository
-from braid.app.provisioning.ports import ProvisioningStore, SwitchError, SwitchTables
-from braid.app.records import Reservation
+from braid.app.provisioning.ports import (
+    Due,
+    PlanSource,
+    ProvisioningStore,
+    SwitchError,
+    SwitchTables,
+)
+from braid.app.provisioning.reservations import ReservationPlans, Wiring
 from braid.core.errors import InputError
 from braid.core.model.topology import Topology
 from braid.core.provisioning.changes import table_changes
-from braid.core.provisioning.schedule import Window, next_change, wanted
+from braid.core.provisioning.schedule import next_change, wanted
 from braid.core.provisioning.status import Phase, Status, backoff, settled
-from braid.core.rules.compiler import compile_reservation
-from braid.core.rules.model import PortMap, RulePlan, RuleRequest, RuleSet, Step, StepKind
+from braid.core.rules.model import RulePlan, RuleSet, Step, StepKind
 from braid.core.rules.model import merge_rule_sets as merge
 
-__all__ = ["LEASE", "PassReport", "Provisioner", "Wiring"]
+__all__ = ["LEASE", "PassReport", "Provisioner", "RulesProvisioner", "Wiring"]
 
 LEASE = "provisioner"
-
-
-@dataclass(frozen=True, slots=True)
-class Wiring:
-    """The data plane's ports, and which host stands for each node that ends reservations."""
-
-    ports: PortMap
-    host_at: Mapping[str, str]  # topology node -> host name in `ports.hosts`
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,21 +58,18 @@ class _Failures:
     error: str = ""
 
 
-class Provisioner:
+class RulesProvisioner:
     def __init__(
         self,
-        repo: Repository,
+        source: PlanSource,
         store: ProvisioningStore,
         tables: SwitchTables,
-        wiring: Wiring,
-        topology: Callable[[], Topology],
         *,
         holder: str,
         lead: int = 5,
         lease_ttl: int = 15,
     ) -> None:
-        self.repo, self.store, self.tables, self.wiring = repo, store, tables, wiring
-        self.topology = topology
+        self.source, self.store, self.tables = source, store, tables
         self.holder, self.lead, self.lease_ttl = holder, lead, lease_ttl
         self._failures: dict[str, _Failures] = {}
         self._resting: set[str] = set()  # switches left alone this pass (backing off)
@@ -90,8 +87,8 @@ class Provisioner:
         if not self.store.acquire(LEASE, self.holder, now=now, ttl=self.lease_ttl):
             self._last = None  # another replica acts: what it leaves is unknown here
             return PassReport(leader=False)
-        booked = {r.id: r for r in self.repo.booked()}
-        due = [r for r in booked.values() if wanted(_window(r), now, self.lead)]
+        booked = {r.id: r for r in self.source.booked()}
+        due = [r for r in booked.values() if wanted(r.window, now, self.lead)]
         plans, problems = self._plans(due)
         desired = merge(rs for plan in plans.values() for rs in plan.rule_sets())
         if not (reconcile or self._failures or problems) and desired == self._last:
@@ -108,15 +105,15 @@ class Provisioner:
         upcoming = self._upcoming(booked.values(), now)
         return PassReport(True, steps, errors, changed, time.perf_counter() - began, upcoming)
 
-    def _upcoming(self, booked: Iterable[Reservation], now: int) -> int | None:
+    def _upcoming(self, booked: Iterable[Due], now: int) -> int | None:
         """When the next pass is due: a window edge, or a failing switch's retry."""
-        times = [next_change((_window(r) for r in booked), now, self.lead)]
+        times = [next_change((r.window for r in booked), now, self.lead)]
         times += [f.retry_at for f in self._failures.values()]
         return min((t for t in times if t is not None), default=None)
 
     # -- what should be there ------------------------------------------------------
 
-    def _plans(self, due: Iterable[Reservation]) -> tuple[dict[str, RulePlan], dict[str, str]]:
+    def _plans(self, due: Iterable[Due]) -> tuple[dict[str, RulePlan], dict[str, str]]:
         """Compiled plans of the due reservations, oldest first; what cannot be compiled,
         or clashes with an older one, is reported by id instead."""
         plans: dict[str, RulePlan] = {}
@@ -124,24 +121,15 @@ class Provisioner:
         taken: dict[str, RuleSet] = {}
         for r in sorted(due, key=lambda r: (r.created_at, r.id)):
             try:
-                plan = self._compile(r)
+                plan = self.source.plan(r.id)
+                if plan is None:
+                    continue  # gone since it was listed
                 taken = _merged_or_clash(taken, plan)
             except InputError as exc:
                 problems[r.id] = str(exc)
                 continue
             plans[r.id] = plan
         return plans, problems
-
-    def _compile(self, r: Reservation) -> RulePlan:
-        labels = labels_of(r.plan)
-        if labels is None:
-            raise InputError("vlans", "booked before braid assigned VLANs; modify it to get some")
-        hosts = [self.wiring.host_at.get(node) for node in (r.src, r.dst)]
-        for node, host in zip((r.src, r.dst), hosts, strict=True):
-            if host is None:
-                raise InputError("hosts", f"the wiring names no host at node {node!r}")
-        request = RuleRequest(r.id, r.allocations, str(hosts[0]), str(hosts[1]))
-        return compile_reservation(request, self.topology(), self.wiring.ports, labels)
 
     # -- what is there, and the change ---------------------------------------------
 
@@ -191,7 +179,7 @@ class Provisioner:
 
     def _mark_busy(
         self,
-        booked: Mapping[str, Reservation],
+        booked: Mapping[str, Due],
         plans: Mapping[str, RulePlan],
         before: Mapping[str, Status],
         now: int,
@@ -210,7 +198,7 @@ class Provisioner:
 
     def _settle(
         self,
-        booked: Mapping[str, Reservation],
+        booked: Mapping[str, Due],
         plans: Mapping[str, RulePlan],
         problems: Mapping[str, str],
         errors: Mapping[str, str],
@@ -236,22 +224,37 @@ class Provisioner:
         self,
         rid: str,
         plans: Mapping[str, RulePlan],
-        booked: Mapping[str, Reservation],
+        booked: Mapping[str, Due],
         errors: Mapping[str, str],
     ) -> set[str]:
         """The switches a reservation's rules are (or were) on; every failed one if unknown."""
         plan = plans.get(rid)
         if plan is None:
-            record = booked.get(rid) or self.repo.get(rid)
             try:
-                plan = None if record is None else self._compile(record)
+                plan = self.source.plan(rid)
             except InputError:
                 plan = None
         return _switches(plan) or set(errors)
 
 
-def _window(r: Reservation) -> Window:
-    return Window(r.state, r.start, r.end, r.hold_expires_at)
+class Provisioner(RulesProvisioner):
+    """`braid serve`'s provisioner: its reservations, compiled with the wiring's ports."""
+
+    def __init__(
+        self,
+        repo: Repository,
+        store: ProvisioningStore,
+        tables: SwitchTables,
+        wiring: Wiring,
+        topology: Callable[[], Topology],
+        *,
+        holder: str,
+        lead: int = 5,
+        lease_ttl: int = 15,
+    ) -> None:
+        source = ReservationPlans(repo, wiring, topology)
+        super().__init__(source, store, tables, holder=holder, lead=lead, lease_ttl=lease_ttl)
+        self.repo, self.wiring, self.topology = repo, wiring, topology
 
 
 def _is(status: Status | None, phase: Phase) -> bool:

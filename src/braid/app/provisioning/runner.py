@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from braid.app.metrics import Metrics
-from braid.app.provisioning.provisioner import PassReport, Provisioner
+from braid.app.provisioning.provisioner import PassReport, RulesProvisioner
 from braid.core.provisioning.status import Phase
 
 __all__ = ["ProvisioningLoop"]
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 class ProvisioningLoop:
     def __init__(
         self,
-        provisioner: Provisioner,
+        provisioner: RulesProvisioner,
         clock: Callable[[], int],
         *,
         tick: float = 1.0,

@@ -544,18 +544,26 @@ class Commit(_message.Message):
 
     TRANSACTION_ID_FIELD_NUMBER: _builtins.int
     TOKEN_FIELD_NUMBER: _builtins.int
+    SWITCHES_FIELD_NUMBER: _builtins.int
     transaction_id: _builtins.str
     token: _builtins.str
+    @_builtins.property
+    def switches(self) -> _containers.RepeatedCompositeFieldContainer[Global___SwitchPlan]:
+        """The rule plan of this domain's switches (abstract ports, see SwitchPlan),
+        for its agent to install through its own southbound; empty: none.
+        """
+
     def __init__(
         self,
         *,
         transaction_id: _builtins.str = ...,
         token: _builtins.str = ...,
+        switches: _abc.Iterable[Global___SwitchPlan] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "token", b"token", "transaction_id", b"transaction_id"
+        "switches", b"switches", "token", b"token", "transaction_id", b"transaction_id"
     ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...

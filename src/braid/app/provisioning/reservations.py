@@ -1,0 +1,55 @@
+"""`braid serve`'s reservations as a plan source: compiled with the labels given at booking."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from braid.app.plan_facts import labels_of
+from braid.app.ports import Repository
+from braid.app.provisioning.ports import Due
+from braid.app.records import Reservation
+from braid.core.errors import InputError
+from braid.core.model.topology import Topology
+from braid.core.provisioning.schedule import Window
+from braid.core.rules.compiler import compile_reservation
+from braid.core.rules.model import PortMap, RulePlan, RuleRequest
+
+__all__ = ["ReservationPlans", "Wiring"]
+
+
+@dataclass(frozen=True, slots=True)
+class Wiring:
+    """The data plane's ports, and which host stands for each node that ends reservations."""
+
+    ports: PortMap
+    host_at: Mapping[str, str]  # topology node -> host name in `ports.hosts`
+
+
+class ReservationPlans:
+    def __init__(self, repo: Repository, wiring: Wiring, topology: Callable[[], Topology]) -> None:
+        self.repo, self.wiring, self.topology = repo, wiring, topology
+        self._records: dict[str, Reservation] = {}
+
+    def booked(self) -> list[Due]:
+        records = self.repo.booked()
+        self._records = {r.id: r for r in records}
+        return [
+            Due(r.id, Window(r.state, r.start, r.end, r.hold_expires_at), r.created_at)
+            for r in records
+        ]
+
+    def plan(self, booking: str) -> RulePlan | None:
+        record = self._records.get(booking) or self.repo.get(booking)
+        return None if record is None else self._compile(record)
+
+    def _compile(self, r: Reservation) -> RulePlan:
+        labels = labels_of(r.plan)
+        if labels is None:
+            raise InputError("vlans", "booked before braid assigned VLANs; modify it to get some")
+        hosts = [self.wiring.host_at.get(node) for node in (r.src, r.dst)]
+        for node, host in zip((r.src, r.dst), hosts, strict=True):
+            if host is None:
+                raise InputError("hosts", f"the wiring names no host at node {node!r}")
+        request = RuleRequest(r.id, r.allocations, str(hosts[0]), str(hosts[1]))
+        return compile_reservation(request, self.topology(), self.wiring.ports, labels)

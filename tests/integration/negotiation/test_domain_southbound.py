@@ -1,0 +1,228 @@
+"""Each domain programs its own switches: a committed reservation's rules reach every
+domain's fake switches through that domain's agent, and leave on cancel, at the end,
+and never come for an aborted one. In-process: agent services, the orchestrator and
+each agent's provisioning passes, stepped by hand."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from braid.adapters.domain_files import load_multidomain
+from braid.adapters.negotiation.decision_log import SqliteDecisionLog
+from braid.adapters.negotiation.hold_store import SqliteHoldStore
+from braid.adapters.wiring_files import wiring_from_dict
+from braid.app.agent.service import AgentService
+from braid.app.negotiation.negotiator import Orchestrator
+from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
+from braid.app.provisioning.memory import MemoryProvisioningStore
+from braid.app.provisioning.provisioner import RulesProvisioner
+from braid.bootstrap.agent_southbound import agent_plans
+from braid.core.model.topology import topology_from_dict
+from braid.core.negotiation.domains import MultiDomainNetwork, strip_domain_keys
+from braid.testing.fake_network import FakeNetwork
+from braid.testing.fake_switch import Packet
+from braid.testing.fake_tables import FakeSwitchTables
+from tests.integration.negotiation.test_negotiator_in_process import FakePool
+
+G = 10**9
+LEAD = 5
+
+# Site A behind SDX x1, two WANs, SDX x2 in front of site B: every 12 Gbit/s
+# request splits over both 10 Gbit/s WAN cores, so both SDXs bridge two paths.
+NET: dict[str, Any] = {
+    "domains": [
+        {"id": "site-a", "kind": "site", "agent": "127.0.0.1:1"},
+        {"id": "x1", "kind": "sdx", "agent": "127.0.0.1:2"},
+        {"id": "w1", "kind": "wan", "agent": "127.0.0.1:3"},
+        {"id": "w2", "kind": "wan", "agent": "127.0.0.1:4"},
+        {"id": "x2", "kind": "sdx", "agent": "127.0.0.1:5"},
+        {"id": "site-b", "kind": "site", "agent": "127.0.0.1:6"},
+    ],
+    "nodes": [
+        {"id": "a-host", "domain": "site-a"},
+        {"id": "a-edge", "domain": "site-a"},
+        {"id": "x1-sw", "domain": "x1"},
+        {"id": "w1-x", "domain": "w1"},
+        {"id": "w1-y", "domain": "w1"},
+        {"id": "w2-x", "domain": "w2"},
+        {"id": "w2-y", "domain": "w2"},
+        {"id": "x2-sw", "domain": "x2"},
+        {"id": "b-edge", "domain": "site-b"},
+        {"id": "b-host", "domain": "site-b"},
+    ],
+    "links": [
+        {"id": "a-lan", "a": "a-host", "b": "a-edge", "capacity": "40G"},
+        {"id": "a-x1", "a": "a-edge", "b": "x1-sw", "capacity": "40G", "vlans": "100-199"},
+        {"id": "x1-w1", "a": "x1-sw", "b": "w1-x", "capacity": "40G", "vlans": "200-299"},
+        {"id": "x1-w2", "a": "x1-sw", "b": "w2-x", "capacity": "40G", "vlans": "300-399"},
+        {"id": "w1-core", "a": "w1-x", "b": "w1-y", "capacity": "10G"},
+        {"id": "w2-core", "a": "w2-x", "b": "w2-y", "capacity": "10G"},
+        {"id": "w1-x2", "a": "w1-y", "b": "x2-sw", "capacity": "40G", "vlans": "400-499"},
+        {"id": "w2-x2", "a": "w2-y", "b": "x2-sw", "capacity": "40G", "vlans": "500-599"},
+        {"id": "x2-b", "a": "x2-sw", "b": "b-edge", "capacity": "40G", "vlans": "600-699"},
+        {"id": "b-lan", "a": "b-edge", "b": "b-host", "capacity": "40G"},
+    ],
+}
+
+# Each programmed domain's wiring file: real port numbers unlike the plan's.
+WIRING: dict[str, dict[str, Any]] = {
+    "site-a": {"switches": [{"node": "a-edge", "dpid": 11, "ports": {"a-lan": 7, "a-x1": 9}}]},
+    "x1": {
+        "switches": [{"node": "x1-sw", "dpid": 21, "ports": {"a-x1": 3, "x1-w1": 5, "x1-w2": 6}}]
+    },
+    "x2": {
+        "switches": [{"node": "x2-sw", "dpid": 31, "ports": {"w1-x2": 4, "w2-x2": 8, "x2-b": 2}}]
+    },
+    "site-b": {"switches": [{"node": "b-edge", "dpid": 41, "ports": {"x2-b": 12, "b-lan": 13}}]},
+}
+
+
+@dataclass
+class Domain:
+    service: AgentService
+    tables: FakeSwitchTables
+    provisioner: RulesProvisioner
+
+    @property
+    def network(self) -> FakeNetwork:
+        return self.tables.network
+
+    def braid_flows(self) -> int:
+        return sum(len(self.tables.read(s).flows) for s in self.tables.switches())
+
+
+class World:
+    def __init__(self, folder: Path) -> None:
+        source = folder / "net.yaml"
+        source.write_text(yaml.safe_dump(NET))
+        self.folder = folder
+        self.domains_file: MultiDomainNetwork = load_multidomain(source)
+        self.whole = topology_from_dict(strip_domain_keys(NET))
+        self.services = {d: self.service(d) for d in self.domains_file.view.domains}
+        self.log = SqliteDecisionLog(folder / "o.db", synchronous="NORMAL")
+        self.orchestrator = Orchestrator(self.domains_file.view, FakePool(self.services), self.log)
+        self.programmed = {d: self.domain(d) for d in WIRING}
+
+    def service(self, domain: str) -> AgentService:
+        return AgentService(
+            self.domains_file, domain, SqliteHoldStore(self.folder / f"{domain}.db")
+        )
+
+    def domain(self, name: str) -> Domain:
+        config = wiring_from_dict(WIRING[name], self.whole, hosts=False)
+        tables = FakeSwitchTables(FakeNetwork(self.whole, config.ports))
+        plans = agent_plans(self.domains_file, self.services[name], config)
+        store = MemoryProvisioningStore()
+        provisioner = RulesProvisioner(plans, store, tables, holder=name, lead=LEAD)
+        return Domain(self.services[name], tables, provisioner)
+
+    def step(self, now: int) -> dict[str, dict[str, str]]:
+        """One pass in every programmed domain; what failed in each (none: checked)."""
+        return {n: dict(d.provisioner.step(now).errors) for n, d in self.programmed.items()}
+
+    def reserve(self, rid: str, gbps: int, start: int) -> NegotiationResult:
+        request = NegotiationRequest(
+            rid, "site-a", "a-host", "site-b", "b-host", gbps * G, start, start + 600
+        )
+        return self.orchestrator.reserve(request)
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    made = World(tmp_path)
+    yield made
+    made.log.close()
+
+
+def carried(world: World, result: NegotiationResult, path: int) -> tuple[str, int]:
+    """Walk a packet of `result`'s path from site A's LAN to site B's: (where it left
+    b-edge, port). The WANs carry a path's VLAN from one SDX to the other (their own
+    systems do); every other hop is a domain's switch as its agent programmed it."""
+    vlans = dict(result.paths[path].vlans)
+    edge = world.programmed["site-a"].network.switches["a-edge"]
+    # Many flows: find one the edge's select group puts on this path.
+    for sport in range(1000, 1400):
+        tcp = Packet(7, ipv4_src="10.0.0.1", ipv4_dst="10.0.0.2", ip_proto=6, tp_src=sport)
+        ((port, out),) = edge.process(tcp)
+        if out.vlan == vlans["a-x1"]:
+            break
+    assert port == 9
+    wan = "w1" if "x1-w1" in vlans else "w2"
+    x1 = world.programmed["x1"].network.switches["x1-sw"]
+    ((port, out),) = x1.process(Packet(3, vlan=out.vlan, ip_proto=6))
+    assert (port, out.vlan) == ({"w1": 5, "w2": 6}[wan], vlans[f"x1-{wan}"])
+    x2 = world.programmed["x2"].network.switches["x2-sw"]
+    ((port, out),) = x2.process(Packet({"w1": 4, "w2": 8}[wan], vlan=vlans[f"{wan}-x2"]))
+    assert (port, out.vlan) == (2, vlans["x2-b"])
+    far = world.programmed["site-b"].network.switches["b-edge"]
+    ((port, out),) = far.process(Packet(12, vlan=out.vlan))
+    assert out.vlan is None
+    return "b-edge", port
+
+
+def test_every_domain_programs_its_own_switches_then_cancel_leaves_nothing(world: World) -> None:
+    start = int(time.time()) + 3600
+    result = world.reserve("r-1", 12, start)
+    assert result.success and len(result.paths) == 2
+    assert not any(
+        world.step(start - LEAD - 1).values()
+    )  # not yet: the lead time before the window
+    assert all(d.braid_flows() == 0 for d in world.programmed.values())
+    assert not any(world.step(start - LEAD).values())
+    for name, domain in world.programmed.items():
+        assert domain.braid_flows() > 0, name
+    for path in range(2):
+        assert carried(world, result, path) == ("b-edge", 13)
+    cancelled = world.orchestrator.cancel("r-1")
+    assert cancelled is not None and cancelled.state == "cancelled"
+    assert not any(world.step(start).values())
+    assert all(d.braid_flows() == 0 for d in world.programmed.values())
+    assert all(not t.groups for d in world.programmed.values() for t in d.network.dump().values())
+
+
+def test_rules_leave_at_the_end_of_the_window(world: World) -> None:
+    start = int(time.time()) + 3600
+    assert world.reserve("r-1", 4, start).success
+    world.step(start)
+    assert all(d.braid_flows() > 0 for d in world.programmed.values())
+    world.step(start + 600)
+    assert all(d.braid_flows() == 0 for d in world.programmed.values())
+
+
+def test_a_refused_reservation_programs_nothing(world: World) -> None:
+    start = int(time.time()) + 3600
+    assert not world.reserve("r-big", 30, start).success  # more than both WANs carry
+    world.step(start)
+    assert all(d.braid_flows() == 0 for d in world.programmed.values())
+
+
+def test_two_reservations_at_once_keep_apart_and_the_rules_survive_a_restart(
+    world: World,
+) -> None:
+    start = int(time.time()) + 3600
+    first = world.reserve("r-1", 4, start)
+    assert first.success
+    assert not any(world.step(start).values())
+    x1_alone = world.programmed["x1"].braid_flows()
+    # A second reservation of the same pair: the SDXs bridge its VLANs beside the
+    # first's; the edges' entry (site A's LAN, untagged) is the first's while it lasts.
+    second = world.reserve("r-2", 4, start + 300)
+    assert second.success
+    failed = world.step(start + 300)
+    assert set(failed["site-a"]) == set(failed["site-b"]) == {second.transaction}
+    assert "clash" in failed["site-a"][second.transaction]
+    assert not failed["x1"] and not failed["x2"]
+    assert world.programmed["x1"].braid_flows() > x1_alone
+    # The agent of x1 restarts: the rules its Commits brought come back from its store.
+    world.services["x1"].store.close()
+    world.services["x1"] = world.service("x1")
+    world.programmed["x1"] = world.domain("x1")
+    world.step(start + 300)
+    assert world.programmed["x1"].braid_flows() > x1_alone
