@@ -51,6 +51,7 @@ class LocalCluster:
     workdir: Path
     orchestrator_args: list[str] = field(default_factory=list)
     agent_args: list[str] = field(default_factory=list)
+    domain_args: dict[str, list[str]] = field(default_factory=dict)  # one agent's own flags
     ports: dict[str, int] = field(default_factory=dict)
     processes: dict[str, Process] = field(default_factory=dict)
     _channels: dict[str, Any] = field(default_factory=dict)
@@ -120,6 +121,7 @@ class LocalCluster:
             "agent", "--topology", str(self.file), "--domain", domain,
             "--store", str(self.workdir / f"{domain}.db"),
             "--listen", f"127.0.0.1:{self.ports[domain]}", *self.agent_args,
+            *self.domain_args.get(domain, ()),
         ]  # fmt: skip
 
     def start_agent(self, domain: str, env: dict[str, str] | None = None) -> Process:
