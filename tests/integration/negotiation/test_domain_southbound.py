@@ -26,6 +26,7 @@ from braid.app.provisioning.provisioner import RulesProvisioner
 from braid.bootstrap.agent_southbound import agent_plans
 from braid.core.model.topology import topology_from_dict
 from braid.core.negotiation.domains import MultiDomainNetwork, strip_domain_keys
+from braid.core.negotiation.strategies import Strategy
 from braid.testing.fake_network import FakeNetwork
 from braid.testing.fake_switch import Packet
 from braid.testing.fake_tables import FakeSwitchTables
@@ -99,12 +100,12 @@ class Domain:
 
 
 class World:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, net: dict[str, Any] | None = None) -> None:
         source = folder / "net.yaml"
-        source.write_text(yaml.safe_dump(NET))
+        source.write_text(yaml.safe_dump(net or NET))
         self.folder = folder
         self.domains_file: MultiDomainNetwork = load_multidomain(source)
-        self.whole = topology_from_dict(strip_domain_keys(NET))
+        self.whole = topology_from_dict(strip_domain_keys(net or NET))
         self.services = {d: self.service(d) for d in self.domains_file.view.domains}
         self.log = SqliteDecisionLog(folder / "o.db", synchronous="NORMAL")
         self.orchestrator = Orchestrator(self.domains_file.view, FakePool(self.services), self.log)
@@ -127,9 +128,11 @@ class World:
         """One pass in every programmed domain; what failed in each (none: checked)."""
         return {n: dict(d.provisioner.step(now).errors) for n, d in self.programmed.items()}
 
-    def reserve(self, rid: str, gbps: int, start: int) -> NegotiationResult:
+    def reserve(
+        self, rid: str, gbps: int, start: int, strategy: Strategy | None = None
+    ) -> NegotiationResult:
         request = NegotiationRequest(
-            rid, "site-a", "a-host", "site-b", "b-host", gbps * G, start, start + 600
+            rid, "site-a", "a-host", "site-b", "b-host", gbps * G, start, start + 600, strategy
         )
         return self.orchestrator.reserve(request)
 
@@ -226,3 +229,29 @@ def test_two_reservations_at_once_keep_apart_and_the_rules_survive_a_restart(
     world.programmed["x1"] = world.domain("x1")
     world.step(start + 300)
     assert world.programmed["x1"].braid_flows() > x1_alone
+
+
+def test_a_link_out_of_vlans_is_retried_on_fewer_paths(tmp_path: Path) -> None:
+    """a-x1 allows one VLAN: two paths cannot both cross it, one path can."""
+    narrow = {**NET, "links": [dict(link) for link in NET["links"]]}
+    for link in narrow["links"]:
+        if link["id"] == "a-x1":
+            link["vlans"] = "150"
+    (tmp_path / "narrow").mkdir()
+    world = World(tmp_path / "narrow", narrow)
+    try:
+        start = int(time.time()) + 3600
+        fits = world.reserve("r-8", 8, start, "equal-split")  # two paths asked, one enough
+        assert fits.success, fits.reason
+        (path,) = fits.paths
+        assert path.vlans[0] == ("a-x1", 150)
+        (retry,) = [e.text for e in fits.trace if e.phase == "retry"]
+        assert retry == "x1: no free VLAN on link a-x1 in 150-150; again with at most 1 path(s)"
+        refused = world.reserve("r-12", 12, start + 3600, "equal-split")  # needs both WANs
+        assert not refused.success
+        assert "no free VLAN on link a-x1 in 150-150" in refused.reason
+        looked_up = world.orchestrator.lookup("r-12")
+        assert looked_up is not None and looked_up.reason == refused.reason
+        assert not any(h.state.value == "held" for s in world.services.values() for h in s.status())
+    finally:
+        world.log.close()

@@ -19,7 +19,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from braid.app.errors import RejectedError
 from braid.app.negotiation.delivery import Delivery
@@ -96,24 +96,39 @@ class Orchestrator:
             known = self.lookup(request.id)
             if known is not None:
                 return known
-            result = run.execute()
-            if run.decided is not None:
-                # The acknowledgements and the trace in one write (the decision is synced).
-                self.decisions.save(run.decided, result=result.to_dict(), durable=False)
-                if run.decided.refused:
-                    return self.lookup(request.id) or result
-                return current(result, run.decided, None)
-            elif run.begun is not None:  # failed before deciding; every Prep was aborted
-                run.begun.abort(result.reason)
-                run.begun.supersede()
-                self.decisions.save(run.begun, result=result.to_dict(), durable=False)
-            else:
-                self.decisions.save_result(request.id, result.to_dict())
+            result = self._run(run)
+            # A split refused only because a link ran out of VLANs may fit on fewer
+            # paths (fewer VLANs per link): try again, each time with one path less.
+            while (fewer := run.fewer_paths()) is not None:
+                with self._lock:
+                    self._live.discard(run.tx_id)
+                prior = run.prior or run.vlan_refusal()
+                run = NegotiationRun(self, replace(request, max_paths=fewer), prior=prior)
+                run.note("retry", "", f"{run.prior}; again with at most {fewer} path(s)")
+                result = self._run(run)
             return result
         finally:
             with self._lock:
                 self._busy.discard(request.id)
                 self._live.discard(run.tx_id)
+
+    def _run(self, run: NegotiationRun) -> NegotiationResult:
+        """One negotiation, its outcome written to the log."""
+        request = run.request
+        result = run.execute()
+        if run.decided is not None:
+            # The acknowledgements and the trace in one write (the decision is synced).
+            self.decisions.save(run.decided, result=result.to_dict(), durable=False)
+            if run.decided.refused:
+                return self.lookup(request.id) or result
+            return current(result, run.decided, None)
+        elif run.begun is not None:  # failed before deciding; every Prep was aborted
+            run.begun.abort(result.reason)
+            run.begun.supersede()
+            self.decisions.save(run.begun, result=result.to_dict(), durable=False)
+        else:
+            self.decisions.save_result(request.id, result.to_dict())
+        return result
 
     def cancel(self, reservation: str) -> NegotiationResult | None:
         """Release a committed reservation in every domain (idempotent); None if unknown.

@@ -21,7 +21,7 @@ from braid.app.negotiation.results import (
 )
 from braid.core.errors import InputError
 from braid.core.model.units import format_bandwidth
-from braid.core.negotiation.holds import SegmentAsk
+from braid.core.negotiation.holds import NO_FREE_VLAN, SegmentAsk
 from braid.core.negotiation.result_rules import (
     CommittedPath,
     SwitchPlan,
@@ -52,6 +52,7 @@ class NegotiationRun:
     problems: list[str] = field(default_factory=list)
     decided: Transaction | None = None  # the reservation's own transaction, once decided
     begun: Transaction | None = None  # the same, as logged before the first Prep
+    prior: str = ""  # why a try with more paths failed (a link out of VLANs), if one did
 
     @property
     def strategy(self) -> Strategy:
@@ -283,7 +284,29 @@ class NegotiationRun:
                 out.extend((link, vlan) for link, vlan, i in reply.vlans if i == path_index)
         return tuple(sorted(out))
 
+    def fewer_paths(self) -> int | None:
+        """How many paths to try next when every no vote was a link out of VLANs (and more
+        than one path was used); None when fewer paths would not help."""
+        noes = [r for r in self.replies.values() if isinstance(r, PrepReply) and not r.yes]
+        others = [r for r in self.replies.values() if isinstance(r, CallFailedError)]
+        used = len({s.path_index for segments in self.asked.values() for s in segments})
+        if not noes or others or used < 2:
+            return None
+        if not all(r.reason.startswith(NO_FREE_VLAN) for r in noes):
+            return None
+        return used - 1
+
+    def vlan_refusal(self) -> str:
+        """The domains' own words for the VLANs they lacked ("x1: no free VLAN on ...")."""
+        return "; ".join(
+            f"{domain}: {reply.reason}"
+            for domain, reply in sorted(self.replies.items())
+            if isinstance(reply, PrepReply) and reply.reason.startswith(NO_FREE_VLAN)
+        )
+
     def fail(self, reason: str) -> NegotiationResult:
+        if self.prior:
+            reason = f"{reason}; with more paths: {self.prior}"
         self.note("result", "", f"failed: {reason}")
         return NegotiationResult(
             self.request.id, False, reason, self.tx_id, self.strategy, (), tuple(self.trace)

@@ -36,6 +36,8 @@ class HoldState(Enum):
 
 
 # States whose capacity is free; a tombstone (no segments) in one of them refuses a late Prep.
+# How a Prep refused for want of a VLAN begins (the orchestrator retries on fewer paths).
+NO_FREE_VLAN = "no free VLAN on link"
 FREED = frozenset({HoldState.ABORTED, HoldState.EXPIRED, HoldState.RELEASED})
 
 
@@ -318,7 +320,7 @@ class HoldBook:
                 continue
             if not any(s < hold.end and hold.start < e for s, e, _ in use.get(vlan, ())):
                 return vlan
-        raise PrepRefused(f"no free VLAN on link {link} in {span.low}-{span.high}")
+        raise PrepRefused(f"{NO_FREE_VLAN} {link} in {span.low}-{span.high}")
 
     def _use_vlans(self, hold: Hold) -> None:
         for pick in hold.vlans:
