@@ -16,6 +16,7 @@ export class ApiError extends Error {
     this.field = error.field;
     this.alternatives = error.alternatives || [];
     this.conflicts = error.conflicts || [];
+    this.raw = error;
   }
 }
 
@@ -41,15 +42,17 @@ export async function api(method, path, { query, body } = {}) {
   return data;
 }
 
-// Every page of a listing (the API answers at most 1000 rows a page).
-export async function allReservations(query) {
+// Whole pages of a listing until `want` rows pass `keep` (or the listing ends):
+// one request when nothing is filtered here, so a page never waits for 10,000
+// rows; `next` continues after the last page read (none of its rows is dropped).
+export async function someReservations(query, want, keep = () => true) {
   const out = [];
-  let after = null;
-  for (let page = 0; page < 50; page++) {
-    const data = await api("GET", "/reservations", { query: { ...query, after } });
-    out.push(...data.reservations);
-    if (!data.next) break;
+  let after = query.after || null;
+  for (let page = 0; page < 20; page++) {
+    const data = await api("GET", "/reservations", { query: { ...query, after, limit: want } });
+    out.push(...data.reservations.filter(keep));
     after = data.next;
+    if (!after || out.length >= want) break;
   }
-  return out;
+  return { rows: out, next: after };
 }

@@ -69,3 +69,35 @@ export function usageChart({ steps, capacity, maintenance, t0, t1, label }) {
   svg.append(nowMarker(scale, top, bottom));
   return svg;
 }
+
+export const SERIES_COLOURS = ["#1f5fbf", "#8a3ffc", "#007d79", "#b8157a", "#a15c00", "#4d5868"];
+
+// Several links over one time axis, each as its booked share of its own capacity:
+// series: [{id, capacity, steps: {"a-b": [...], "b-a": [...]}}] (a→b solid, b→a dashed).
+export function sharesChart({ series, t0, t1, label }) {
+  const w = 1000, h = 320, left = 70, right = 20, top = 20, bottom = 260;
+  const scale = timeScale(t0, t1, left, w - right);
+  const peak = Math.max(1, ...series.flatMap((x) => ["a-b", "b-a"].flatMap((d) => x.steps[d].map((st) => st[2] / x.capacity))));
+  const y = (sh) => bottom - (sh / peak) * (bottom - top - 20);
+  const svg = s("svg", { viewBox: `0 0 ${w} ${h}`, class: "chart", role: "img", "aria-label": label });
+  for (const frac of [0, 0.25, 0.5, 0.75, 1]) {
+    const yy = y(frac);
+    svg.append(s("line", { x1: left, x2: w - right, y1: yy, y2: yy, class: frac === 1 ? "capacity" : "grid" }));
+    svg.append(s("text", { x: left - 6, y: yy + 4, "text-anchor": "end", class: "tick" }, `${frac * 100} %`));
+  }
+  svg.append(s("text", { x: w - right, y: y(1) - 5, "text-anchor": "end", class: "capacity-label" }, "each link's capacity"));
+  series.forEach((x, i) => {
+    const colour = SERIES_COLOURS[i % SERIES_COLOURS.length];
+    for (const dir of ["a-b", "b-a"]) {
+      let d = "";
+      for (const [a, b, mbps] of x.steps[dir]) {
+        const xa = scale.x(Date.parse(a)), xb = scale.x(Date.parse(b)), yy = y(mbps / x.capacity);
+        d += d ? ` L${xa},${yy} L${xb},${yy}` : `M${xa},${yy} L${xb},${yy}`;
+      }
+      svg.append(s("path", { d, class: `step series ${dir === "b-a" ? "back" : ""}`, stroke: colour, "data-link": x.id, "data-direction": dir }));
+    }
+  });
+  svg.append(timeAxis(scale, bottom, bottom - top));
+  svg.append(nowMarker(scale, top, bottom));
+  return svg;
+}

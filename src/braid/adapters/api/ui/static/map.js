@@ -8,9 +8,15 @@ const H = 560;
 const PAD = 40;
 const PATH_COLOURS = ["#1f5fbf", "#8a3ffc", "#007d79", "#b8157a"];
 
+const laidOut = new WeakMap(); // topology answer -> its layout: drawn again, not computed again
+
 export function layout(nodes, links) {
-  const located = nodes.every((n) => typeof n.lat === "number" && typeof n.lon === "number");
-  const raw = located ? projected(nodes) : forced(nodes, links);
+  const located = nodes.filter((n) => typeof n.lat === "number" && typeof n.lon === "number");
+  // Mostly on the map (a Topology Zoo file often misses a few): the others sit
+  // among their neighbours; only a network mostly without coordinates is forced.
+  const raw = located.length * 2 >= nodes.length && located.length
+    ? placeMissing(projected(located), nodes, links)
+    : forced(nodes, links);
   const fit = fitted(raw);
   // Sites a few kilometres apart would sit on each other: nudge them apart.
   separate(fit.pos, nodes.length > 60 ? 7 : 40);
@@ -22,24 +28,60 @@ export function layout(nodes, links) {
   return fit;
 }
 
+function cachedLayout(topology) {
+  if (!laidOut.has(topology)) laidOut.set(topology, layout(topology.nodes, topology.links));
+  return laidOut.get(topology);
+}
+
+// Nodes without coordinates at the mean of their placed neighbours, a few rounds.
+function placeMissing(pos, nodes, links) {
+  const around = new Map(nodes.map((n) => [n.id, []]));
+  for (const l of links) { around.get(l.a).push(l.b); around.get(l.b).push(l.a); }
+  const missing = nodes.filter((n) => !pos.has(n.id));
+  const xs = [...pos.values()].map((p) => p.x), ys = [...pos.values()].map((p) => p.y);
+  const corner = { x: Math.min(...xs), y: Math.min(...ys) };
+  for (let round = 0; round < 5 && missing.some((n) => !pos.has(n.id)); round++) {
+    for (const n of missing) {
+      const placed = around.get(n.id).map((id) => pos.get(id)).filter(Boolean);
+      if (placed.length && !pos.has(n.id)) {
+        pos.set(n.id, { x: placed.reduce((a, p) => a + p.x, 0) / placed.length, y: placed.reduce((a, p) => a + p.y, 0) / placed.length });
+      }
+    }
+  }
+  for (const n of missing) if (!pos.has(n.id)) pos.set(n.id, { ...corner });
+  return pos;
+}
+
+// Push apart points closer than `gap`, comparing only points in neighbouring grid cells.
 function separate(pos, gap) {
   const points = [...pos.values()];
   for (let round = 0; round < 40; round++) {
+    const cells = new Map();
+    points.forEach((p, i) => {
+      const key = `${Math.floor(p.x / gap)},${Math.floor(p.y / gap)}`;
+      if (!cells.has(key)) cells.set(key, []);
+      cells.get(key).push(i);
+    });
     let moved = false;
-    for (let i = 0; i < points.length; i++) {
-      for (let j = i + 1; j < points.length; j++) {
-        const p = points[i], q = points[j];
-        let dx = q.x - p.x, dy = q.y - p.y;
-        const d = Math.hypot(dx, dy);
-        if (d >= gap) continue;
-        if (d < 1e-6) { dx = 1; dy = 0.3; }
-        const push = (gap - d) / 2 / Math.max(d, 1e-6);
-        p.x -= dx * push; p.y -= dy * push; q.x += dx * push; q.y += dy * push;
-        moved = true;
+    points.forEach((p, i) => {
+      const cx = Math.floor(p.x / gap), cy = Math.floor(p.y / gap);
+      for (let dx = -1; dx <= 1; dx++) for (let dy = -1; dy <= 1; dy++) {
+        for (const j of cells.get(`${cx + dx},${cy + dy}`) || []) {
+          if (j > i) moved = pushApart(p, points[j], gap) || moved;
+        }
       }
-    }
+    });
     if (!moved) break;
   }
+}
+
+function pushApart(p, q, gap) {
+  let dx = q.x - p.x, dy = q.y - p.y, d = Math.hypot(dx, dy);
+  if (d >= gap) return false;
+  if (d < 1e-6) { dx = 1e-3; dy = 0.3e-3; d = Math.hypot(dx, dy); } // on top of each other
+  const push = (gap - d) / 2 / d;
+  p.x -= dx * push; p.y -= dy * push; q.x += dx * push; q.y += dy * push;
+  return true;
 }
 
 function projected(nodes) {
@@ -130,7 +172,7 @@ export function share(level) {
 // topology: GET /v1/topology; levels: Map link id -> entry of GET /v1/links;
 // paths: a reservation's paths to draw over the map.
 export function drawMap(topology, { levels, paths, onLink, selected } = {}) {
-  const { pos, height } = layout(topology.nodes, topology.links);
+  const { pos, height } = cachedLayout(topology);
   const bent = bends(topology.links);
   const many = topology.nodes.length > 60;
   const svg = s("svg", {
@@ -157,10 +199,11 @@ export function drawMap(topology, { levels, paths, onLink, selected } = {}) {
     }, s("title", {}, label));
     svg.append(line);
   }
+  const byId = new Map(topology.links.map((l) => [l.id, l]));
   (paths || []).forEach((path, i) => {
     const colour = PATH_COLOURS[i % PATH_COLOURS.length];
     path.links.forEach((id, j) => {
-      const l = topology.links.find((x) => x.id === id);
+      const l = byId.get(id);
       if (!l) return;
       const { d, mid } = curve(pos.get(l.a), pos.get(l.b), bent.get(l.id));
       svg.append(s("path", { d, class: "route", stroke: colour, "data-path": i }));

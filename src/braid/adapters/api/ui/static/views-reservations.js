@@ -1,5 +1,5 @@
 // Reservations: a Gantt view with filters, and one reservation's detail.
-import { allReservations, api, session } from "./api.js";
+import { api, session, someReservations } from "./api.js";
 import { clear, h, s } from "./dom.js";
 import { bw, iso, fromInput, toInput, when } from "./fmt.js";
 import { drawMap } from "./map.js";
@@ -7,7 +7,7 @@ import { nowMarker, timeAxis, timeScale } from "./chart.js";
 import { levelsAt, topology } from "./views-network.js";
 
 const STATES = ["", "held", "reserved", "active", "finished", "cancelled", "failed", "expired"];
-const MAX_ROWS = 400; // beyond this a Gantt is unreadable; the filters narrow it
+const MAX_ROWS = 200; // rows a page: beyond this a Gantt is unreadable; the filters narrow it
 
 export async function listView(root, go, params) {
   const topo = await topology();
@@ -23,8 +23,11 @@ export async function listView(root, go, params) {
   };
   for (const el of [state, node, link]) el.addEventListener("change", apply);
   owner.addEventListener("change", apply);
-  const rows = await allReservations({ state: params.get("state"), owner: params.get("owner") });
-  const shown = rows.filter((r) => matches(r, params));
+  const keep = (r) => matches(r, params);
+  const query = { state: params.get("state"), owner: params.get("owner"), after: params.get("after") };
+  const { rows: shown, next } = await someReservations(query, MAX_ROWS, keep);
+  const more = new URLSearchParams(params);
+  if (next) more.set("after", next);
   root.append(
     h("h1", {}, operator ? "All reservations" : "Your reservations"),
     h("form", { class: "toolbar", onsubmit: (e) => { e.preventDefault(); apply(); } },
@@ -33,9 +36,18 @@ export async function listView(root, go, params) {
       h("label", { for: "f-node" }, "Node"), node,
       h("label", { for: "f-link" }, "Link"), link,
       h("a", { href: "#/book", class: "button" }, "Book bandwidth")),
-    h("p", { class: "hint", id: "count" }, `${shown.length} reservation(s)` + (shown.length > MAX_ROWS ? `; the first ${MAX_ROWS} are drawn` : "")),
-    shown.length ? gantt(shown.slice(0, MAX_ROWS), go) : h("p", {}, "No reservations match. ", h("a", { href: "#/book" }, "Book one.")),
+    h("p", { class: "hint", id: "count" }, `${shown.length} reservation(s)${params.get("after") ? " from the page asked for" : ""}, by start. `,
+      params.get("after") ? h("a", { href: "#/reservations" + firstPage(params), id: "first-page" }, "First page") : null,
+      params.get("after") && next ? " · " : null,
+      next ? h("a", { href: `#/reservations?${more}`, id: "next-page" }, `Next ${MAX_ROWS}`) : null),
+    shown.length ? gantt(shown, go) : h("p", {}, "No reservations match. ", h("a", { href: "#/book" }, "Book one.")),
   );
+}
+
+function firstPage(params) {
+  const q = new URLSearchParams(params);
+  q.delete("after");
+  return q.size ? `?${q}` : "";
 }
 
 function matches(r, params) {
@@ -120,7 +132,7 @@ export async function detailView(root, go, id) {
         h("td", { class: "num" }, r.bandwidth ? `${Math.round((p.bandwidth / r.bandwidth) * 100)} %` : "–"),
         h("td", {}, p.nodes.join(" → ")))))),
     h("div", { class: "map-box" }, drawMap(topo, { levels, paths: r.paths, onLink: (l) => go(`#/links/${encodeURIComponent(l)}`) })),
-    live && r.kind !== "maintenance" ? modifyForm(r, go, fail) : null,
+    ...(live && r.kind !== "maintenance" ? [modifyForm(r, go, fail)] : []),
     h("h2", {}, "Audit log"),
     h("table", { class: "data", id: "audit" },
       h("thead", {}, h("tr", {}, ["when", "who", "what", "from", "to", "detail"].map((c) => h("th", { scope: "col" }, c)))),
