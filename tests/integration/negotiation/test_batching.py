@@ -18,7 +18,8 @@ from braid.adapters.negotiation.decision_log import SqliteDecisionLog
 from braid.adapters.negotiation.hold_store import SqliteHoldStore
 from braid.adapters.rpc.batching import Coalescer, ItemPending
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
-from braid.app.agent.service import AbortCall, AgentService, CommitCall, PrepCall, Vote
+from braid.app.agent.messages import AbortCall, CommitCall, PrepCall, Vote
+from braid.app.agent.service import AgentService
 from braid.app.negotiation.ports import CallFailedError
 from braid.bootstrap.local_cluster import LocalCluster
 from braid.core.negotiation.holds import HoldState, SegmentAsk

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from braid.adapters.domain_files import load_multidomain
 from braid.adapters.negotiation.decision_log import SqliteDecisionLog
 from braid.adapters.negotiation.hold_store import SqliteHoldStore
-from braid.app.agent.service import AgentError, AgentService
+from braid.app.agent.messages import AgentError
+from braid.app.agent.service import AgentService
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult

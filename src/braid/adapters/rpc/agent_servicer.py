@@ -10,11 +10,10 @@ import grpc
 from braid.adapters.rpc.switch_plans import plans_from_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
-from braid.app.agent.service import (
+from braid.app.agent.messages import (
     AbortCall,
     AgentCall,
     AgentError,
-    AgentService,
     CommitCall,
     OffersCall,
     Outcome,
@@ -22,6 +21,7 @@ from braid.app.agent.service import (
     ReleaseCall,
     Vote,
 )
+from braid.app.agent.service import AgentService
 from braid.core.errors import InputError
 from braid.core.negotiation.holds import Hold, HoldState, SegmentAsk
 

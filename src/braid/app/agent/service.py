@@ -11,9 +11,21 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar, cast
 
+from braid.app.agent.messages import (
+    MAX_ASK_INTERVAL,
+    AbortCall,
+    AgentCall,
+    AgentError,
+    CommitCall,
+    LinkPeak,
+    OffersCall,
+    Outcome,
+    PrepCall,
+    ReleaseCall,
+    Vote,
+)
 from braid.app.agent.ports import DecisionSource, HoldStore
 from braid.core.errors import InputError
 from braid.core.model.network import Network
@@ -35,86 +47,6 @@ _TRANSACTION_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
 MAX_SPANS = 16
 _T = TypeVar("_T")
-
-
-class AgentError(InputError):
-    """A message the agent rejects; `code` is the proto ErrorCode suffix."""
-
-    def __init__(self, code: str, field: str, message: str) -> None:
-        super().__init__(field, message)
-        self.code = code
-
-
-@dataclass(frozen=True, slots=True)
-class Vote:
-    yes: bool
-    hold: Hold | None
-    reason: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class OffersCall:
-    transaction: str
-    token: str
-    window: tuple[int, int]
-    spans: tuple[tuple[str, str], ...]
-    symmetric: bool
-
-
-@dataclass(frozen=True, slots=True)
-class PrepCall:
-    transaction: str
-    token: str
-    window: tuple[int, int]
-    segments: tuple[SegmentAsk, ...]
-    hold_seconds: int
-    symmetric: bool
-    coordinator: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class CommitCall:
-    transaction: str
-    token: str
-    switches: tuple[SwitchPlan, ...] = ()  # this domain's part of the rule plan
-
-
-@dataclass(frozen=True, slots=True)
-class AbortCall:
-    transaction: str
-    token: str
-
-
-@dataclass(frozen=True, slots=True)
-class ReleaseCall:
-    transaction: str
-    token: str
-
-
-AgentCall = OffersCall | PrepCall | CommitCall | AbortCall | ReleaseCall
-# The longest wait between two questions to an unanswering coordinator, seconds.
-MAX_ASK_INTERVAL = 30
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """One message's answer: offers (list[int]), a Vote, (Hold, changed), or its rejection."""
-
-    answer: object
-    error: AgentError | None
-
-    def value(self) -> object:
-        if self.error is not None:
-            raise self.error
-        return self.answer
-
-
-@dataclass(frozen=True, slots=True)
-class LinkPeak:
-    link: str
-    forward: bool
-    capacity: int
-    peak: int
 
 
 class AgentService:

@@ -1,0 +1,103 @@
+"""The messages of an agent's service: the calls it takes and the answers it gives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from braid.core.errors import InputError
+from braid.core.negotiation.holds import Hold, SegmentAsk
+from braid.core.negotiation.result_rules import SwitchPlan
+
+__all__ = [
+    "MAX_ASK_INTERVAL",
+    "AbortCall",
+    "AgentCall",
+    "AgentError",
+    "CommitCall",
+    "LinkPeak",
+    "OffersCall",
+    "Outcome",
+    "PrepCall",
+    "ReleaseCall",
+    "Vote",
+]
+
+
+class AgentError(InputError):
+    """A message the agent rejects; `code` is the proto ErrorCode suffix."""
+
+    def __init__(self, code: str, field: str, message: str) -> None:
+        super().__init__(field, message)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class Vote:
+    yes: bool
+    hold: Hold | None
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class OffersCall:
+    transaction: str
+    token: str
+    window: tuple[int, int]
+    spans: tuple[tuple[str, str], ...]
+    symmetric: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PrepCall:
+    transaction: str
+    token: str
+    window: tuple[int, int]
+    segments: tuple[SegmentAsk, ...]
+    hold_seconds: int
+    symmetric: bool
+    coordinator: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CommitCall:
+    transaction: str
+    token: str
+    switches: tuple[SwitchPlan, ...] = ()  # this domain's part of the rule plan
+
+
+@dataclass(frozen=True, slots=True)
+class AbortCall:
+    transaction: str
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseCall:
+    transaction: str
+    token: str
+
+
+AgentCall = OffersCall | PrepCall | CommitCall | AbortCall | ReleaseCall
+# The longest wait between two questions to an unanswering coordinator, seconds.
+MAX_ASK_INTERVAL = 30
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One message's answer: offers (list[int]), a Vote, (Hold, changed), or its rejection."""
+
+    answer: object
+    error: AgentError | None
+
+    def value(self) -> object:
+        if self.error is not None:
+            raise self.error
+        return self.answer
+
+
+@dataclass(frozen=True, slots=True)
+class LinkPeak:
+    link: str
+    forward: bool
+    capacity: int
+    peak: int
