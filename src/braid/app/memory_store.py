@@ -110,7 +110,7 @@ class MemoryRepository:
         )
         self._put(stored, change.loads)
         from_state = None if old is None else old.state.value
-        detail = {"version": stored.version}
+        detail = change.audit_detail(stored.version)
         self._log(AuditEntry(now, actor, new.id, step.action, from_state, new.state.value, detail))
         return stored
 

@@ -39,6 +39,15 @@ class Change:
     # refuses the change (ConflictError) when a newer version exists, so a
     # replica that missed a topology change cannot book with stale capacities.
     topology_version: int | None = None
+    # The request that made the change, named in its audit entry.
+    request_id: str | None = None
+
+    def audit_detail(self, version: int) -> dict[str, Any]:
+        """The detail of the audit entry that records this change at `version`."""
+        detail: dict[str, Any] = {"version": version}
+        if self.request_id is not None:
+            detail["request_id"] = self.request_id
+        return detail
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from braid.app.ports import Change, ChangeFeed, ConflictError, Filters, Reposito
 from braid.app.provisioning.ports import ProvisioningStore
 from braid.app.records import AuditEntry, Reservation, User
 from braid.app.rejections import Refusal, RefusalMemo
+from braid.app.request_context import current_request, request_detail
 from braid.app.requests_rest import readable_reason, to_request
 from braid.app.results import Availability, Page, Seen
 from braid.core.errors import InputError
@@ -363,7 +364,7 @@ class ReservationService:
         def validate(existing: Any) -> list[str]:
             return peak_problems([*existing, *loads], capacity)
 
-        change = Change(record, loads, self.live.topology_version)
+        change = Change(record, loads, self.live.topology_version, current_request())
         return WriteStep(change, validate, action, expected)
 
     def write_record(
@@ -414,9 +415,8 @@ class ReservationService:
             current.state, current.start, current.end, now, current.hold_expires_at
         )
         check_transition(effective, state)
-        stored = self.repo.set_state(
-            reservation_id, state, now=now, actor=user.name, detail={"why": why}
-        )
+        detail = {"why": why, **request_detail()}
+        stored = self.repo.set_state(reservation_id, state, now=now, actor=user.name, detail=detail)
         self.live.catch_up(now)
         self._changed()
         return self._seen(stored, now)

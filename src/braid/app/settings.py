@@ -33,6 +33,8 @@ class Settings:
     southbound_file: str | None = None
     provision_lead_seconds: int = 5
     reconcile_seconds: float = 30.0
+    # braid's own log lines on stderr: "text" or "json" (one object per line).
+    log_format: str = "text"
     # TLS for the REST API (both or neither): uvicorn serves HTTPS itself.
     tls_cert: str | None = None
     tls_key: str | None = None
@@ -87,6 +89,8 @@ def value_problem(name: str, value: Any) -> str:
     """Why `value` is not allowed for setting `name` (empty when it is)."""
     if name == "sqlite_synchronous" and value not in SQLITE_SYNCHRONOUS:
         return f"must be one of {', '.join(SQLITE_SYNCHRONOUS)}"
+    if name == "log_format" and value not in LOG_FORMATS:
+        return f"must be one of {', '.join(LOG_FORMATS)}"
     limits = LIMITS.get(name)
     if limits is None:
         return ""
@@ -111,6 +115,7 @@ def check_settings(settings: Settings, where: str = "the command line") -> None:
 
 
 SQLITE_SYNCHRONOUS = ("full", "normal")
+LOG_FORMATS = ("text", "json")
 # Settings that only a config file can give (not one environment variable).
 NESTED = frozenset({"policy"})
 

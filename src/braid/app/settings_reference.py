@@ -33,6 +33,9 @@ HELP: Final = {
     "provision_lead_seconds": "How long before a reservation starts its rules go into the "
     "switches.",
     "reconcile_seconds": "How often every switch is read back and brought to the desired state.",
+    "log_format": "braid's own log lines on stderr: `text`, or `json` (one object per line: "
+    "time, level, logger, message, and the request id of a line made while serving a "
+    "request — the id the response's `X-Request-ID` and the audit log carry).",
     "tls_cert": "PEM certificate chain: with `tls_key`, the REST API is served over HTTPS.",
     "tls_key": "PEM private key of `tls_cert` (keep it readable by braid's user only).",
     "policy": "Booking policy per role and per user: `horizon`, `max_duration`, "
@@ -69,6 +72,8 @@ def _allowed(name: str) -> str:
         return LIMITS[name][2]
     if name == "sqlite_synchronous":
         return "`full` or `normal`"
+    if name == "log_format":
+        return "`text` or `json`"
     if name in NESTED:
         return "a mapping (config file only)"
     return "a path" if name.endswith(("_file", "_cert", "_key")) else "text"

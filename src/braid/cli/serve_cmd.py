@@ -83,15 +83,11 @@ def serve(
     import uvicorn
 
     from braid.adapters.api import create_app
+    from braid.adapters.logs import configure_logging
     from braid.adapters.topology_files import TopologyFileError
     from braid.bootstrap.serve import StoreUnavailableError, hide_password, start_serving
     from braid.cli.interdomain_cmd import started_interdomain
 
-    # Warnings and errors of braid's own loggers (a failed tick, an unhandled
-    # request error) go to stderr with a time stamp; uvicorn keeps its own format.
-    logging.basicConfig(
-        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     settings = settings_from(
         config,
         database=database,
@@ -103,6 +99,9 @@ def serve(
         tls_key=tls_key,
     )
     tls = _tls_checked(settings)
+    # Warnings and errors of braid's own loggers (a failed tick, an unhandled
+    # request error) go to stderr, as text or JSON; uvicorn keeps its own format.
+    configure_logging(settings.log_format)
     interdomain = started_interdomain(
         domains, negotiation_db, interdomain_strategy, settings.policy
     )

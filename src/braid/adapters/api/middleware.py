@@ -1,4 +1,4 @@
-"""`RequestGuard`: request metrics, a body-size limit and a last-resort 500, in one ASGI layer.
+"""`RequestGuard`: request ids, metrics, a body-size limit and a last-resort 500, in one ASGI layer.
 
 Plain ASGI rather than Starlette's BaseHTTPMiddleware: it wraps `receive`
 and `send` directly, so it neither buffers bodies nor changes how errors
@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import uuid
 from typing import Any
 
 from prometheus_client import Counter
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from braid.app.request_context import REQUEST_ID
+
 log = logging.getLogger(__name__)
+# What a client may send as its own request id: short, and safe in a log line.
+_REQUEST_ID = re.compile(rb"[A-Za-z0-9._:-]{1,64}")
 
 
 class RequestGuard:
@@ -30,6 +36,9 @@ class RequestGuard:
       length is stopped as soon as the bytes received pass the limit.
     - Crash guard: any exception nobody mapped becomes a short 500 in the
       error shape, and is logged.
+    - Request id: the client's `X-Request-ID` (a plain token) or a new one,
+      set for the request's context (logs, audit entries) and sent back in
+      the response's `X-Request-ID`.
     """
 
     def __init__(self, app: ASGIApp, counter: Counter, max_bytes: int) -> None:
@@ -47,6 +56,8 @@ class RequestGuard:
         status = 0  # 0 until the response starts
         declared = _content_length(scope)
         received = 0
+        request_id = _request_id(scope)
+        REQUEST_ID.set(request_id)  # this task's context: logs and audit entries name it
 
         async def limited_receive() -> Message:
             nonlocal received
@@ -63,6 +74,8 @@ class RequestGuard:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = int(message["status"])
+                headers = [*message.get("headers", ()), (b"x-request-id", request_id.encode())]
+                message = {**message, "headers": headers}
             await send(message)
 
         try:
@@ -91,6 +104,14 @@ class RequestGuard:
         # FastAPI re-raises HTTPExceptions met while reading the body, so this
         # reaches the error handlers and leaves in the usual error shape.
         return HTTPException(413, f"the body is larger than {self.max_bytes} bytes")
+
+
+def _request_id(scope: Scope) -> str:
+    """The client's X-Request-ID when it is a plain token, else a new one."""
+    for name, value in scope["headers"]:
+        if name == b"x-request-id" and _REQUEST_ID.fullmatch(value):
+            return str(value.decode())
+    return uuid.uuid4().hex
 
 
 def _content_length(scope: Scope) -> int:

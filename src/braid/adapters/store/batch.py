@@ -164,7 +164,8 @@ def _insert(connection: Connection, accepted: list[tuple[WriteStep, str]], now: 
         rows.append(reservation_values(r, version=1, created_at=created, updated_at=now))
         paths += path_values(r)
         loads += load_values(r, step.change.loads)
-        entry = AuditEntry(now, actor, r.id, step.action, None, r.state.value, {"version": 1})
+        detail = step.change.audit_detail(1)
+        entry = AuditEntry(now, actor, r.id, step.action, None, r.state.value, detail)
         audit.append(audit_values(entry))
     versions = {s.change.topology_version for s, _ in accepted}
     expected = {v for v in versions if v is not None}

@@ -168,7 +168,7 @@ class SqlRepository:
             action=step.action,
             from_state=None if old is None else str(old.state),
             to_state=reservation.state.value,
-            detail={"version": stored.version},
+            detail=change.audit_detail(stored.version),
         )
         writes.log(connection, entry)
         seq = writes.advance_cursor(connection, reservation.id, change.topology_version)
