@@ -39,6 +39,7 @@ from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.flow_pinning import pin_client_ports
 from braid.core.rules.labels import LabelPool
 from braid.core.rules.model import RulePlan, RuleRequest, RuleSet, Selection, StepKind
+from braid.core.rules.packet_split import PacketSplitPlan, compile_packet_split
 from braid.emulation.flow_counts import PortRotation
 
 DRIVERS: Final = ("direct", "controller")
@@ -203,13 +204,16 @@ class EmulationSession:
         return service
 
     def retopologise(self, topology_data: Mapping[str, Any]) -> None:
-        """Same wiring, new capacities (e.g. other tunnel offers): re-shape links, fresh book."""
+        """Same wiring, new capacities or latencies (e.g. other tunnel offers): re-shape
+        links, re-set the emulators' delays, fresh book."""
         topology = topology_from_dict(topology_data)
         if set(topology.links) != set(self.topology.links):
             raise ValueError("retopologise keeps the links; only capacities may change")
         for link in topology.links.values():
             if link.capacity != self.topology.links[link.id].capacity:
                 self.net.set_link_rate(link.id, link.capacity)
+            if self.options.latency_ms is None and link.latency_ms != self.link_delays()[link.id]:
+                self.net.set_link_delay(link.id, link.latency_ms)
         self.topology, self.topology_data = topology, dict(topology_data)
         self.service = self._new_service(topology_data)
 
@@ -259,6 +263,38 @@ class EmulationSession:
         installed = Installed(reservation_id, tuple(allocations), plan, pins, booked)
         self._installed[reservation_id] = installed
         return installed
+
+    def install_packet_split(
+        self,
+        reservation_id: str,
+        allocations: Sequence[Allocation],
+        src_host: str,
+        dst_host: str,
+        *,
+        resequence: bool,
+        measured_one_way_ms: Sequence[float] | None = None,
+    ) -> tuple[Installed, PacketSplitPlan]:
+        """Compile per-packet splitting and install its switch rules; the edges' configs
+        come back in the plan (started by `host_edges.running_edges`)."""
+        pool = LabelPool().with_plans(i.plan for i in self._installed.values())
+        request = RuleRequest(
+            reservation_id, tuple(allocations), src_host, dst_host, selection=Selection.PACKET
+        )
+        plan = compile_packet_split(
+            request,
+            self.topology,
+            self.net.port_map,
+            pool,
+            resequence=resequence,
+            measured_one_way_ms=measured_one_way_ms,
+            # the hosts' MTU leaves room for the tag; IPv4 + TCP with timestamps: 52 bytes
+            segment_bytes=self.options.mtu - 4 - 52,
+        )
+        for step in install_steps(plan.rules):
+            self.live_driver.apply(step.rule_set)
+        installed = Installed(reservation_id, tuple(allocations), plan.rules, booked=False)
+        self._installed[reservation_id] = installed
+        return installed, plan
 
     def uninstall(self, installed: Installed) -> None:
         driver = self.live_driver

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
 
-from braid.adapters.dataplane import LinkEmulator
+from braid.adapters.dataplane import LinkEmulator, LinkSettings
 from braid.adapters.emulation.link_delay import LinkEnd, splice_delay
 from braid.adapters.emulation.scaling import MAX_LINK_MBPS
 from braid.adapters.emulation.sweep import HOST_PREFIX, SWITCH_PREFIX, exclusive, sweep
@@ -266,20 +266,31 @@ class EmulatedNetwork:
     def ip(self, name: str) -> str:
         return self.wiring.hosts[name].ipv4
 
-    def set_link_rate(self, link_id: str, capacity_bps: int) -> None:
-        """Re-shape both ends of a link (htb rate) to `capacity_bps`."""
+    def set_link_rate(
+        self, link_id: str, capacity_bps: int, *, queue_seconds: float = QUEUE_SECONDS
+    ) -> None:
+        """Re-shape both ends of a link (htb rate) to `capacity_bps`, with a queue of
+        `queue_seconds` at that rate (a long-haul path wants about its round trip)."""
         mbps = link_mbps(capacity_bps, link_id)
         for intf_name in self.wiring.link_intfs[link_id]:
-            self._retune(intf_name, mbps)
+            self._retune(intf_name, mbps, queue_seconds)
 
-    def _retune(self, intf_name: str, mbps: float) -> None:
+    def set_link_delay(self, link_id: str, delay_ms: float) -> None:
+        """A new one-way delay on a link built with one (its emulator's delay, both ways)."""
+        emulator = self.emulators.get(link_id)
+        if emulator is None:
+            raise ValueError(f"link {link_id} was built without a delay; give it one at start")
+        emulator.set(LinkSettings(delay_ms=delay_ms))
+        self.delays_ms[link_id] = delay_ms
+
+    def _retune(self, intf_name: str, mbps: float, queue_seconds: float) -> None:
         """Mininet's htb layout (root 5:0, class 5:1 carries the rate) plus a bounded leaf.
 
         The default leaf queue is txqueuelen packets long: seconds of jumbo frames at these
         rates, in which TCP's round-trip time balloons until streams stall on timeouts. A
         queue of about 0.1 s keeps the link busy (round trips are sub-millisecond) and TCP sane.
         """
-        limit = max(int(mbps * 1e6 / 8 * QUEUE_SECONDS), QUEUE_MIN_PACKETS * (self.mtu + 18))
+        limit = max(int(mbps * 1e6 / 8 * queue_seconds), QUEUE_MIN_PACKETS * (self.mtu + 18))
         for argv in (
             ["tc", "class", "change", "dev", intf_name, "parent", "5:0", "classid", "5:1",
              "htb", "rate", f"{mbps}Mbit", "burst", BURST],
