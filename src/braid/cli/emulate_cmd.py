@@ -41,6 +41,23 @@ MtuOpt = Annotated[int, typer.Option("--mtu", help="MTU of every emulated interf
 StrictOpt = Annotated[
     bool, typer.Option("--strict", help="Exit with status 1 when a floor is missed.")
 ]
+LatencyOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--latency",
+        help="One-way delay of every link, ms, through braid-dp link "
+        "[default: each link's latency_ms in the topology].",
+        min=0,
+    ),
+]
+RealtimeOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--realtime/--no-realtime",
+        help="Link emulators send from real-time threads (accurate delays on a busy host) "
+        "[default: on for packet-split only].",
+    ),
+]
 
 
 class _RichProgress:
@@ -117,10 +134,10 @@ def _run(name: str, out: Path | None, strict: bool, experiment: Callable[[Any], 
         raise typer.Exit(1)
 
 
-def _session(driver: str, mtu: int) -> Any:
+def _session(driver: str, mtu: int, latency: float | None, realtime: bool | None) -> Any:
     from braid.emulation.session import SessionOptions
 
-    return SessionOptions(driver=driver, mtu=mtu)
+    return SessionOptions(driver=driver, mtu=mtu, latency_ms=latency, realtime=bool(realtime))
 
 
 @app.command("check")
@@ -162,6 +179,7 @@ def clean() -> None:
 class _Scaled(Protocol):
     scale: float
     seconds: float
+    session: Any
 
 
 _O = TypeVar("_O", bound=_Scaled)
@@ -174,10 +192,14 @@ def _options(
     short: bool,
     scale: float | None,
     seconds: float | None,
+    latency: float | None = None,
+    realtime: bool | None = None,
 ) -> _O:
     """An experiment's options after the prerequisite check: short or full, then the overrides."""
     _ready(driver)
-    options = make(_session(driver, mtu), short)
+    options = make(_session(driver, mtu, latency, realtime), short)
+    if realtime is not None:  # the experiment's own default otherwise
+        options.session.realtime = realtime
     options.scale = scale or options.scale
     options.seconds = seconds or options.seconds
     return options
@@ -192,11 +214,13 @@ def sdx_split(
     seconds: SecondsOpt = None,
     mtu: MtuOpt = 9000,
     strict: StrictOpt = False,
+    latency: LatencyOpt = None,
+    realtime: RealtimeOpt = None,
 ) -> None:
     """One reservation over one tunnel vs split over two at SS1-SS5 (seed 000 Fig. 8)."""
     from braid.emulation.experiments.sdx_split import SdxOptions, run_sdx_split
 
-    options = _options(SdxOptions.of, driver, mtu, short, scale, seconds)
+    options = _options(SdxOptions.of, driver, mtu, short, scale, seconds, latency, realtime)
     _run("sdx-split", out, strict, lambda p: run_sdx_split(options, p))
 
 
@@ -209,6 +233,8 @@ def multipath(
     seconds: SecondsOpt = None,
     mtu: MtuOpt = 9000,
     strict: StrictOpt = False,
+    latency: LatencyOpt = None,
+    realtime: RealtimeOpt = None,
     flows: Annotated[
         str | None, typer.Option("--flows", help="Flow counts, comma-separated (e.g. 8,16,32).")
     ] = None,
@@ -231,7 +257,7 @@ def multipath(
         case_names = parse_cases(cases) if cases else None
     except InputError as exc:
         fail(str(exc))
-    options = _options(MultipathOptions.of, driver, mtu, short, scale, seconds)
+    options = _options(MultipathOptions.of, driver, mtu, short, scale, seconds, latency, realtime)
     options.flows = flow_counts or options.flows
     options.cases = case_names or options.cases
     _run("multipath", out, strict, lambda p: run_multipath(options, p))
@@ -246,12 +272,50 @@ def tenants(
     seconds: SecondsOpt = None,
     mtu: MtuOpt = 9000,
     strict: StrictOpt = False,
+    latency: LatencyOpt = None,
+    realtime: RealtimeOpt = None,
 ) -> None:
     """Two tenants on TALON's 7-switch network: braid's allocation vs a shared path (seed 004)."""
     from braid.emulation.experiments.tenants import TenantOptions, run_tenants
 
-    options = _options(TenantOptions.of, driver, mtu, short, scale, seconds)
+    options = _options(TenantOptions.of, driver, mtu, short, scale, seconds, latency, realtime)
     _run("tenants", out, strict, lambda p: run_tenants(options, p))
+
+
+@app.command("packet-split")
+def packet_split(
+    driver: DriverOpt = "direct",
+    short: ShortOpt = False,
+    out: OutOpt = None,
+    scale: ScaleOpt = None,
+    seconds: SecondsOpt = None,
+    mtu: MtuOpt = 9000,
+    strict: StrictOpt = False,
+    realtime: RealtimeOpt = None,
+    mdis: Annotated[
+        str | None, typer.Option("--mdis", help="Figure 3's MDI values, e.g. 0,0.1,0.2,0.3.")
+    ] = None,
+    classic_tcp: Annotated[
+        bool,
+        typer.Option(
+            "--classic-tcp/--no-classic-tcp",
+            help="Also run Figure 3 without resequencing on 2017's TCP (no RACK, reordering 3).",
+        ),
+    ] = True,
+) -> None:
+    """One TCP flow split per packet over two paths by braid's edges (seed 002 Table II, Fig. 3)."""
+    from braid.emulation.experiments.packet_split import PacketSplitOptions, run_packet_split
+
+    options = _options(PacketSplitOptions.of, driver, mtu, short, scale, seconds, None, realtime)
+    if mdis is not None:
+        try:
+            options.mdis = tuple(float(v) for v in mdis.split(",") if v.strip())
+        except ValueError:
+            fail(f"--mdis: {mdis!r}: give numbers, comma-separated")
+        if not options.mdis or any(not 0 <= m < 0.4 for m in options.mdis):
+            fail(f"--mdis: {mdis!r}: each MDI must be 0 to below 0.4 (braid refuses above)")
+    options.classic_tcp = classic_tcp and not short
+    _run("packet-split", out, strict, lambda p: run_packet_split(options, p))
 
 
 @app.command("service")
@@ -263,9 +327,60 @@ def service(
     seconds: SecondsOpt = None,
     mtu: MtuOpt = 9000,
     strict: StrictOpt = False,
+    latency: LatencyOpt = None,
+    realtime: RealtimeOpt = None,
 ) -> None:
     """The service programs the switches: rules at the start, a hitless modify, a clean cancel."""
     from braid.emulation.experiments.service import ServiceOptions, run_service
 
-    options = _options(ServiceOptions.of, driver, mtu, short, scale, seconds)
+    options = _options(ServiceOptions.of, driver, mtu, short, scale, seconds, latency, realtime)
     _run("service", out, strict, lambda p: run_service(options, p))
+
+
+@app.command("failover")
+def failover(
+    short: ShortOpt = False,
+    out: OutOpt = None,
+    scale: ScaleOpt = None,
+    mtu: MtuOpt = 9000,
+    strict: StrictOpt = False,
+    period: Annotated[float | None, typer.Option("--period", help="T, seconds.")] = None,
+    events: Annotated[int | None, typer.Option("--events", help="n degradations.")] = None,
+    methods: Annotated[
+        str | None, typer.Option("--methods", help="direct,controller (comma-separated).")
+    ] = None,
+    degradations: Annotated[
+        str | None, typer.Option("--degradations", help="path-switch,rtt-extension.")
+    ] = None,
+    extra: Annotated[
+        str | None, typer.Option("--extra", help="Extra flow entries per fail-over, e.g. 10,100.")
+    ] = None,
+) -> None:
+    """Seed 003: monitors at two sites fail over direct vs controller; impulse responses."""
+    from braid.emulation.experiments.failover import FailoverOptions, run_failover
+
+    options = _options(FailoverOptions.of, "direct", mtu, short, scale, None)
+    options.period = period or options.period
+    options.events = events or options.events
+    picked = {
+        "--methods": (methods, ("direct", "controller")),
+        "--degradations": (degradations, ("path-switch", "rtt-extension")),
+    }
+    for option, (given, known) in picked.items():
+        names = tuple(n.strip() for n in given.split(",")) if given else None
+        if names is not None and (not names or any(n not in known for n in names)):
+            fail(f"{option}: {given!r}: choose from {', '.join(known)}")
+        if names is not None and option == "--methods":
+            options.methods = names
+        elif names is not None:
+            options.degradations = names
+    if extra is not None:
+        try:
+            options.extra = tuple(int(n) for n in extra.split(",") if n.strip())
+        except ValueError:
+            fail(f"--extra: {extra!r}: give whole numbers, comma-separated")
+        if any(n < 0 or n > 1000 for n in options.extra):
+            fail(f"--extra: {extra!r}: each count must be 0 to 1000")
+    if options.period <= 0 or options.events < 1:
+        fail("--period must be positive and --events at least 1")
+    _run("failover", out, strict, lambda p: run_failover(options, p))

@@ -5,15 +5,12 @@ from __future__ import annotations
 import signal
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from braid.cli.common import err_console, fail
 from braid.core.errors import InputError
-
-if TYPE_CHECKING:
-    from braid.adapters.failover.actions import SiteAction
 
 _OPTIONS = {
     "rtt_threshold_ms": "--rtt-threshold",
@@ -25,6 +22,7 @@ _OPTIONS = {
     "recover_samples": "--recover-samples",
     "hold_down_s": "--hold-down",
     "lost_after_s": "--lost-after",
+    "retry_s": "--retry",
     "paths": "--paths",
 }
 
@@ -49,6 +47,9 @@ def monitor(
     recover_samples: Annotated[int, typer.Option(help="Good probes in a row: recovered.")] = 5,
     hold_down: Annotated[float, typer.Option(help="Seconds after a switch to ignore.")] = 0.5,
     lost_after: Annotated[float, typer.Option(help="Seconds of silence: target lost.")] = 3.0,
+    retry: Annotated[float, typer.Option(help="Still degraded this long after: act again.")] = (
+        2.0
+    ),
     paths: Annotated[str, typer.Option(help="Path names, the first in use at start.")] = (
         "primary,standby"
     ),
@@ -78,7 +79,8 @@ def monitor(
     """Probe the far site, detect degradation and recovery, fail the site's switch over."""
     from braid.adapters.failover.metrics import MonitorMetrics
     from braid.adapters.failover.probe import UdpEcho
-    from braid.bootstrap.monitor import MonitorConfig, run_monitor
+    from braid.adapters.failover.runner import MonitorConfig, run_monitor
+    from braid.bootstrap.monitor import site_action
     from braid.core.failover import DetectionRule
     from braid.core.model.units import parse_bandwidth
 
@@ -93,13 +95,18 @@ def monitor(
             rtt_threshold_ms=rtt_threshold, rtt_samples=rtt_samples, loss_percent=loss_percent,
             loss_window=loss_window, throughput_floor_bps=floor,
             throughput_samples=throughput_samples, recover_samples=recover_samples,
-            hold_down_s=hold_down, lost_after_s=lost_after,
+            hold_down_s=hold_down, lost_after_s=lost_after, retry_s=retry,
             paths=tuple(p.strip() for p in paths.split(",")), alternate=alternate,
         )  # fmt: skip
         rule.check()
     except InputError as exc:
         fail(f"{_OPTIONS.get(exc.field, exc.field)}: {exc.message}")
-    run_action = _action(action, rules, bridge, controller, extra_flows, rule.paths)
+    try:
+        run_action = site_action(
+            action, rules, rule.paths, bridge=bridge, controller=controller, extra=extra_flows
+        )
+    except InputError as exc:
+        fail(str(exc))
     if floor is not None and throughput_iface is None:
         fail("--throughput-floor: needs --throughput-iface to read the rate from")
     config = MonitorConfig(
@@ -121,50 +128,10 @@ def monitor(
     finally:
         if echo is not None:
             echo.close()
+        if run_action is not None:
+            run_action.close()
     typer.echo(
         f"probes {summary.probes} (lost {summary.lost}), detections {summary.detections}, "
         f"actions {len(summary.actions)}, recovered {summary.recovered}, "
         f"target lost {summary.target_lost}"
     )
-
-
-def _action(
-    kind: str,
-    rules: Path | None,
-    bridge: str | None,
-    controller: str | None,
-    extra: int,
-    paths: tuple[str, ...],
-) -> SiteAction | None:
-    from braid.adapters.failover.actions import read_path_rules
-    from braid.adapters.southbound.controller import ControllerDriver
-    from braid.adapters.southbound.direct import OfctlDriver
-    from braid.adapters.southbound.driver import SouthboundDriver
-
-    if kind == "none":
-        return None
-    if kind not in ("direct", "controller"):
-        fail(f"--action: {kind!r} must be none, direct or controller")
-    if rules is None:
-        fail(f"--rules: the {kind} action needs the rule sets of each path")
-    try:
-        path_rules = read_path_rules(rules)
-    except InputError as exc:
-        fail(str(exc))
-    missing = [p for p in paths if p not in path_rules]
-    if missing:
-        fail(f"--rules: {rules} has no rule set for path {missing[0]!r} (--paths)")
-    switch = next(iter(path_rules.values())).switch
-    driver: SouthboundDriver
-    if kind == "direct":
-        driver = OfctlDriver({switch: bridge or switch})
-    else:
-        if controller is None:
-            fail("--controller: the controller action needs braid controller's address")
-        driver = ControllerDriver(controller, timeout=5.0)
-    from braid.adapters.failover.actions import SiteAction
-
-    try:
-        return SiteAction(driver, path_rules, extra)
-    except InputError as exc:
-        fail(f"--rules: {exc.message}")

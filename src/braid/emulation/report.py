@@ -18,14 +18,18 @@ class FloorCheck:
     value: float
     floor: float
     unit: str = "%"
+    at_most: bool = False  # a ceiling (a delay, a time) rather than a floor
 
     @property
     def passed(self) -> bool:
-        return self.value >= self.floor
+        return self.value <= self.floor if self.at_most else self.value >= self.floor
 
     def line(self) -> str:
         mark = "PASS" if self.passed else "FAIL"
-        return f"{mark} {self.name}: {self.value:.1f}{self.unit} (floor {self.floor:g}{self.unit})"
+        bound = "at most" if self.at_most else "floor"
+        return (
+            f"{mark} {self.name}: {self.value:.1f}{self.unit} ({bound} {self.floor:g}{self.unit})"
+        )
 
 
 @dataclass

@@ -14,7 +14,7 @@ import httpx
 
 from braid.adapters.failover.actions import ActionOutcome
 from braid.adapters.failover.probe import UdpEcho
-from braid.bootstrap.monitor import MonitorConfig, run_monitor
+from braid.adapters.failover.runner import MonitorConfig, run_monitor
 from braid.core.failover import DetectionRule
 
 
@@ -81,3 +81,27 @@ def test_braid_monitor_serves_metrics_and_answers_probes(tmp_path: Path) -> None
         out, err = process.communicate(timeout=30)
     assert process.returncode == 0, err
     assert "detections 0" in out and "(lost 0)" in out
+
+
+def test_bad_monitor_options_name_the_option(tmp_path: Path) -> None:
+    from braid.adapters.failover.actions import write_path_rules
+    from braid.core.rules.model import FlowRule, Match, Output, RuleSet
+
+    rules = tmp_path / "rules.json"
+    flow = FlowRule(3000, Match(in_port=1), (Output(2),), cookie=0xB7A1_0000_0000_0001)
+    write_path_rules(rules, {"primary": RuleSet("s1", 1, (flow,)), "standby": RuleSet("s1", 1)})
+    cases = [
+        (["--rtt-threshold", "0"], "--rtt-threshold"),
+        (["--action", "teleport"], "--action"),
+        (["--action", "direct"], "--rules"),
+        (["--action", "controller", "--rules", str(rules)], "--controller"),
+        (["--action", "direct", "--rules", str(rules), "--paths", "primary,backup"], "backup"),
+        (["--throughput-floor", "10M"], "--throughput-iface"),
+    ]
+    for args, needle in cases:
+        done = subprocess.run(
+            [sys.executable, "-m", "braid.cli.main", "monitor", "--target", "127.0.0.1", *args],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert needle in " ".join(done.stderr.split()), (args, done.stderr)

@@ -53,6 +53,12 @@ class SiteAction:
         self._wall = wall
         self._count = 0
 
+    def close(self) -> None:
+        """Let go of the driver's connections (the controller driver keeps one open)."""
+        close = getattr(self._driver, "close", None)
+        if callable(close):
+            close()
+
     def __call__(self, to: str) -> ActionOutcome:
         began = self._wall()
         rules = self._paths.get(to)

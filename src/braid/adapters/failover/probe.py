@@ -2,7 +2,11 @@
 
 The probe sends a numbered datagram every 1/rate seconds and reports each
 one as soon as it is known: answered (its round trip, timed with the
-monotonic clock in nanoseconds) or lost (no answer within `timeout`). A send
+monotonic clock in nanoseconds) or lost (no answer within `timeout`). Given
+`late_after` (the monitor's RTT threshold), a probe still unanswered then is
+reported at once as late, its waiting time a lower bound of its round trip:
+a path that got slower is seen a threshold after the probe left, not a
+whole round trip later; its answer, if it comes, is not reported again. A send
 that fails (no route, interface down) is a lost probe, not an exit: a
 monitor that loses its target keeps probing. The packet is the one of
 `braid.adapters.dataplane.rtt`, so either echo answers either probe.
@@ -37,6 +41,7 @@ class ProbeResult:
     known: float  # wall clock when the answer (or its absence) was known
     rtt_ms: float | None
     error: str | None = None  # why the send failed, when it did
+    late: bool = False  # not answered yet after `late_after`: rtt_ms is a lower bound
 
 
 def udp_socket(netns: str | None = None) -> socket.socket:
@@ -70,8 +75,10 @@ class UdpRttProbe:
         timeout: float,
         netns: str | None = None,
         wall: Callable[[], float] = time.time,
+        late_after: float | None = None,
     ) -> None:
         self.host, self.port = host, port
+        self.late_after = late_after
         self.interval = 1.0 / rate_hz
         self.timeout = timeout
         self.netns = netns
@@ -81,6 +88,7 @@ class UdpRttProbe:
         with udp_socket(self.netns) as sock:
             sock.setblocking(False)
             pending: dict[int, tuple[int, float]] = {}  # seq -> (monotonic ns, wall sent)
+            self._late: set[int] = set()
             seq = 0
             next_send = time.monotonic()
             while not stop.is_set():
@@ -92,7 +100,7 @@ class UdpRttProbe:
                     if next_send < now:  # fell behind (a busy host): do not burst
                         next_send = now + self.interval
                 self._expire(pending, report)
-                wait = max(0.0, min(next_send - time.monotonic(), 0.05))
+                wait = max(0.0, min(next_send - time.monotonic(), 0.005))
                 ready, _, _ = select.select([sock], [], [], wait)
                 if ready:
                     self._receive(sock, pending, report)
@@ -115,10 +123,20 @@ class UdpRttProbe:
     def _expire(
         self, pending: dict[int, tuple[int, float]], report: Callable[[ProbeResult], None]
     ) -> None:
-        limit = time.monotonic_ns() - int(self.timeout * 1e9)
+        now = time.monotonic_ns()
+        limit = now - int(self.timeout * 1e9)
         for seq in [s for s, (ns, _) in pending.items() if ns < limit]:
             _, wall = pending.pop(seq)
-            report(ProbeResult(wall, self._wall(), None))
+            if seq not in self._late:
+                report(ProbeResult(wall, self._wall(), None))
+            self._late.discard(seq)
+        if self.late_after is None:
+            return
+        late = now - int(self.late_after * 1e9)
+        for seq, (ns, wall) in pending.items():
+            if ns < late and seq not in self._late:
+                self._late.add(seq)
+                report(ProbeResult(wall, self._wall(), (now - ns) / 1e6, late=True))
 
     def _receive(
         self,
@@ -137,7 +155,10 @@ class UdpRttProbe:
             seq, sent_ns = _PACKET.unpack(data)
             if seq in pending:
                 _, wall = pending.pop(seq)
-                report(ProbeResult(wall, self._wall(), (arrived - sent_ns) / 1e6))
+                if seq in self._late:
+                    self._late.discard(seq)
+                else:
+                    report(ProbeResult(wall, self._wall(), (arrived - sent_ns) / 1e6))
 
 
 class UdpEcho:

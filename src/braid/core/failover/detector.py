@@ -2,6 +2,7 @@
 
     watching ──degraded──▶ (Detected, Switch) ──ActionDone──▶ failed over
     failed over ──recover_samples good probes──▶ Recovered ──▶ watching
+    failed over ──still degraded retry_s after the switch──▶ (Detected, Switch)
     any ──no answer for lost_after_s──▶ TargetLost ──an answer──▶ TargetBack
 
 While the target is lost or a switch is under way nothing else fires, so a
@@ -32,11 +33,16 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class RttSample:
-    """A probe sent at `sent`, answered after `rtt_ms` (None: no answer), known at `t`."""
+    """A probe sent at `sent`, answered after `rtt_ms` (None: no answer), known at `t`.
+
+    `late`: not answered yet after `rtt_ms` (a lower bound, above the
+    threshold); over the threshold for sure, but no sign of life.
+    """
 
     t: float
     sent: float
     rtt_ms: float | None
+    late: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +149,7 @@ def _probe(
     state: MonitorState, rule: DetectionRule, sample: RttSample
 ) -> tuple[MonitorState, tuple[Decision, ...]]:
     decisions: list[Decision] = []
-    answered = sample.rtt_ms is not None
+    answered = sample.rtt_ms is not None and not sample.late
     if state.first_at is None:
         state = replace(state, first_at=sample.t)
     if answered:
@@ -167,6 +173,13 @@ def _probe(
         if state.good >= rule.recover_samples:
             state = replace(state, phase="watching", good=0)
             decisions.append(Recovered(sample.t, state.path))
+        elif sample.sent >= state.ignore_before + rule.retry_s:
+            # Still degraded long after the switch: the switch did not help (or came
+            # before the degradation it should have answered): judge it afresh.
+            state, fired = _judge(replace(state, phase="watching"), rule, sample)
+            if not fired:
+                state = replace(state, phase="failed-over")
+            decisions.extend(fired)
         return state, tuple(decisions)
     state, fired = _judge(state, rule, sample)
     return state, (*decisions, *fired)

@@ -27,6 +27,7 @@ class DetectionRule:
     recover_samples: int = 5  # consecutive good probes: recovered, armed again
     hold_down_s: float = 0.5  # after an action: results of older probes are ignored this long
     lost_after_s: float = 3.0  # no answer for this long: the target is lost
+    retry_s: float = 2.0  # failed over yet still degraded this long after: act again
     paths: tuple[str, ...] = ("primary", "standby")
     alternate: bool = False  # each fail-over to the next path, else always to paths[1]
 
@@ -42,6 +43,7 @@ class DetectionRule:
         _count(self.recover_samples, "recover_samples")
         _number(self.hold_down_s, "hold_down_s", -1.0, 3600.0)
         _number(self.lost_after_s, "lost_after_s", 0.0, 86_400.0)
+        _number(self.retry_s, "retry_s", 0.0, 86_400.0)
         if len(self.paths) < 2 or len(set(self.paths)) != len(self.paths):
             raise InputError("paths", f"{list(self.paths)}: name at least two different paths")
 

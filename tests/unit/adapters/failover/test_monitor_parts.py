@@ -33,10 +33,12 @@ def _free_udp_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _probe_for(seconds: float, port: int, timeout: float = 0.2) -> list[ProbeResult]:
+def _probe_for(
+    seconds: float, port: int, timeout: float = 0.2, late_after: float | None = None
+) -> list[ProbeResult]:
     results: list[ProbeResult] = []
     stop = threading.Event()
-    probe = UdpRttProbe("127.0.0.1", port, rate_hz=50, timeout=timeout)
+    probe = UdpRttProbe("127.0.0.1", port, rate_hz=50, timeout=timeout, late_after=late_after)
     thread = threading.Thread(target=probe.run, args=(results.append, stop))
     thread.start()
     time.sleep(seconds)
@@ -57,6 +59,13 @@ def test_a_silent_target_gives_lost_probes_and_the_probe_goes_on() -> None:
     results = _probe_for(0.6, _free_udp_port(), timeout=0.1)
     assert len(results) >= 10
     assert all(r.rtt_ms is None for r in results)
+
+
+def test_a_probe_unanswered_at_the_threshold_is_reported_late_once() -> None:
+    results = _probe_for(0.6, _free_udp_port(), timeout=0.1, late_after=0.04)
+    assert len(results) >= 10
+    assert all(r.late and r.rtt_ms is not None and r.rtt_ms >= 40 for r in results)
+    assert len({r.sent for r in results}) == len(results)
 
 
 def test_interface_rate_from_byte_counters(tmp_path: Path) -> None:

@@ -65,6 +65,16 @@ def test_after_the_switch_older_probes_are_ignored_and_good_ones_recover() -> No
     assert again[-1] == Switch(1.0, "standby")  # fixed mode: always the standby
 
 
+def test_still_degraded_long_after_a_switch_acts_again() -> None:
+    rule = DetectionRule(rtt_samples=1, recover_samples=3, hold_down_s=0.0, retry_s=1.0)
+    state, _ = feed(rule, probes([5, 90]))
+    state, _ = step(state, rule, ActionDone(0.15, "standby", ok=True))
+    state, seen = feed(rule, probes([90] * 9, t0=0.2), state)  # up to 1.0 s: within retry_s
+    assert seen == []
+    state, seen = feed(rule, probes([90], t0=1.2), state)
+    assert seen == [Detected(1.2, "rtt", 90), Switch(1.2, "standby")]
+
+
 def test_alternate_mode_moves_to_the_next_path_each_time() -> None:
     rule = DetectionRule(rtt_samples=1, recover_samples=1, hold_down_s=0.0, alternate=True)
     state, seen = feed(rule, probes([5, 90]))
@@ -92,6 +102,13 @@ def test_lost_probes_count_as_over_and_a_silent_target_is_reported_once() -> Non
     assert state.lost
     _, seen = feed(rule, probes([4], t0=3.0), state)
     assert seen == [TargetBack(3.0)]
+
+
+def test_late_probes_are_over_the_threshold_but_no_sign_of_life() -> None:
+    rule = DetectionRule(rtt_samples=2, lost_after_s=0.35, hold_down_s=0.0)
+    late = [RttSample(0.1 * k + 0.05, 0.1 * k, 50.0, late=True) for k in range(1, 6)]
+    _, seen = feed(rule, [RttSample(0.0, 0.0, 5.0), *late])
+    assert [type(d) for d in seen] == [Detected, Switch, TargetLost]
 
 
 def test_a_target_that_never_answered_fires_nothing_and_is_reported_lost() -> None:

@@ -1,0 +1,376 @@
+"""`braid emulate failover`: seed 003's fail-over study on two emulated sites.
+
+A train of n degradations, T seconds apart, hits a CUBIC iperf3 flow from
+site A to site B: **path switching** (the traffic is moved onto the long
+path at both sites, as the seed's dpctl degradation did; each site's
+monitor then moves it back) or **RTT extension** (the link emulator of the
+path in use gets slower; the monitors move to the other path). Each method
+(`direct`: ovs-ofctl; `controller`: the site's braid controller) runs the
+same train. A 1 kHz UDP probe stream tells, packet by packet, when traffic
+left the slow path; the throughput trace gives the impulse responses. Then
+a fast-failover group is timed on a link going down.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final, Self
+
+import numpy as np
+
+from braid.adapters.dataplane import LinkEmulator, LinkSettings
+from braid.adapters.emulation.iperf import ClientOptions, IperfServer, run_client
+from braid.adapters.emulation.probe import ProbeRun
+from braid.adapters.failover.files import read_events
+from braid.adapters.southbound.direct import OfctlDriver
+from braid.core.failover import DetectionRule
+from braid.core.impulse import ImpulseAnalysis, ImpulseSettings, Trace, analyze
+from braid.core.model.booking import Allocation
+from braid.core.rules.compiler import compile_reservation
+from braid.core.rules.labels import LabelPool
+from braid.core.rules.model import RulePlan, RuleRequest
+from braid.emulation.failover_lab import (
+    HOSTS,
+    ROUTES,
+    RateSampler,
+    compile_paths,
+    echoes,
+    emulated_paths,
+    failover_topology,
+    install_all,
+    make_sites,
+    short_queues,
+    site_rules,
+)
+from braid.emulation.failover_measure import moved_back, outage_ms
+from braid.emulation.options import RunOptions
+from braid.emulation.report import Progress, Report, Silent, host_load_note
+from braid.emulation.session import EmulationSession, SessionOptions, path_of
+
+MBPS: Final = 1_000_000
+PATH_BPS: Final = 100 * MBPS  # before scaling
+DELAYS: Final = {  # one-way, milliseconds
+    "path-switch": {"primary": 4.0, "standby": 80.0},
+    "rtt-extension": {"primary": 4.0, "standby": 8.0},
+}
+EXTENDED_MS: Final = 80.0
+# RTT: above every good path with its queue, and below every slow one, including the
+# half-switched state in which one site is back on a fast path and the other is not yet
+# (a slow one-way delay plus a fast one): else the site left behind never sees it.
+THRESHOLD_MS: Final = 60.0
+SPLIT_MS: Final = 40.0  # one way: a probe packet slower than this took the slow path
+MOVE_WINDOW: Final = 1.5  # seconds after an event in which a slow probe packet counts
+LEAD_IN: Final = 2.0  # seconds of TCP before the first degradation
+PROBE_PORT: Final = 7001
+
+
+@dataclass(kw_only=True)
+class FailoverOptions(RunOptions):
+    period: float = 50.0  # T
+    events: int = 10  # n
+    methods: tuple[str, ...] = ("direct", "controller")
+    degradations: tuple[str, ...] = ("path-switch", "rtt-extension")
+    extra: tuple[int, ...] = (10, 100)  # extra flow entries per fail-over (direct, path switch)
+    rate_hz: float = 10.0
+    samples: int = 1  # k: probes over the threshold in a row
+    fast_failover: bool = True
+    seed: int = 1
+
+    @classmethod
+    def short(cls, session: SessionOptions | None = None) -> Self:
+        return cls(period=10.0, events=3, degradations=("path-switch",), extra=(),
+                   session=session or SessionOptions())  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    method: str
+    degradation: str
+    extra: int = 0
+
+    @property
+    def label(self) -> str:
+        more = f" +{self.extra} flows" if self.extra else ""
+        return f"{self.method}, {self.degradation}{more}"
+
+
+@dataclass
+class ConfigResult:
+    config: Config
+    t0: float
+    events: list[float]
+    trace: Trace
+    analysis: ImpulseAnalysis
+    rules_ms: list[float]  # detection to rules in the switch, both sites, every event
+    moved_s: list[float | None]
+    actions: dict[str, int] = field(default_factory=dict)
+    lost_probes: int = 0
+    log: list[dict[str, Any]] = field(default_factory=list)  # both sites' events, no probes
+    forwarded: dict[str, int | None] = field(default_factory=dict)  # per path, at the end
+
+
+def configurations(options: FailoverOptions) -> list[Config]:
+    runs = [Config(m, d) for d in options.degradations for m in options.methods]
+    if "direct" in options.methods:
+        runs += [Config("direct", "path-switch", n) for n in options.extra if n > 0]
+    return runs
+
+
+def run_failover(options: FailoverOptions, progress: Progress | None = None) -> Report:
+    progress = progress or Silent()
+    rate = int(PATH_BPS * options.scale)
+    needs_controller = "controller" in options.methods
+    session_options = replace(
+        options.session, driver="controller" if needs_controller else "direct"
+    )
+    configs = configurations(options)
+    progress.start(len(configs) + options.fast_failover, "failover")
+    results: list[ConfigResult] = []
+    outage: float | None = None
+    with (
+        EmulationSession(failover_topology(rate), HOSTS, session_options) as session,
+        tempfile.TemporaryDirectory(prefix="braid-failover-") as tmp,
+    ):
+        short_queues(session)
+        plans = compile_paths(session, rate)
+        harness = OfctlDriver(dict(session.net.bridges))
+        install_all(harness, plans, "primary")
+        first = DELAYS[configs[0].degradation] if configs else DELAYS["path-switch"]
+        with (
+            emulated_paths(session, first) as emulators,
+            echoes(session),
+            _iperf_server(session),
+        ):
+            for config in configs:
+                progress.step(config.label)
+                work = Path(tmp) / f"run{len(results)}"
+                work.mkdir()
+                results.append(_run(session, plans, emulators, harness, config, options, work))
+            if options.fast_failover:
+                progress.step("fast-failover group")
+                outage = _fast_failover(session, plans, emulators, harness, rate, Path(tmp))
+        notes = [session.datapath_note()]
+    return build_report(results, outage, options, [*notes, host_load_note()])
+
+
+class _iperf_server:  # noqa: N801 - used as a context manager, like contextlib's
+    def __init__(self, session: EmulationSession) -> None:
+        self.server = IperfServer(session.net.host("h2"))
+
+    def __enter__(self) -> IperfServer:
+        return self.server
+
+    def __exit__(self, *_: object) -> None:
+        self.server.close()
+
+
+def _reset(
+    harness: OfctlDriver,
+    plans: Mapping[str, RulePlan],
+    emulators: Mapping[str, LinkEmulator],
+    degradation: str,
+) -> None:
+    for name, emulator in emulators.items():
+        emulator.set(LinkSettings(delay_ms=DELAYS[degradation][name]))
+    for site in ("A", "B"):
+        harness.apply(site_rules(plans, site)["primary"])
+
+
+def _rule(config: Config, options: FailoverOptions) -> DetectionRule:
+    switching = config.degradation == "path-switch"
+    return DetectionRule(
+        rtt_threshold_ms=THRESHOLD_MS,
+        rtt_samples=options.samples,
+        recover_samples=5,
+        hold_down_s=0.3,
+        lost_after_s=3.0,
+        # Path switching: the fail-over always goes back to the primary (the seed's set-up).
+        paths=("standby", "primary") if switching else ("primary", "standby"),
+        alternate=not switching,
+    )
+
+
+def _run(
+    session: EmulationSession,
+    plans: Mapping[str, RulePlan],
+    emulators: Mapping[str, LinkEmulator],
+    harness: OfctlDriver,
+    config: Config,
+    options: FailoverOptions,
+    work: Path,
+) -> ConfigResult:
+    _reset(harness, plans, emulators, config.degradation)
+    if config.method == "controller":
+        # The controller reconciles a switch that reconnects to what it was given: give it
+        # everything, or it deletes the forwarding that ovs-ofctl put in.
+        install_all(session.live_driver, plans, "primary")
+    # Until the last event's response window is over (it starts a second before the event).
+    duration = LEAD_IN + options.events * options.period - 0.4
+    sites = make_sites(
+        session, plans, config.method, _rule(config, options), work, config.extra, options.rate_hz
+    )
+    h1, h2 = session.net.host("h1"), session.net.host("h2")
+    probe = ProbeRun(h1, h2, session.net.ip("h2"), port=PROBE_PORT, rate=1000,
+                     seconds=duration, workdir=work)  # fmt: skip
+    client = threading.Thread(
+        target=run_client,
+        args=(h1, session.net.ip("h2"), ClientOptions(seconds=duration, omit=0)),
+        daemon=True,
+    )
+    try:
+        with RateSampler(session) as sampler:
+            client.start()
+            for site in sites.values():
+                site.start()
+            t0 = time.time()
+            events = _train(config, options, t0, sites, harness, plans, emulators)
+            _sleep_until(t0 + duration)
+            summaries = {name: site.finish() for name, site in sites.items()}
+    finally:
+        for site in sites.values():
+            site.finish()
+        client.join(timeout=duration + 30)
+    trace = probe.finish()
+    result = _result(config, options, t0, events, sampler, sites, summaries, trace)
+    result.forwarded = _forwarded(emulators)
+    return result
+
+
+def _forwarded(emulators: Mapping[str, LinkEmulator]) -> dict[str, int | None]:
+    """Frames each path's emulator forwarded so far (None: it died; the run is suspect)."""
+    counts: dict[str, int | None] = {}
+    for name, emulator in emulators.items():
+        try:
+            counts[name] = sum(c.forwarded for c in emulator.counters().values())
+        except Exception:
+            counts[name] = None
+    return counts
+
+
+def _train(
+    config: Config,
+    options: FailoverOptions,
+    t0: float,
+    sites: Mapping[str, Any],
+    harness: OfctlDriver,
+    plans: Mapping[str, RulePlan],
+    emulators: Mapping[str, LinkEmulator],
+) -> list[float]:
+    events = []
+    # A random phase against the probes' clock: else every event would meet the probes
+    # at the same point of their interval, and the detection times would all be alike.
+    phase = random.Random(options.seed)
+    for i in range(options.events):
+        _sleep_until(t0 + LEAD_IN + i * options.period + phase.uniform(0, 1 / options.rate_hz))
+        now = time.time()
+        for site in sites.values():
+            site.log.write(now, "degrade", how=config.degradation)
+        events.append(now)
+        if config.degradation == "path-switch":
+            for name in ("A", "B"):
+                harness.apply(site_rules(plans, name)["standby"])
+            continue
+        slowed = sites["A"].current
+        emulators[slowed].set(LinkSettings(delay_ms=EXTENDED_MS))
+        _sleep_until(now + options.period / 2)
+        emulators[slowed].set(LinkSettings(delay_ms=DELAYS[config.degradation][slowed]))
+    return events
+
+
+def _sleep_until(at: float) -> None:
+    time.sleep(max(0.0, at - time.time()))
+
+
+def _result(
+    config: Config,
+    options: FailoverOptions,
+    t0: float,
+    events: list[float],
+    sampler: RateSampler,
+    sites: Mapping[str, Any],
+    summaries: Mapping[str, Any],
+    probe_trace: Any,
+) -> ConfigResult:
+    trace = Trace.of(sampler.times, sampler.rates, field="throughput")
+    marks = read_events(sites["A"].log_path)
+    settings = ImpulseSettings(period=options.period, step=sampler.step, lead=1.0, pre=1.0)
+    analysis = analyze(trace, marks, settings, np.random.default_rng(options.seed))
+    rules_ms = [
+        1000 * (m.switched - m.detected)
+        for site in sites.values()
+        for m in read_events(site.log_path)
+        if m.detected is not None and m.switched is not None
+    ]
+    return ConfigResult(
+        config=config,
+        t0=t0,
+        events=events,
+        trace=trace,
+        analysis=analysis,
+        rules_ms=rules_ms,
+        moved_s=moved_back(probe_trace, events, SPLIT_MS, MOVE_WINDOW),
+        actions={name: len(s.actions) for name, s in summaries.items()},
+        lost_probes=sum(s.lost for s in summaries.values()),
+        log=_events_of(sites, t0),
+    )
+
+
+def _events_of(sites: Mapping[str, Any], t0: float) -> list[dict[str, Any]]:
+    records = []
+    for name, site in sites.items():
+        for line in site.log_path.read_text().splitlines():
+            record = json.loads(line)
+            if record["kind"] not in ("probe", "rate"):
+                records.append({**record, "site": name, "t": round(record["t"] - t0, 4)})
+    return sorted(records, key=lambda r: float(r["t"]))
+
+
+def _fast_failover(
+    session: EmulationSession,
+    plans: Mapping[str, RulePlan],
+    emulators: Mapping[str, LinkEmulator],
+    harness: OfctlDriver,
+    rate: int,
+    work: Path,
+) -> float:
+    """Primary with the standby in a fast-failover group; A's primary port goes down."""
+    _reset(harness, plans, emulators, "path-switch")
+    request = RuleRequest(
+        "fast-failover",
+        (Allocation(path_of(session.topology, ROUTES["primary"]), rate),),
+        "h1",
+        "h2",
+        standby=path_of(session.topology, ROUTES["standby"]),
+    )
+    pool = LabelPool().with_plans(plans.values())
+    plan = compile_reservation(request, session.topology, session.net.port_map, pool)
+    install_all(harness, {"ff": plan}, "ff")
+    port = session.net.wiring.link_intfs["A-P"][0]
+    probe = ProbeRun(session.net.host("h1"), session.net.host("h2"), session.net.ip("h2"),
+                     port=PROBE_PORT, rate=1000, seconds=2.0, workdir=work)  # fmt: skip
+    time.sleep(2.0)  # the receiver's second to bind, then a second of traffic
+    cut = time.time()
+    session.net.run(["ip", "link", "set", port, "down"])
+    try:
+        trace = probe.finish()
+    finally:
+        session.net.run(["ip", "link", "set", port, "up"])
+    return outage_ms(trace, cut - 0.1, cut + 1.0)
+
+
+def build_report(
+    results: Sequence[ConfigResult],
+    outage: float | None,
+    options: FailoverOptions,
+    notes: list[str],
+) -> Report:
+    from braid.emulation.failover_report import failover_report
+
+    return failover_report(results, outage, options, notes)

@@ -1,0 +1,67 @@
+"""`braid emulate failover --short`: two sites, their monitors, both methods (root, braid-dp)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from braid.adapters.dataplane import BraidDpMissingError, find_braid_dp
+from braid.cli.emulate_cmd import app
+from tests.e2e.emulation_fixtures import emulation_host
+
+pytestmark = [pytest.mark.e2e, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
+__all__ = ["emulation_host"]
+
+
+def _require_braid_dp() -> None:
+    try:
+        find_braid_dp()
+    except BraidDpMissingError as exc:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{exc} (CI=true: failing instead of skipping)")
+        pytest.skip(str(exc))
+
+
+def _emulators_left() -> list[str]:
+    """braid-dp processes on the emulation's own interfaces (be<N>-eth…), not other tests'."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() == "braid-dp":
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+                if any(arg.startswith(b"be") and b"-eth" in arg for arg in argv):
+                    found.append(entry.name)
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.usefixtures("emulation_host")
+def test_failover_short_runs_both_methods_and_writes_the_figures(tmp_path: Path) -> None:
+    _require_braid_dp()
+    out = tmp_path / "failover"
+    result = CliRunner().invoke(app, ["failover", "--short", "--out", str(out)])
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    data = json.loads((out / "results.json").read_text())
+    assert [(r["method"], r["degradation"]) for r in data["rows"]] == [
+        ("direct", "path-switch"),
+        ("controller", "path-switch"),
+    ]
+    for row in data["rows"]:
+        assert row["events"] == 3
+        assert row["pre_mbps"] > 0  # real TCP through the rules the sites put in
+        # each site acted on every degradation (more only if the host stalled a probe)
+        assert all(int(n) >= 3 for n in row["actions"].split(" / ")), row
+        assert row["rules_ms"] is not None and row["moved_ms"] is not None
+    names = {f["name"] for f in data["floors"]}
+    assert any(n.startswith("direct: detection") for n in names)
+    assert any(n.startswith("fast-failover") for n in names)
+    assert data["series"]["fast_failover_outage_ms"] < 1000  # the standby carried the probes
+    for plot in ("failover-traces.png", "failover-impulse-path-switch.png"):
+        assert (out / plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (out / plot).with_suffix(".pdf").read_bytes().startswith(b"%PDF")
+    assert _emulators_left() == []  # every link emulator it started is gone
