@@ -89,8 +89,9 @@ def kdl_store(folder: Path, bookings: int, seed: int) -> Store:
     data = initial_topology(graphml, "100G")
     topology = topology_from_dict(data)
     sizes = fit_sizes(topology, bookings, random.Random(f"{seed}:sizes"))
-    # The booked week starts now, on the hour: the pages look at now and ahead.
-    t0 = int(time.time()) // 3600 * 3600 + 3600
+    # The booked week starts on the hour after next (booking takes minutes, and
+    # a start in the past is refused): the pages look at now and ahead.
+    t0 = int(time.time()) // 3600 * 3600 + 2 * 3600
     world = World(graphml, data, topology, sizes, tuple(sorted(topology.nodes)), t0)
     url = f"sqlite:///{folder / 'kdl.db'}"
     began = time.perf_counter()
@@ -196,7 +197,8 @@ def measure(browser: Browser, url: str, token: str, hash_: str) -> dict[str, flo
             if got["ready"] is not None and got["fp"] is not None:
                 break
             if time.monotonic() > deadline:
-                raise RuntimeError(f"{hash_}: the view never became ready")
+                said = page.text_content("main") or ""
+                raise RuntimeError(f"{hash_}: the view never became ready ({got}): {said[:300]}")
             time.sleep(0.05)
         page.wait_for_timeout(300)  # long tasks right after the view show up too
         got = page.evaluate(PROBE)
