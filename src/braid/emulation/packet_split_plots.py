@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from braid.emulation.report import Report
 from braid.studies.figures import PALETTE, REFERENCE, grouped_bars, save, styled
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["plot_packet_split"]
 
@@ -18,7 +22,7 @@ def plot_packet_split(report: Report, out_dir: Path) -> list[Path]:
     panels = [p for p in (table, fig3) if p]
     if not panels:
         return []
-    with styled(5.0 * len(panels), 4.0) as fig:
+    with styled(5.0 * len(panels), 5.0) as fig:
         axes = fig.subplots(1, len(panels), squeeze=False)[0]
         index = 0
         if table:
@@ -29,10 +33,7 @@ def plot_packet_split(report: Report, out_dir: Path) -> list[Path]:
         return save(fig, out_dir / "packet-split.png")
 
 
-def _table(ax: object, rows: list[dict[str, object]]) -> None:
-    from matplotlib.axes import Axes
-
-    assert isinstance(ax, Axes)
+def _table(ax: Axes, rows: list[dict[str, object]]) -> None:
     cases = list(dict.fromkeys(str(r["case"]) for r in rows))
     cell = {(r["case"], r["mode"]): r for r in rows}
 
@@ -53,13 +54,10 @@ def _table(ax: object, rows: list[dict[str, object]]) -> None:
     ax.set_ylim(0, 110)
     ax.set_ylabel("% of the summed path capacity")
     ax.set_title("Table II: one TCP flow over two paths")
-    ax.legend(loc="lower right", fontsize="small")
+    _legend_below(ax)
 
 
-def _figure3(ax: object, rows: list[dict[str, object]]) -> None:
-    from matplotlib.axes import Axes
-
-    assert isinstance(ax, Axes)
+def _figure3(ax: Axes, rows: list[dict[str, object]]) -> None:
     modes = list(dict.fromkeys(str(r["mode"]) for r in rows))
     for color, mode in zip(PALETTE, modes, strict=False):
         points = sorted(
@@ -79,4 +77,9 @@ def _figure3(ax: object, rows: list[dict[str, object]]) -> None:
     ax.set_ylabel("% of the summed path capacity")
     ax.set_ylim(0, 110)
     ax.set_title("Figure 3: aggregate against delay imbalance")
-    ax.legend(loc="lower left", fontsize="small")
+    _legend_below(ax)
+
+
+def _legend_below(ax: Axes) -> None:
+    """Under the axes, clear of the data (as every experiment's figure)."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2, fontsize="small")

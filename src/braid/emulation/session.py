@@ -105,6 +105,7 @@ class EmulationSession:
         self._lock = contextlib.ExitStack()
         self.ports = PortRotation()
         self.send_buffer = 0
+        self._rtt: str | None = None
 
     # -- lifetime ------------------------------------------------------------
 
@@ -262,7 +263,24 @@ class EmulationSession:
             driver.apply(rule_set)
         installed = Installed(reservation_id, tuple(allocations), plan, pins, booked)
         self._installed[reservation_id] = installed
+        if self._rtt is None:  # once per session: what the experiment's report says
+            self._rtt = self._measured_rtt(src_host, dst_host, allocations)
         return installed
+
+    def _measured_rtt(self, src_host: str, dst_host: str, allocations: Sequence[Allocation]) -> str:
+        configured = sorted({self.configured_rtt_ms(a.path) for a in allocations})
+        measured = self.measure_rtt_ms(src_host, dst_host)
+        seen = "lost" if measured is None else f"{measured:.2f} ms"
+        return (
+            f"round trip {src_host}-{dst_host} over the first reservation installed: configured "
+            f"{'/'.join(f'{c:g}' for c in configured)} ms (its paths' links' one-way delays, "
+            f"twice), measured {seen} (UDP probe, median of 20)"
+        )
+
+    def rtt_note(self) -> str:
+        """The round trip measured when the first reservation was installed, beside the
+        configured one."""
+        return self._rtt or "round trip: not measured (no reservation installed by the session)"
 
     def install_packet_split(
         self,

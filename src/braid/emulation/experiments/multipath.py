@@ -126,6 +126,7 @@ def run_multipath(options: MultipathOptions, progress: Progress | None = None) -
                         }
                     )
         report.notes.append(session.datapath_note())
+        report.notes.append(session.rtt_note())
     report.notes.append(host_load_note())
     _judge(report)
     return report

@@ -103,6 +103,7 @@ def run_sdx_split(options: SdxOptions, progress: Progress | None = None) -> Repo
                 ]
                 report.rows.append(median_trial(trials, "percent"))
         report.notes.append(session.datapath_note())
+        report.notes.append(session.rtt_note())
     report.notes.append(host_load_note())
     _judge(report, options)
     return report

@@ -84,6 +84,7 @@ def run_service(options: ServiceOptions, progress: Progress | None = None) -> Re
         report.rows += rows
         report.floors += trace_checks
         report.notes.append(session.datapath_note())
+        report.notes.append(session.rtt_note())
     report.notes.append(host_load_note())
     return report
 

@@ -166,6 +166,7 @@ def run_tenants(options: TenantOptions, progress: Progress | None = None) -> Rep
             progress.step("timeline: T2 arrives a third of the way in")
             _timeline(session, options, requirement, counters, report)
         report.notes.append(session.datapath_note())
+        report.notes.append(session.rtt_note())
     report.notes.append(host_load_note())
     _judge(report)
     return report
