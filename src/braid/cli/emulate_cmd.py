@@ -46,7 +46,7 @@ LatencyOpt = Annotated[
     typer.Option(
         "--latency",
         help="One-way delay of every link, ms, through braid-dp link "
-        "[default: each link's latency_ms in the topology].",
+        "(default: each link's latency_ms in the topology).",
         min=0,
     ),
 ]
@@ -55,7 +55,7 @@ RealtimeOpt = Annotated[
     typer.Option(
         "--realtime/--no-realtime",
         help="Link emulators send from real-time threads (accurate delays on a busy host) "
-        "[default: on for packet-split only].",
+        "(default: on for packet-split only).",
     ),
 ]
 
@@ -299,7 +299,7 @@ def packet_split(
         bool,
         typer.Option(
             "--classic-tcp/--no-classic-tcp",
-            help="Also run Figure 3 without resequencing on 2017's TCP (no RACK, reordering 3).",
+            help="Also run Figure 3 on 2017's TCP (no RACK, reordering window 3).",
         ),
     ] = True,
 ) -> None:
