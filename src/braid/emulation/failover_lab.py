@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from braid.adapters.dataplane import LinkEmulator, LinkSettings
 from braid.adapters.emulation.network import HostSpec
-from braid.adapters.failover.actions import ActionOutcome, SiteAction
+from braid.adapters.failover.actions import SiteAction
 from braid.adapters.failover.counters import InterfaceRate
 from braid.adapters.failover.eventlog import EventLog
 from braid.adapters.failover.probe import UdpEcho
@@ -125,17 +125,10 @@ class Site:
     stop: threading.Event = field(default_factory=threading.Event)
     summary: MonitorSummary | None = None
     thread: threading.Thread | None = None
-    current: str = "primary"  # where this site's last successful action put its traffic
-
-    def act(self, to: str) -> ActionOutcome:
-        outcome = self.action(to)
-        if outcome.ok:
-            self.current = to
-        return outcome
 
     def start(self) -> None:
         def run() -> None:
-            self.summary = run_monitor(self.config, self.act, self.stop, log=self.log)
+            self.summary = run_monitor(self.config, self.action, self.stop, log=self.log)
 
         self.thread = threading.Thread(target=run, name=f"monitor-{self.name}", daemon=True)
         self.thread.start()

@@ -3,8 +3,9 @@
 A train of n degradations, T seconds apart, hits a CUBIC iperf3 flow from
 site A to site B: **path switching** (the traffic is moved onto the long
 path at both sites, as the seed's dpctl degradation did; each site's
-monitor then moves it back) or **RTT extension** (the link emulator of the
-path in use gets slower; the monitors move to the other path). Each method
+monitor then moves it back) or **RTT extension** (the primary's link
+emulator gets slower; the monitors move to the standby; half a period
+later the delay is restored and both sites are put back on the primary). Each method
 (`direct`: ovs-ofctl; `controller`: the site's braid controller) runs the
 same train. A 1 kHz UDP probe stream tells, packet by packet, when traffic
 left the slow path; the throughput trace gives the impulse responses. Then
@@ -67,7 +68,7 @@ EXTENDED_MS: Final = 80.0
 THRESHOLD_MS: Final = 60.0
 SPLIT_MS: Final = 40.0  # one way: a probe packet slower than this took the slow path
 MOVE_WINDOW: Final = 1.5  # seconds after an event in which a slow probe packet counts
-LEAD_IN: Final = 2.0  # seconds of TCP before the first degradation
+LEAD_IN: Final = 1.5  # seconds of TCP before the first degradation (its window: 1 s)
 PROBE_PORT: Final = 7001
 
 
@@ -191,9 +192,11 @@ def _rule(config: Config, options: FailoverOptions) -> DetectionRule:
         recover_samples=5,
         hold_down_s=0.3,
         lost_after_s=3.0,
-        # Path switching: the fail-over always goes back to the primary (the seed's set-up).
+        # Path switching: the fail-over goes back to the primary (the seed's set-up); RTT
+        # extension: to the standby, and the run puts both sites back when the delay is
+        # restored. Fixed targets keep the sites together: sites that each flip to "the other
+        # path" drift apart after a single detection one of them makes alone.
         paths=("standby", "primary") if switching else ("primary", "standby"),
-        alternate=not switching,
     )
 
 
@@ -277,10 +280,11 @@ def _train(
             for name in ("A", "B"):
                 harness.apply(site_rules(plans, name)["standby"])
             continue
-        slowed = sites["A"].current
-        emulators[slowed].set(LinkSettings(delay_ms=EXTENDED_MS))
+        emulators["primary"].set(LinkSettings(delay_ms=EXTENDED_MS))
         _sleep_until(now + options.period / 2)
-        emulators[slowed].set(LinkSettings(delay_ms=DELAYS[config.degradation][slowed]))
+        emulators["primary"].set(LinkSettings(delay_ms=DELAYS[config.degradation]["primary"]))
+        for name in ("A", "B"):  # the seed: "after the fail-over, the original rtt is restored"
+            harness.apply(site_rules(plans, name)["primary"])
     return events
 
 
@@ -355,14 +359,14 @@ def _fast_failover(
     port = session.net.wiring.link_intfs["A-P"][0]
     probe = ProbeRun(session.net.host("h1"), session.net.host("h2"), session.net.ip("h2"),
                      port=PROBE_PORT, rate=1000, seconds=2.0, workdir=work)  # fmt: skip
-    time.sleep(2.0)  # the receiver's second to bind, then a second of traffic
+    time.sleep(1.0)  # the sender started as the constructor returned: a second of traffic
     cut = time.time()
     session.net.run(["ip", "link", "set", port, "down"])
     try:
         trace = probe.finish()
     finally:
         session.net.run(["ip", "link", "set", port, "up"])
-    return outage_ms(trace, cut - 0.1, cut + 1.0)
+    return outage_ms(trace, cut - 0.1, cut + 0.9)
 
 
 def build_report(
