@@ -47,6 +47,9 @@ SPLITS: Final = {  # seed 000 Table 3, Mbit/s of tunnel 1 / tunnel 2
 SINGLE: Final = "1 tunnel"
 STREAMS: Final = (1, 2, 4, 8)
 FLOOR_PCT: Final = 93.0
+# seed 000 §6: 45 ms at each endpoint "for a 90 ms RTT to emulate an intercontinental
+# link"; here each tunnel's two links carry half of the 45 ms one way.
+LINK_DELAY_MS: Final = 22.5
 
 
 @dataclass(kw_only=True)
@@ -64,13 +67,13 @@ class SdxOptions(RunOptions):
 
 def sdx_topology(tunnel1_bps: int, tunnel2_bps: int) -> dict[str, Any]:
     """Site A to site B through two domains' tunnels (T1, T2), each at its offer."""
+    wiring = [("A", "T1", tunnel1_bps), ("T1", "B", tunnel1_bps),
+              ("A", "T2", tunnel2_bps), ("T2", "B", tunnel2_bps)]  # fmt: skip
     return {
         "nodes": [{"id": n} for n in ("A", "T1", "T2", "B")],
         "links": [
-            {"id": "A-T1", "a": "A", "b": "T1", "capacity": f"{tunnel1_bps}bps"},
-            {"id": "T1-B", "a": "T1", "b": "B", "capacity": f"{tunnel1_bps}bps"},
-            {"id": "A-T2", "a": "A", "b": "T2", "capacity": f"{tunnel2_bps}bps"},
-            {"id": "T2-B", "a": "T2", "b": "B", "capacity": f"{tunnel2_bps}bps"},
+            {"id": f"{a}-{b}", "a": a, "b": b, "capacity": f"{bps}bps", "latency_ms": LINK_DELAY_MS}
+            for a, b, bps in wiring
         ],
     }
 
