@@ -27,15 +27,15 @@ def _require_braid_dp() -> None:
 
 
 def _emulators_left() -> list[str]:
-    """braid-dp processes on the emulation's own interfaces (be<N>-eth…), not other tests'."""
+    """braid-dp processes this test started (children of this process), not other runs'."""
     found = []
     for entry in Path("/proc").iterdir():
         try:
             if entry.name.isdigit() and (entry / "comm").read_text().strip() == "braid-dp":
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-                if any(arg.startswith(b"be") and b"-eth" in arg for arg in argv):
+                parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
+                if int(parent) == os.getpid():
                     found.append(entry.name)
-        except OSError:
+        except (OSError, IndexError, ValueError):
             continue
     return found
 
