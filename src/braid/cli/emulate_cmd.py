@@ -149,7 +149,9 @@ def check() -> None:
     for item in missing:
         console.print(f"[red]missing:[/] {item}")
     if not missing:
-        console.print("[green]ready:[/] root, Open vSwitch, Mininet, iperf3, ethtool, tc htb")
+        console.print(
+            "[green]ready:[/] root, Open vSwitch, Mininet, iperf3, ethtool, tc htb, braid-dp"
+        )
         note = netem_note(qdisc_support())
         if note:
             console.print(f"[yellow]note:[/] {note}")
