@@ -1,6 +1,8 @@
 """`braid plan`, `braid example` and `braid topology` through the real command."""
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -89,6 +91,17 @@ def test_example_runs_and_shows_every_outcome() -> None:
     assert by_id["tenant-b"]["bandwidth"] == 30000
     table = braid("example")
     assert table.returncode == 0 and "decisions" in table.stdout
+    # People read ISO times in the table, reasons included; the JSON keeps epoch seconds.
+    wide = subprocess.run(
+        [sys.executable, "-m", "braid.cli.main", "example"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "400"},
+        check=True,
+    ).stdout
+    assert "throughout [2027-01-01T09:00:00Z, 2027-01-01T11:00:00Z)" in wide
+    assert not re.search(r"(?<![\d.])\d{10}(?![\d.])", wide)
 
 
 def test_invalid_lines_are_counted_and_a_batch_of_nothing_valid_fails() -> None:

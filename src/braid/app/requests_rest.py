@@ -7,12 +7,11 @@ the same inputs with the same field names.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Final
 
 from braid.core.errors import InputError
-from braid.core.model.instants import format_instant, parse_instant
+from braid.core.model.instants import format_instant, iso_in_text, parse_instant
 from braid.core.model.topology import Topology
 from braid.core.planning.requests import Request, parse_request
 
@@ -61,18 +60,4 @@ def _not_in_the_past(data: dict[str, Any], mode: str, now: int) -> None:
 
 def readable_reason(reason: str, request: Request) -> str:
     """The planner's reason with the request's epoch instants written as ISO 8601."""
-    instants = {request.start, request.end, request.not_before, request.not_after}
-    return _EPOCH.sub(
-        lambda m: (format_instant(int(m[0])) or m[0]) if _looks_like(int(m[0]), instants) else m[0],
-        reason,
-    )
-
-
-_EPOCH: Final = re.compile(r"(?<![\d.])\d{9,11}(?![\d.])")
-
-
-def _looks_like(value: int, instants: set[int | None]) -> bool:
-    # The planner only names the request's own instants and alternatives near
-    # them; a ten-digit number far from every one is something else.
-    known = [i for i in instants if i]
-    return any(abs(value - i) <= 366 * 86400 for i in known)
+    return iso_in_text(reason, (request.start, request.end, request.not_before, request.not_after))

@@ -211,5 +211,7 @@ def _answer(decision: dict[str, Any]) -> str:
     for moved in decision.get("reallocated", []):
         parts.append(f"moved {moved['id']}")
     if "reason" in decision:
-        parts.append(decision["reason"])
+        from braid.core.model.instants import iso_in_text
+
+        parts.append(iso_in_text(str(decision["reason"])))
     return "\n".join(parts)
