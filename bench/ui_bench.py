@@ -46,6 +46,7 @@ from braid.app.records import User
 from braid.app.service import ReservationService
 from braid.bootstrap.serve import initial_topology
 from braid.core.model.topology import topology_from_dict
+from braid.testing.serving import wait_healthy
 from service_store import Sizes, World, preload
 from workload import shared_data_dir
 from workload import size_model as fit_sizes
@@ -143,26 +144,12 @@ def serving(store: Store, folder: Path, port: int) -> Iterator[str]:
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(url, process)
+        wait_healthy(url, process, timeout=120)
         yield url
     finally:
         process.terminate()
         process.wait(timeout=20)
         log.close()
-
-
-def _wait_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"braid serve exited with {process.returncode}")
-        try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError("braid serve did not become healthy")
 
 
 def pages(url: str, token: str) -> list[tuple[str, str]]:

@@ -6,11 +6,11 @@ import socket
 import ssl
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 
+from braid.testing.serving import wait_healthy
 from tests.certificates import issue_certificate
 
 BRAID = str(Path(sys.executable).parent / "braid")
@@ -46,17 +46,8 @@ def test_the_api_is_served_over_https(tmp_path: Path) -> None:
     server = _serve(tmp_path, *_tls(tmp_path, "server.pem", "server.key"))
     trusted = ssl.create_default_context(cafile=str(tmp_path / "ca.pem"))
     try:
-        url = f"https://127.0.0.1:{_port(server)}/healthz"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                answer = httpx.get(url, verify=trusted, timeout=2)
-                break
-            except httpx.TransportError:
-                assert server.poll() is None, server.communicate()[1]
-                assert time.monotonic() < deadline, "braid serve did not answer over HTTPS"
-                time.sleep(0.2)
-        assert answer.status_code == 200
+        # Answers 200 over HTTPS to a client that trusts only the test CA.
+        wait_healthy(f"https://127.0.0.1:{_port(server)}", server, verify=trusted)
         plain = f"http://127.0.0.1:{_port(server)}/healthz"
         try:
             refused = httpx.get(plain, timeout=2).status_code

@@ -26,6 +26,7 @@ import httpx
 import pytest
 import yaml
 
+from braid.testing.serving import wait_healthy
 from tests.certificates import issue_certificate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,7 +143,7 @@ def test_braid_serve_runs_and_stops_as_its_unit_says(
     try:
         trusted = ssl.create_default_context(cafile=str(tmp_path / "ca.pem"))
         with httpx.Client(base_url=f"https://127.0.0.1:{port}", verify=trusted) as client:
-            _wait_healthy(client, server)
+            wait_healthy(f"https://127.0.0.1:{port}", server, timeout=60, verify=trusted)
             booked = client.post(
                 "/v1/reservations",
                 headers={"Authorization": f"Bearer {token}"},
@@ -161,16 +162,3 @@ def test_braid_serve_runs_and_stops_as_its_unit_says(
         out, err = server.communicate(timeout=float(service["TimeoutStopSec"]))
     assert server.returncode == 0, err
     assert "braid stopped" in out
-
-
-def _wait_healthy(client: httpx.Client, server: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if client.get("/healthz", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        assert server.poll() is None, server.communicate()[1]
-        assert time.monotonic() < deadline, "braid serve did not answer over HTTPS"
-        time.sleep(0.2)

@@ -14,14 +14,14 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import httpx
 import pytest
+
+from braid.testing.serving import wait_healthy
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -99,26 +99,12 @@ def server(tmp_path: Path) -> Iterator[Server]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(url, process)
+        wait_healthy(url, process)
         yield Server(url, tokens, database)
     finally:
         process.terminate()
         process.wait(timeout=10)
         log.close()
-
-
-def _wait_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"braid serve exited with {process.returncode}")
-        try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError("braid serve did not become healthy in 30 s")
 
 
 @pytest.fixture

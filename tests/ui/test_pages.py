@@ -14,8 +14,9 @@ import httpx
 import pytest
 
 from braid.bootstrap.local_cluster import LocalCluster
+from braid.testing.serving import wait_healthy
 from tests.ui.a11y import contrast, focus_problems, problems
-from tests.ui.conftest import BRAID, EXAMPLE, Server, _wait_healthy, free_port, make_token
+from tests.ui.conftest import BRAID, EXAMPLE, Server, free_port, make_token
 from tests.ui.test_browser import expect, shot, sign_in
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ def md_server(tmp_path: Path) -> Iterator[Server]:
         with (tmp_path / "serve.log").open("w") as log:
             process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
             try:
-                _wait_healthy(f"http://127.0.0.1:{port}", process)
+                wait_healthy(f"http://127.0.0.1:{port}", process)
                 yield Server(f"http://127.0.0.1:{port}", tokens, database)
             finally:
                 process.terminate()

@@ -1,1 +1,2 @@
-"""Fakes shipped for tests: a switch that evaluates OpenFlow tables, and a network of them."""
+"""Fakes shipped for tests: a switch that evaluates OpenFlow tables, a network of them, and
+waiting for a started `braid serve` to answer."""
