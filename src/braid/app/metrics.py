@@ -58,7 +58,7 @@ class Metrics:
         self.holds = Gauge("braid_holds", "Holds not yet confirmed", registry=self.registry)
         self.next_hold_expiry = Gauge(
             "braid_hold_next_expiry_seconds",
-            "Seconds until the first hold expires (absent without holds)",
+            "Seconds until the first hold expires (NaN without holds)",
             registry=self.registry,
         )
         self.seconds_since_read = Gauge(
