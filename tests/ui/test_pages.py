@@ -158,13 +158,14 @@ def test_several_links_are_drawn_against_their_own_capacities(
     page.wait_for_selector("svg.chart path.series[data-link='CHIC-WASH']", state="attached")
     page.select_option("#link-add", "KANS-DENV")
     page.wait_for_selector("svg.chart path.series[data-link='KANS-DENV']", state="attached")
-    assert page.locator("svg.chart path.series").count() == 6  # three links, two directions
+    # The chart is redrawn whole on each change: wait for the redrawn one.
+    expect(page.locator("svg.chart path.series")).to_have_count(6)  # three links, two ways
     assert page.locator("#usage-table tbody tr").count() == 3
     assert "with=CHIC-WASH" in page.url and "with=KANS-DENV" in page.url
     shot(page, "links")
     page.click("button[aria-label='remove CHIC-WASH']")
     page.wait_for_selector("svg.chart path.series[data-link='CHIC-WASH']", state="detached")
-    assert page.locator("svg.chart path.series").count() == 4
+    expect(page.locator("svg.chart path.series")).to_have_count(4)
 
 
 def visit(page: Page, url: str, ready: str) -> list[str]:
