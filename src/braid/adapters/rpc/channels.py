@@ -17,6 +17,10 @@ _OPTIONS = [
     ("grpc.max_reconnect_backoff_ms", 1_000),
     ("grpc.max_receive_message_length", 1 << 20),
 ]
+# gRPC shares a port between servers (SO_REUSEPORT) unless told not to: a
+# second agent started on a taken port would then silently get half of the
+# first one's calls. Refuse the port instead.
+_SERVER_ONLY = [("grpc.so_reuseport", 0)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +44,9 @@ def start_server(
     register: list[Any], address: str, *, tls: TlsFiles | None = None, workers: int = 8
 ) -> tuple[Any, int]:
     """Start a server with the given (add_function, servicer) pairs; returns it and its port."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers), options=_OPTIONS)
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=workers), options=[*_OPTIONS, *_SERVER_ONLY]
+    )
     for add, servicer in register:
         add(servicer, server)
     if tls is None or tls.cert is None:
