@@ -128,6 +128,9 @@ pub struct InboundCounters {
 pub struct Inbound {
     /// VLAN → resequence?
     vlans: HashMap<u16, bool>,
+    /// Frames that arrived on each of the reservations' VLANs (a path's deliveries: set
+    /// against the far edge's `sent`, they give the path's loss).
+    arrived: HashMap<u16, u64>,
     pub reseq: Resequencer<FlowKey, Vec<u8>>,
     pub counters: InboundCounters,
 }
@@ -136,6 +139,7 @@ impl Inbound {
     pub fn new(config: &EdgeConfig) -> Inbound {
         let mut inbound = Inbound {
             vlans: HashMap::new(),
+            arrived: HashMap::new(),
             reseq: Resequencer::new(config.reseq),
             counters: InboundCounters::default(),
         };
@@ -143,8 +147,10 @@ impl Inbound {
         inbound
     }
 
-    /// New reservations and knobs; the flows being resequenced carry on.
+    /// New reservations and knobs; the flows being resequenced carry on, the path
+    /// counters start again (as the sending side's do).
     pub fn reconfigure(&mut self, config: &EdgeConfig) {
+        self.arrived.clear();
         self.vlans = config
             .reservations
             .iter()
@@ -159,8 +165,12 @@ impl Inbound {
 
     /// Takes one frame from the network; what may go to the host now is appended to `out`.
     pub fn receive(&mut self, now_ns: u64, mut frame: Vec<u8>, out: &mut Vec<Vec<u8>>) {
-        let resequence = match vlan_id(&frame).and_then(|vid| self.vlans.get(&vid)) {
-            Some(&resequence) => resequence,
+        let known = vlan_id(&frame).and_then(|vid| Some((vid, *self.vlans.get(&vid)?)));
+        let resequence = match known {
+            Some((vid, resequence)) => {
+                *self.arrived.entry(vid).or_insert(0) += 1;
+                resequence
+            }
             None => {
                 self.counters.passed += 1;
                 out.push(frame);
@@ -184,7 +194,14 @@ impl Inbound {
 
     pub fn counters_json(&self) -> Value {
         let s = self.reseq.stats;
+        let mut arrived: Vec<(u16, u64)> = self.arrived.iter().map(|(v, n)| (*v, *n)).collect();
+        arrived.sort_unstable();
+        let arrived: Vec<Value> = arrived
+            .into_iter()
+            .map(|(vlan, frames)| json!({"vlan": vlan, "received": frames}))
+            .collect();
         json!({
+            "arrived": arrived,
             "popped": self.counters.popped,
             "passed": self.counters.passed,
             "not_resequenced": self.counters.not_resequenced,
@@ -300,6 +317,11 @@ mod tests {
         assert_eq!(
             (c["resequenced"].as_u64(), c["not_resequenced"].as_u64()),
             (Some(1), Some(1))
+        );
+        // Per path: two frames on 101, two on 102; the foreign VLAN is not counted.
+        assert_eq!(
+            c["arrived"],
+            json!([{"vlan": 101, "received": 2}, {"vlan": 102, "received": 2}])
         );
     }
 }

@@ -156,11 +156,18 @@ class ToHostCounters:
 
 @dataclass(frozen=True, slots=True)
 class EdgeCounters:
-    """Per reservation the packets sent on each path; host → network totals; network → host."""
+    """Per reservation the packets sent on each path; host → network totals; network → host;
+    `arrived`: frames received per reservation VLAN (what the far edge `sent` on that path,
+    less what the path lost and what is still in flight)."""
 
     paths: dict[str, tuple[PathCounters, ...]]
     to_net: dict[str, int]
     to_host: ToHostCounters
+    arrived: dict[int, int] = field(default_factory=dict)
+
+    def sent_by_vlan(self) -> dict[int, int]:
+        """Frames this edge sent per VLAN, over all its reservations."""
+        return {p.vlan: p.sent for paths in self.paths.values() for p in paths}
 
 
 def encode_edge_request(command: EdgeCommand) -> str:
@@ -226,4 +233,17 @@ def parse_edge_counters(reply: dict[str, object]) -> EdgeCounters:
     )
     names = [f.name for f in fields(ToHostCounters)]
     to_host = ToHostCounters(**_ints(raw.get("to_host"), names, "to_host"))
-    return EdgeCounters(paths=_paths(to_net.get("paths")), to_net=totals, to_host=to_host)
+    return EdgeCounters(
+        paths=_paths(to_net.get("paths")),
+        to_net=totals,
+        to_host=to_host,
+        arrived=_arrived(raw.get("to_host")),
+    )
+
+
+def _arrived(to_host: object) -> dict[int, int]:
+    raw = to_host.get("arrived", []) if isinstance(to_host, dict) else None
+    if not isinstance(raw, list):
+        raise ControlError("reply: to_host.arrived is not a list")
+    counts = [_ints(item, ("vlan", "received"), "to_host.arrived") for item in raw]
+    return {c["vlan"]: c["received"] for c in counts}

@@ -108,11 +108,16 @@ def test_counters_are_decoded_per_path_and_direction() -> None:
                 "send_errors": 0,
                 "dropped_oversize": 0,
             },
-            "to_host": _to_host(resequenced=7, buffered_packets=1),
+            "to_host": {
+                **_to_host(resequenced=7, buffered_packets=1),
+                "arrived": [{"vlan": 101, "received": 28}],
+            },
         },
     }
     counters = parse_edge_counters(reply)
     assert counters.paths["r1"][0].sent == 30
+    assert counters.sent_by_vlan() == {101: 30}
+    assert counters.arrived == {101: 28}
     assert counters.to_net["passed"] == 2
     assert (counters.to_host.resequenced, counters.to_host.buffered_packets) == (7, 1)
     broken = {"ok": True, "counters": {"to_net": reply["counters"]["to_net"], "to_host": {}}}  # type: ignore[index]
@@ -120,6 +125,15 @@ def test_counters_are_decoded_per_path_and_direction() -> None:
         parse_edge_counters(broken)
     with pytest.raises(ControlError, match="no counters"):
         parse_edge_counters({"ok": True})
+    arrived_broken = {
+        "ok": True,
+        "counters": {
+            "to_net": reply["counters"]["to_net"],  # type: ignore[index]
+            "to_host": {**_to_host(), "arrived": [{"vlan": 101}]},
+        },
+    }
+    with pytest.raises(ControlError, match="arrived"):
+        parse_edge_counters(arrived_broken)
 
 
 def test_the_edge_command_line_and_its_config_file(tmp_path: Path) -> None:
