@@ -1,10 +1,11 @@
 """Seed 003's two sites on Mininet: the network, its link emulators, monitors and meters.
 
 Site A (h1 behind switch A) and site B (h2 behind switch B) are joined by a
-primary path A–P–B and a standby A–Q–B. P and Q are not switches: their
-bridges are emptied and braid's link emulator (`braid-dp link`) forwards
-between the two veths instead, with the path's one-way delay, which it can
-raise at run time (the seed's RTT extension). Each site runs its own monitor
+primary path A–P–B and a standby A–Q–B. Each path's one-way delay is
+declared on its first link (A–P, A–Q), so the session splices braid's link
+emulator into it as into any delayed link (`adapters.emulation.link_delay`);
+the run raises it at run time (the seed's RTT extension) through that
+emulator. Each site runs its own monitor
 (probing the far host from its own host's namespace) whose action programs
 only its own border switch; nothing but the measured path links them.
 """
@@ -13,16 +14,14 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from braid.adapters.dataplane import LinkEmulator, LinkSettings
+from braid.adapters.dataplane import LinkEmulator
 from braid.adapters.emulation.network import HostSpec
 from braid.adapters.failover.actions import SiteAction
-from braid.adapters.failover.counters import InterfaceRate
 from braid.adapters.failover.eventlog import EventLog
 from braid.adapters.failover.probe import UdpEcho
 from braid.adapters.failover.runner import MonitorConfig, MonitorSummary, run_monitor
@@ -45,16 +44,26 @@ QUEUE_SECONDS: Final = 0.005  # short link queues: CUBIC's standing queue must n
 # degradation to an RTT threshold of tens of milliseconds
 
 
-def failover_topology(rate_bps: int) -> dict[str, Any]:
-    """Latency 0 on every link: the paths' delays are the link emulators' put in P and Q."""
+DELAYED: Final = {"primary": "A-P", "standby": "A-Q"}  # the link carrying each path's delay
+
+
+def failover_topology(rate_bps: int, delays_ms: Mapping[str, float]) -> dict[str, Any]:
+    """Each path's one-way delay (> 0) on its first link, none on its second."""
+    latency = {DELAYED[name]: ms for name, ms in delays_ms.items()}
     links = [("A-P", "A", "P"), ("P-B", "P", "B"), ("A-Q", "A", "Q"), ("Q-B", "Q", "B")]
     return {
         "nodes": [{"id": n} for n in ("A", "P", "B", "Q")],
         "links": [
-            {"id": i, "a": a, "b": b, "capacity": f"{rate_bps}bps", "latency_ms": 0}
+            {"id": i, "a": a, "b": b, "capacity": f"{rate_bps}bps",
+             "latency_ms": latency.get(i, 0)}
             for i, a, b in links
         ],
-    }
+    }  # fmt: skip
+
+
+def path_emulators(session: EmulationSession) -> dict[str, LinkEmulator]:
+    """Each path's link emulator (the one the session spliced into its delayed link)."""
+    return {name: session.net.emulators[link] for name, link in DELAYED.items()}
 
 
 def compile_paths(session: EmulationSession, bandwidth: int) -> dict[str, RulePlan]:
@@ -90,29 +99,6 @@ def short_queues(session: EmulationSession) -> None:
         for intf in net.wiring.link_intfs[link.id]:
             net.run(["tc", "qdisc", "replace", "dev", intf, "parent", "5:1", "handle", "10:",
                      "bfifo", "limit", str(limit)])  # fmt: skip
-
-
-@contextlib.contextmanager
-def emulated_paths(
-    session: EmulationSession, delays_ms: Mapping[str, float]
-) -> Iterator[dict[str, LinkEmulator]]:
-    """Replace P's and Q's bridges by link emulators with the paths' one-way delays."""
-    net = session.net
-    with contextlib.ExitStack() as stack:
-        emulators: dict[str, LinkEmulator] = {}
-        for name, node in MIDDLE.items():
-            bridge = net.bridges[node]
-            intfs = [net.wiring.link_intfs[link][0 if session.topology.links[link].a == node
-                     else 1] for link in net.wiring.link_ports[node]]  # fmt: skip
-            for intf in intfs:
-                net.run(["ovs-vsctl", "--if-exists", "del-port", bridge, intf])
-                net.run(["ethtool", "-K", intf, "tx", "off", "tso", "off", "gso", "off",
-                         "gro", "off"])  # fmt: skip
-            emulator = LinkEmulator(
-                intfs[0], intfs[1], settings=LinkSettings(delay_ms=delays_ms[name])
-            )
-            emulators[name] = stack.enter_context(emulator)
-        yield emulators
 
 
 @dataclass
@@ -184,34 +170,3 @@ def echoes(session: EmulationSession) -> Iterator[None]:
             netns = f"/proc/{session.net.host(host).pid}/ns/net"
             stack.enter_context(UdpEcho(ECHO_PORT, netns))
         yield
-
-
-class RateSampler:
-    """Throughput delivered to h2 (its switch port's transmit counter), every `step` seconds."""
-
-    def __init__(self, session: EmulationSession, step: float = 0.1) -> None:
-        port = session.net.wiring.hosts["h2"].port
-        self.reader = InterfaceRate(f"{session.net.bridges['B']}-eth{port}", "tx")
-        self.step = step
-        self.times: list[float] = []
-        self.rates: list[float] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> RateSampler:
-        self.reader.read()
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-
-    def _run(self) -> None:
-        next_at = time.monotonic() + self.step
-        while not self._stop.wait(max(0.0, next_at - time.monotonic())):
-            next_at += self.step
-            bps = self.reader.read()
-            if bps is not None:
-                self.times.append(time.time())
-                self.rates.append(bps)

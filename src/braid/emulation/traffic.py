@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from braid.adapters.emulation.iperf import ClientOptions, IperfResult, IperfServer, run_client
+from braid.adapters.failover.counters import InterfaceRate
 from braid.emulation.session import EmulationSession
 
 SAMPLE_SECONDS = 0.5
@@ -38,7 +39,10 @@ def measure(
     counters: Mapping[str, tuple[str, str]] | None = None,
 ) -> Measurement:
     """Run the flowsets together; sample `counters` (label -> (link id, sending node))."""
-    servers = [IperfServer(session.net.host(f.server), f.options.server_port) for f in flowsets]
+    servers = [
+        IperfServer(session.net.host(f.server), f.options.server_port, f.options.launcher)
+        for f in flowsets
+    ]
     results: dict[str, IperfResult] = {}
     errors: list[BaseException] = []
     stop = threading.Event()
@@ -103,3 +107,35 @@ def _sample(
             delta = now[label] - last[label]
             measurement.path_mbps[label].append(round(delta * 8 / SAMPLE_SECONDS / 1e6, 3))
         last = now
+
+
+class RateSampler:
+    """Throughput delivered to `host` (its switch port's transmit counter), every `step`
+    seconds: the rate a receiver sees, finer than iperf3's one-second reports."""
+
+    def __init__(self, session: EmulationSession, step: float = 0.1, host: str = "h2") -> None:
+        port = session.net.wiring.hosts[host]
+        self.reader = InterfaceRate(f"{session.net.bridges[port.switch]}-eth{port.port}", "tx")
+        self.step = step
+        self.times: list[float] = []
+        self.rates: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> RateSampler:
+        self.reader.read()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        next_at = time.monotonic() + self.step
+        while not self._stop.wait(max(0.0, next_at - time.monotonic())):
+            next_at += self.step
+            bps = self.reader.read()
+            if bps is not None:
+                self.times.append(time.time())
+                self.rates.append(bps)

@@ -46,6 +46,8 @@ class IperfResult:
     stream_received_bps: tuple[float, ...]
     interval_ends: tuple[float, ...]
     interval_bps: tuple[float, ...]
+    # Per interval, each stream's rate (the sender's view, as `interval_bps`).
+    interval_stream_bps: tuple[tuple[float, ...], ...] = ()
 
     @property
     def received_mbps(self) -> float:
@@ -68,7 +70,8 @@ def parse_report(text: str) -> IperfResult:
         raise IperfError("iperf3 report has no end.sum_received (a UDP run, or cut short?)")
     received, sent = end["sum_received"], end.get("sum_sent", {})
     streams = end.get("streams") or []
-    intervals = [i["sum"] for i in report.get("intervals", []) if not i["sum"].get("omitted")]
+    kept = [i for i in report.get("intervals", []) if not i["sum"].get("omitted")]
+    intervals = [i["sum"] for i in kept]
     return IperfResult(
         received_bps=float(received["bits_per_second"]),
         sent_bps=float(sent.get("bits_per_second", 0.0)),
@@ -78,6 +81,9 @@ def parse_report(text: str) -> IperfResult:
         stream_received_bps=tuple(_stream_rate(s) for s in streams),
         interval_ends=tuple(float(i["end"]) for i in intervals),
         interval_bps=tuple(float(i["bits_per_second"]) for i in intervals),
+        interval_stream_bps=tuple(
+            tuple(float(s["bits_per_second"]) for s in i.get("streams", [])) for i in kept
+        ),
     )
 
 
@@ -102,6 +108,8 @@ class ClientOptions:
     congestion: str | None = (
         "cubic"  # iperf3 -C; the seeds ran CUBIC (Linux default), None: host default
     )
+    # Run iperf3 (client and its server) under this, e.g. ("mptcpize", "run") for MPTCP.
+    launcher: tuple[str, ...] = ()
 
 
 def client_argv(server_ip: str, options: ClientOptions) -> list[str]:
@@ -124,11 +132,11 @@ def client_argv(server_ip: str, options: ClientOptions) -> list[str]:
 class IperfServer:
     """An iperf3 server on a host; one per port, stopped on `close`."""
 
-    def __init__(self, host: Shell, port: int = DEFAULT_PORT) -> None:
+    def __init__(self, host: Shell, port: int = DEFAULT_PORT, launcher: Sequence[str] = ()) -> None:
         self.host = host
         self.port = port
         self._proc = host.popen(
-            ["env", MARK, "iperf3", "-s", "-p", str(port)],
+            ["env", MARK, *launcher, "iperf3", "-s", "-p", str(port)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -148,7 +156,7 @@ class IperfServer:
 def run_client(host: Shell, server_ip: str, options: ClientOptions) -> IperfResult:
     """One client process; the streams share its report."""
     proc = host.popen(
-        ["env", MARK, *client_argv(server_ip, options)],
+        ["env", MARK, *options.launcher, *client_argv(server_ip, options)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -190,4 +198,8 @@ def combine(results: Sequence[IperfResult]) -> IperfResult:
         stream_received_bps=tuple(b for r in results for b in r.stream_received_bps),
         interval_ends=results[0].interval_ends[:count],
         interval_bps=tuple(sum(r.interval_bps[i] for r in results) for i in range(count)),
+        interval_stream_bps=tuple(
+            tuple(b for r in results for b in r.interval_stream_bps[i])
+            for i in range(min(len(r.interval_stream_bps) for r in results))
+        ),
     )

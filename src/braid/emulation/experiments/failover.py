@@ -40,13 +40,12 @@ from braid.core.rules.model import RulePlan, RuleRequest
 from braid.emulation.failover_lab import (
     HOSTS,
     ROUTES,
-    RateSampler,
     compile_paths,
     echoes,
-    emulated_paths,
     failover_topology,
     install_all,
     make_sites,
+    path_emulators,
     short_queues,
     site_rules,
 )
@@ -54,6 +53,7 @@ from braid.emulation.failover_measure import moved_back, outage_ms
 from braid.emulation.options import RunOptions
 from braid.emulation.report import Progress, Report, Silent, host_load_note
 from braid.emulation.session import EmulationSession, SessionOptions, path_of
+from braid.emulation.traffic import RateSampler
 
 MBPS: Final = 1_000_000
 PATH_BPS: Final = 100 * MBPS  # before scaling
@@ -135,20 +135,17 @@ def run_failover(options: FailoverOptions, progress: Progress | None = None) -> 
     progress.start(len(configs) + options.fast_failover, "failover")
     results: list[ConfigResult] = []
     outage: float | None = None
+    first = DELAYS[configs[0].degradation] if configs else DELAYS["path-switch"]
     with (
-        EmulationSession(failover_topology(rate), HOSTS, session_options) as session,
+        EmulationSession(failover_topology(rate, first), HOSTS, session_options) as session,
         tempfile.TemporaryDirectory(prefix="braid-failover-") as tmp,
     ):
         short_queues(session)
         plans = compile_paths(session, rate)
         harness = OfctlDriver(dict(session.net.bridges))
         install_all(harness, plans, "primary")
-        first = DELAYS[configs[0].degradation] if configs else DELAYS["path-switch"]
-        with (
-            emulated_paths(session, first) as emulators,
-            echoes(session),
-            _iperf_server(session),
-        ):
+        emulators = path_emulators(session)
+        with echoes(session), _iperf_server(session):
             for config in configs:
                 progress.step(config.label)
                 work = Path(tmp) / f"run{len(results)}"
