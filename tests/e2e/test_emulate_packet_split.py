@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from braid.emulation.experiments.packet_split import PacketSplitOptions, run_packet_split
-from braid.emulation.packet_split_plots import plot_packet_split
+from braid.emulation.packet_split_plots import plot_congestion, plot_packet_split
 from braid.emulation.report import write_report
 from braid.emulation.session import SessionOptions
 from tests.e2e.emulation_fixtures import emulation_host
@@ -24,7 +24,7 @@ def test_short_run_splits_one_flow_over_both_paths_and_writes_its_results(
     options = PacketSplitOptions.of(SessionOptions(), short=True)
     assert options.session.realtime
     report = run_packet_split(options)
-    write_report(report, tmp_path, [plot_packet_split])
+    write_report(report, tmp_path, [plot_packet_split, plot_congestion])
 
     data = json.loads((tmp_path / "results.json").read_text())
     keys = {(r["part"], r["mode"]) for r in data["rows"]}
@@ -32,8 +32,9 @@ def test_short_run_splits_one_flow_over_both_paths_and_writes_its_results(
         ("Table II", "braid packet split"),
         ("Figure 3", "with resequencing"),
         ("Figure 3", "without resequencing"),
+        ("Figure 4", "weights recomputed"),
     }
-    for row in data["rows"]:
+    for row in (r for r in data["rows"] if r["part"] != "Figure 4"):
         # One TCP flow got well above one 10 Mbit/s path: both paths carried it.
         assert row["goodput_mbps"] > 12.0, row
         configured = max(float(v) for v in str(row["rtt_configured_ms"]).split("/"))
@@ -42,5 +43,16 @@ def test_short_run_splits_one_flow_over_both_paths_and_writes_its_results(
     resequenced = next(r for r in data["rows"] if r["mode"] == "with resequencing")
     assert resequenced["resequence"] and resequenced["resequenced"] > 0
     assert data["floors"]
-    assert (tmp_path / "packet-split.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert (tmp_path / "packet-split.pdf").read_bytes().startswith(b"%PDF")
+    # Figure 4: the flooded path's weight went to 0 after the flood began, at the sender's
+    # edge, and the flow went on over the other path.
+    congested = data["series"]["figure4"]["weights recomputed"]
+    assert congested["errors"] == []
+    assert congested["reweighed_at"] is not None and congested["reweighed_at"] > congested["t1"]
+    flooded = congested["paths"].index("P")  # the paths in the reservation's order
+    assert congested["weights"][flooded] == 0.0 and congested["weights"][1 - flooded] == 1.0
+    assert congested["loss"][flooded] > 0.25
+    assert congested["after"] > 2.0, congested
+    assert congested["cwnd"], "the sender's congestion window was sampled"
+    for name in ("packet-split", "packet-split-congestion"):
+        assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (tmp_path / f"{name}.pdf").read_bytes().startswith(b"%PDF")

@@ -304,11 +304,37 @@ def packet_split(
             help="Also run Figure 3 on 2017's TCP (no RACK, reordering window 3).",
         ),
     ] = True,
+    parts: Annotated[
+        str | None,
+        typer.Option(
+            "--parts",
+            help="Which of seed 002's results, comma-separated: table2, fig3, fig4 (a path "
+            "congested, weights recomputed), fig5 (against MPTCP), fairness (Jain's index, "
+            "10 flows) [default: all; --short: table2,fig3,fig4].",
+        ),
+    ] = None,
+    trials: Annotated[
+        int | None,
+        typer.Option("--trials", min=1, help="Runs per Table II and Figure 5 point (median)."),
+    ] = None,
 ) -> None:
-    """One TCP flow split per packet over two paths by braid's edges (seed 002 Table II, Fig. 3)."""
-    from braid.emulation.experiments.packet_split import PacketSplitOptions, run_packet_split
+    """One TCP flow split per packet over two paths by braid's edges (seed 002: Table II,
+    Figures 3, 4 and 5, intra-flow fairness)."""
+    from braid.emulation.experiments.packet_split import (
+        PARTS,
+        PacketSplitOptions,
+        run_packet_split,
+    )
 
     options = _options(PacketSplitOptions.of, driver, mtu, short, scale, seconds, None, realtime)
+    if parts is not None:
+        chosen = tuple(p.strip() for p in parts.split(",") if p.strip())
+        unknown = [p for p in chosen if p not in PARTS]
+        if unknown or not chosen:
+            fail(f"--parts: {parts!r}: choose from {', '.join(PARTS)}")
+        options.parts = chosen
+    if trials is not None:
+        options.trials = trials
     if mdis is not None:
         try:
             options.mdis = tuple(float(v) for v in mdis.split(",") if v.strip())

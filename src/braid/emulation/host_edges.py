@@ -17,12 +17,12 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Final
 
-from braid.adapters.dataplane import MultipathEdge, edge_config
+from braid.adapters.dataplane import EdgeConfig, MultipathEdge, edge_config
 from braid.adapters.emulation.iperf import MARK
 from braid.core.rules.packet_split import EdgeSide
 from braid.emulation.session import EmulationSession
 
-__all__ = ["TAG_BYTES", "edge_ready_hosts", "running_edges"]
+__all__ = ["TAG_BYTES", "edge_ready_hosts", "passing_edges", "running_edges"]
 
 TAG_BYTES: Final = 4
 _OFFLOADS: Final = "tx off tso off gso off gro off"
@@ -60,14 +60,32 @@ def running_edges(
     session: EmulationSession, sides: Sequence[EdgeSide]
 ) -> Iterator[dict[str, MultipathEdge]]:
     """One `braid-dp edge` per side, in its host's namespaces, with the plan's config."""
+    with _edges(session, [(side.host, edge_config(side)) for side in sides]) as edges:
+        yield edges
+
+
+@contextlib.contextmanager
+def passing_edges(
+    session: EmulationSession, hosts: Sequence[str]
+) -> Iterator[dict[str, MultipathEdge]]:
+    """Edges with no reservation, passing every frame unchanged: an edge-ready host's
+    traffic for anything but packet splitting (per-flow rules, MPTCP)."""
+    with _edges(session, [(host, EdgeConfig()) for host in hosts]) as edges:
+        yield edges
+
+
+@contextlib.contextmanager
+def _edges(
+    session: EmulationSession, configs: Sequence[tuple[str, EdgeConfig]]
+) -> Iterator[dict[str, MultipathEdge]]:
     key, value = MARK.split("=", 1)
     with contextlib.ExitStack() as stack:
         edges: dict[str, MultipathEdge] = {}
-        for side in sides:
-            host = session.net.host(side.host)
+        for name, config in configs:
+            host = session.net.host(name)
             eth0, _, edg = _names(host.name)
-            edge = MultipathEdge(edg, eth0, edge_config(side)).launched(
+            edge = MultipathEdge(edg, eth0, config).launched(
                 ["mnexec", "-a", str(host.pid)], {key: value}
             )
-            edges[side.host] = stack.enter_context(edge)
+            edges[name] = stack.enter_context(edge)
         yield edges

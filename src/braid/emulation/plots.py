@@ -10,7 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from braid.emulation.failover_plots import plot_extra_flows, plot_impulse_responses, plot_traces
-from braid.emulation.packet_split_plots import plot_packet_split
+from braid.emulation.packet_split_plots import (
+    plot_congestion,
+    plot_fairness,
+    plot_mptcp,
+    plot_packet_split,
+)
 from braid.emulation.report import Report, per_trial_key
 from braid.studies.figures import PALETTE, REFERENCE, grouped_bars, save, styled
 
@@ -237,6 +242,6 @@ PLOTTERS: dict[str, list[Plotter]] = {
     "multipath": [plot_multipath],
     "tenants": [plot_tenants, plot_tenant_timeline],
     "service": [],  # a handful of counts: the table says it all
-    "packet-split": [plot_packet_split],
+    "packet-split": [plot_packet_split, plot_congestion, plot_mptcp, plot_fairness],
     "failover": [plot_traces, plot_impulse_responses, plot_extra_flows],
 }

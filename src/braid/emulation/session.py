@@ -38,7 +38,14 @@ from braid.core.rules.changes import install_steps, removal_steps
 from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.flow_pinning import pin_client_ports
 from braid.core.rules.labels import LabelPool
-from braid.core.rules.model import RulePlan, RuleRequest, RuleSet, Selection, StepKind
+from braid.core.rules.model import (
+    PortMap,
+    RulePlan,
+    RuleRequest,
+    RuleSet,
+    Selection,
+    StepKind,
+)
 from braid.core.rules.packet_split import PacketSplitPlan, compile_packet_split
 from braid.emulation.flow_counts import PortRotation
 
@@ -248,13 +255,16 @@ class EmulationSession:
         *,
         pinned: Sequence[tuple[int, int]] = (),
         booked: bool = True,
+        ports: PortMap | None = None,
     ) -> Installed:
-        """Compile and install; `pinned` = (path index, client TCP port) per-flow placements."""
+        """Compile and install; `pinned` = (path index, client TCP port) per-flow placements;
+        `ports`: the wiring with more host addresses than the network's (e.g. a second
+        address of a multi-addressed host)."""
         pool = LabelPool().with_plans(i.plan for i in self._installed.values())
         request = RuleRequest(
             reservation_id, tuple(allocations), src_host, dst_host, selection=Selection.FLOW
         )
-        plan = compile_reservation(request, self.topology, self.net.port_map, pool)
+        plan = compile_reservation(request, self.topology, ports or self.net.port_map, pool)
         driver = self.live_driver
         for step in install_steps(plan):
             driver.apply(step.rule_set)

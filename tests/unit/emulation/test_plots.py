@@ -17,6 +17,12 @@ STEMS = {
     "sdx-split": ["sdx-split"],
     "multipath": ["multipath"],
     "tenants": ["tenants", "tenants-timeline"],
+    "packet-split": [
+        "packet-split",
+        "packet-split-congestion",
+        "packet-split-mptcp",
+        "packet-split-fairness",
+    ],
 }
 
 
@@ -74,7 +80,37 @@ def _tenants() -> Report:
     return report
 
 
+def _packet_split(trials: int) -> Report:
+    report = Report("packet-split", [], [])
+    for mode, pct in (("braid packet split", 97.0), ("best single path", 49.5)):
+        report.rows.append({"part": "Table II", "case": "2 x 10 Mbit/s, 95 ms", "mode": mode,
+                            "percent_of_sum": pct, "paper_pct": 91.0})  # fmt: skip
+    for mdi in (0.0, 0.2):
+        report.rows.append({"part": "Figure 3", "case": f"MDI {mdi:g}", "mode": "with resequencing",
+                            "mdi": mdi, "percent_of_sum": 98.0})  # fmt: skip
+    for delay in (25, 100):
+        for mode, mbps in (("braid packet split", 19.0), ("MPTCP", 19.5), ("path 1 alone", 9.8)):
+            runs = [{"goodput_mbps": mbps - t / 10} for t in range(trials)]
+            report.rows.append({"part": "Figure 5", "case": f"second path {delay} ms",
+                                "mode": mode, **median_trial(runs, "goodput_mbps")})  # fmt: skip
+    t = [0.25 * i for i in range(40)]
+    report.series["figure4"] = {
+        "weights recomputed": {"t": t, "mbps": [29.0 if x < 4 else 12.0 for x in t],
+                               "cwnd_t": t, "cwnd": [80 if x < 4 else 20 for x in t],
+                               "t1": 4.0, "reweighed_at": 6.0},
+        "weights fixed": {"t": t, "mbps": [29.0 if x < 4 else 1.0 for x in t],
+                          "cwnd_t": t, "cwnd": [80 if x < 4 else 2 for x in t],
+                          "t1": 4.0, "reweighed_at": None},
+    }  # fmt: skip
+    report.series["fairness"] = {
+        "braid packet split": {"t": [1.0, 2.0, 3.0], "jain": [0.95, 0.97, 0.96]},
+        "per-flow hashing": {"t": [1.0, 2.0, 3.0], "jain": [0.7, 0.72, 0.69]},
+    }
+    return report
+
+
 REPORTS: dict[str, Any] = {
+    "packet-split": [_packet_split(3), _packet_split(1)],
     "sdx-split": [_sdx(3), _sdx(1)],
     "multipath": [_multipath(3), _multipath(1)],
     "tenants": [_tenants()],
