@@ -104,7 +104,7 @@ def plot_congestion(report: Report, out_dir: Path) -> list[Path]:
             if run.get("reweighed_at") is not None:
                 for ax in (rate_ax, cwnd_ax):
                     ax.axvline(run["reweighed_at"], color=color, linestyle=":", linewidth=1,
-                               label=f"T2: weights recomputed ({mode})")  # fmt: skip
+                               label="T2: weights recomputed")  # fmt: skip
         t1 = next(iter(runs.values()))["t1"]
         for ax in (rate_ax, cwnd_ax):
             ax.axvline(t1, color=REFERENCE, linestyle="--", linewidth=1, label="T1: UDP flood")
