@@ -41,6 +41,9 @@ class Network:
         # Views of the current version by window: a refusal's searches (the
         # refused one, widest, max flow) all read the same window.
         self._views: dict[tuple[int, int, bool], WindowView] = {}
+        # What depends on the topology alone (e.g. a pair's max flow with
+        # nothing booked): kept for the network's life, whatever is booked.
+        self.static: dict[Hashable, object] = {}
 
     def timeline(self, link: str, forward: bool) -> Timeline:
         return self._timelines[(link, forward)]

@@ -121,6 +121,23 @@ class Timeline:
             return self.capacity - self._levels[first]
         return self.capacity - max(self._levels[first:last])
 
+    def free_from(self, starts: Ints, duration: int) -> Ints:
+        """`free(s, s + duration)` for every s of `starts`, in one numpy pass."""
+        import numpy as np  # loaded only by the vectorised scans that need it
+
+        times, levels = self.arrays()
+        if not len(times):
+            return np.full(len(starts), self.capacity, dtype=np.int64)
+        # A zero before the first breakpoint (the level there) and one after
+        # the last (a bound for reduceat): piece i of the timeline is padded[i + 1].
+        padded = np.concatenate((np.zeros(1, np.int64), levels, np.zeros(1, np.int64)))
+        first = np.searchsorted(times, starts, side="right")
+        last = np.searchsorted(times, starts + duration, side="left") + 1
+        # Pairs (first, last) side by side: every other reduceat is a window's maximum.
+        bounds = np.stack((first, last), axis=1).ravel()
+        highest = np.maximum.reduceat(padded, bounds)[::2]
+        return self.capacity - highest
+
     def book(self, start: int, end: int, bandwidth: int) -> None:
         """Add `bandwidth` on [start, end); refuses to go above capacity."""
         if start >= end or bandwidth <= 0:

@@ -4,19 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from braid.core.model.network import Network
-from braid.core.model.topology import Topology
-from braid.core.multipath.maxflow import (
-    Cut,
-    Usable,
-    cut_capacity,
-    endpoint_cuts,
-    link_usable,
-    min_cut,
-)
+from braid.core.graph.search import shortest_feasible_path
+from braid.core.model.network import Network, WindowView
+from braid.core.multipath.hopeless import CutBounds, first_start_reaching, next_start
 from braid.core.multipath.mdi import DEFAULT_POLICY, MdiPolicy
 from braid.core.multipath.plan import Gate, SplitPlan
-from braid.core.multipath.split import check_positive, check_request, split_in_view
+from braid.core.multipath.split import check_positive, check_request, plan_in_view
 from braid.core.schedule import earliest_start
 from braid.core.schedule.earliest import last_useful_start
 
@@ -34,6 +27,7 @@ def split_earliest(
     mode: str = "flow",
     symmetric: bool = True,
     policy: MdiPolicy = DEFAULT_POLICY,
+    refused_at_start: bool = False,
 ) -> tuple[int, SplitPlan] | None:
     """The earliest start (with its plan) at which at most `max_paths` paths carry `need`.
 
@@ -42,104 +36,134 @@ def split_earliest(
     Before tau1 the starts tried are `not_before` and the instants where a
     booking ends (see `candidate_starts`), in order; the first with a plan
     wins, else tau1 with its single path. None when neither exists.
+    `refused_at_start` says the caller has just seen `not_before` refused
+    with the same paths and mode: no plan is sought there again.
     """
     check_request(network, src, dst, max_paths, mode)
     check_positive(need, "need")
     check_positive(duration, "duration")
-    gate = Gate(network.topology, mode, policy)
-    single = earliest_start(
-        network, src, dst, need, duration, not_before, not_after, symmetric=symmetric
-    )
-    stop = (
-        single
-        if single is not None
-        else last_useful_start(network, duration, not_before, not_after)
-    )
-    bounds = _CutBounds(network.topology, src, dst, need, symmetric)
-    # More than the max flow with nothing booked never fits: no start to try.
-    starts = candidate_starts(network, not_before, stop) if need <= bounds.static_bound() else ()
-    skip_until = not_before
-    for start in starts:
-        if start < skip_until:
-            continue
-        view = network.window(start, start + duration, symmetric=symmetric)
-        cut = bounds.hopeless(view.usable)
-        if cut is not None:
-            # The cut stays too small until one of its links frees some room.
-            later = next_drop(network, cut, start)
-            if later is None:
-                break
-            skip_until = later
-            continue
-        plan = split_in_view(view, src, dst, need, max_paths, gate)
-        if isinstance(plan, SplitPlan):
-            return start, plan
+    search = _Search(network, src, dst, need, max_paths, symmetric, duration)
+    search.gate, search.with_plan = Gate(network.topology, mode, policy), True
+    found, single = search.earliest(not_before, not_after, refused_at_start)
+    if found is not None:
+        assert search.plan is not None, "a start found without its plan"
+        return found, search.plan
     if single is None:
         return None
     view = network.window(single, single + duration, symmetric=symmetric)
-    plan = split_in_view(view, src, dst, need, max_paths, gate)
-    if not isinstance(plan, SplitPlan):
+    plan = plan_in_view(view, src, dst, need, max_paths, search.gate)
+    if plan is None:
         raise RuntimeError(f"the single-path start {single} admits no plan")
     return single, plan
 
 
-class _CutBounds:
-    """Rules out windows whose max flow cannot reach `need`, cheapest test first.
+def split_earliest_start(
+    network: Network,
+    src: str,
+    dst: str,
+    need: int,
+    duration: int,
+    not_before: int,
+    *,
+    max_paths: int,
+    mode: str = "flow",
+    symmetric: bool = True,
+    policy: MdiPolicy = DEFAULT_POLICY,
+) -> int | None:
+    """The start `split_earliest` answers after `not_before` was refused, without its plan.
 
-    Any cut bounds every flow, so a cut too small in one window, re-read in
-    the next, often proves that one hopeless as well at the cost of a few
-    links instead of a max flow over the whole graph: windows slide a little
-    and the bottleneck tends to stay where it was.
+    A refusal only names the start: a plan is worked out only where no
+    single path shows at once that one exists.
     """
-
-    KEEP = 8  # the most recent cuts that proved a window hopeless
-
-    def __init__(self, topology: Topology, src: str, dst: str, need: int, symmetric: bool) -> None:
-        self.topology, self.src, self.dst, self.need = topology, src, dst, need
-        self.symmetric = symmetric
-        self.fixed = endpoint_cuts(topology, src, dst)
-        self.learned: list[Cut] = []
-
-    def static_bound(self) -> int:
-        """The max flow with nothing booked: no window offers more."""
-        links = self.topology.links
-        return min_cut(self.topology, self.src, self.dst, lambda hop: links[hop.link].capacity)[0]
-
-    def hopeless(self, usable: Usable) -> Cut | None:
-        """A cut too small for `need` in this window, or None when the max flow reaches it."""
-        joint = link_usable(self.topology, usable, symmetric=self.symmetric)
-        for cut in (*self.fixed, *self.learned):
-            if cut_capacity(cut, joint) < self.need:
-                return cut
-        value, cut = min_cut(self.topology, self.src, self.dst, joint, symmetric=self.symmetric)
-        if value >= self.need:
-            return None
-        self.learned = [cut, *self.learned[: self.KEEP - 1]]
-        return cut
+    check_request(network, src, dst, max_paths, mode)
+    check_positive(need, "need")
+    check_positive(duration, "duration")
+    search = _Search(network, src, dst, need, max_paths, symmetric, duration)
+    search.gate = Gate(network.topology, mode, policy)
+    found, single = search.earliest(not_before, None, True)
+    return found if found is not None else single
 
 
-def next_drop(network: Network, cut: Cut, after: int) -> int | None:
-    """The first instant after `after` at which a link of `cut` sees its level drop.
+class _Search:
+    """Starts tried in order; those a too small cut rules out are passed over in one step."""
 
-    Moving a window's start from s to s + 1 drops the instant s and adds
-    s + duration; the highest level in it can only fall when the level at
-    s + 1 is below the level at s, i.e. where some booking ends. So the free
-    capacity of every link, and the capacity of `cut`, cannot grow for any
-    start before the next such instant on one of its links (either
-    direction, whichever the window reads): every start before it is as
-    hopeless as this one.
-    """
-    found: int | None = None
-    for link in {hop.link for hop in cut}:
-        for forward in (True, False):
-            drop = network.timeline(link, forward).next_drop(after)
-            if drop is not None and (found is None or drop < found):
-                found = drop
-    return found
+    def __init__(
+        self,
+        network: Network,
+        src: str,
+        dst: str,
+        need: int,
+        max_paths: int,
+        symmetric: bool,
+        duration: int,
+    ) -> None:
+        self.network, self.duration = network, duration
+        self.bounds = CutBounds(network, src, dst, need, max_paths, symmetric)
+        self.gate = Gate(network.topology, "flow", DEFAULT_POLICY)
+        self.with_plan = False  # whether a start found must come with its plan
+        self.plan: SplitPlan | None = None
+
+    def earliest(
+        self, not_before: int, not_after: int | None, refused_at_start: bool
+    ) -> tuple[int | None, int | None]:
+        """The first split start before the single path's, if any, and the single path's start."""
+        bounds, network = self.bounds, self.network
+        if bounds.never():
+            return None, None  # no path, nor any set of them, fits with nothing booked
+        single = earliest_start(
+            network,
+            bounds.src,
+            bounds.dst,
+            bounds.need,
+            self.duration,
+            not_before,
+            not_after,
+            symmetric=bounds.symmetric,
+            refused_at_start=refused_at_start,
+        )
+        stop = (
+            single
+            if single is not None
+            else last_useful_start(network, self.duration, not_before, not_after)
+        )
+        return self.first(not_before, stop, skip_first=refused_at_start), single
+
+    def first(self, lo: int, stop: int, *, skip_first: bool) -> int | None:
+        """The first start in [lo, stop) with a plan; `skip_first`: lo is known to have none.
+
+        Every start passed over either has a cut smaller than the demand, or
+        lies strictly between two instants where levels drop, where no
+        start fits unless the one before it does (`candidate_starts`).
+        """
+        bounds, network = self.bounds, self.network
+        start: int | None = lo
+        while start is not None and start < stop:
+            view = network.window(start, start + self.duration, symmetric=bounds.symmetric)
+            cut = bounds.hopeless(view.usable)
+            if cut is not None:
+                start = first_start_reaching(bounds, cut, start, stop, self.duration)
+                continue
+            if not (skip_first and start == lo) and self._fits(view):
+                return start
+            start = next_start(network, start, stop)
+        return None
+
+    def _fits(self, view: WindowView) -> bool:
+        """Whether `split_in_view` would plan this window (keeping the plan if asked to)."""
+        b = self.bounds
+        # `split_in_view` plans one path whenever one carries the demand.
+        single = None if self.with_plan else shortest_feasible_path
+        if single is not None and single(view.topology, b.src, b.dst, view.usable, b.need):
+            return True
+        self.plan = plan_in_view(view, b.src, b.dst, b.need, b.paths, self.gate)
+        return self.plan is not None
 
 
 def candidate_starts(network: Network, lo: int, hi: int) -> Iterator[int]:
     """`lo`, then every instant in (lo, hi) at which some link's booked level drops.
+
+    `split_earliest` tries these in order (finding each as it goes, see
+    `hopeless.next_start`), and the tests sweep them all as the reference.
 
     Why no other start can be the earliest: let s > lo be feasible and let no
     level drop at s. Moving the window from [s, s + d) to [s - 1, s - 1 + d)

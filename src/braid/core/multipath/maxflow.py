@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from braid.core.graph.search import UNBOUNDED, widest_path
-from braid.core.graph.sides import known_side, walled_in
+from braid.core.graph.sides import known_side, walled_in, window_of
 from braid.core.model.network import Direction, WindowView
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop, Topology
@@ -69,6 +69,7 @@ class _Residual:
         self.arc_of: dict[Direction, int] = {}
         self.chains: list[Chain] = []
         self.reach: list[int] = []
+        self.value = 0  # the flow's value once `run`
         for node in kept:
             for chain in self.contraction.chains_from(node, usable):
                 arc = self._add(self.index[node], self.index[chain.head], chain.width)
@@ -165,6 +166,7 @@ class _Residual:
             cursor = [0] * len(self.adj)
             while pushed := self.augment(s, t, level, cursor):
                 total += pushed
+        self.value = total
         return total
 
 
@@ -241,12 +243,34 @@ def min_cut(
     """
     if src == dst:
         return 0, ()
-    residual = _Residual(topology, link_usable(topology, usable, symmetric=symmetric), (src, dst))
-    value = residual.run(src, dst)
+    residual = _ran(topology, src, dst, link_usable(topology, usable, symmetric=symmetric))
     side = residual.source_side()
     # Hops into dead ends are left out: no src -> dst path takes them.
     cut = (hop for node in side for hop in residual.contraction.hops(node) if hop.to not in side)
-    return value, tuple(cut)
+    return residual.value, tuple(cut)
+
+
+def _ran(topology: Topology, src: str, dst: str, usable: Usable) -> _Residual:
+    """The residual graph with a maximum flow, run once per window and pair.
+
+    A refusal asks a window for its max flow, its decomposition and its
+    cut; the view's memo keeps the run for the next of them (nothing reading
+    it changes it).
+    """
+    view = window_of(usable)
+    key = ("max flow run", src, dst)
+    kept = view.memo.get(key) if view is not None else None
+    if isinstance(kept, _Residual):
+        return kept
+    residual = _Residual(topology, usable, (src, dst))
+    if view is not None:
+        # Its chains with room, before any flow: greedy path searches in
+        # the same window start from them (see `greedy`).
+        view.memo[("chains", src, dst)] = list(residual.chains)
+    residual.run(src, dst)
+    if view is not None:
+        view.memo[key] = residual
+    return residual
 
 
 def endpoint_cuts(topology: Topology, src: str, dst: str) -> tuple[Cut, Cut]:
@@ -257,6 +281,18 @@ def endpoint_cuts(topology: Topology, src: str, dst: str) -> tuple[Cut, Cut]:
 
 def cut_capacity(cut: Cut, usable: Usable) -> int:
     return sum(max(usable(hop), 0) for hop in cut)
+
+
+def cut_offered(cut: Cut, usable: Usable, paths: int) -> int:
+    """The most `paths` simple paths can carry together across `cut`.
+
+    Every path crosses every cut; paths that first cross it on the same hop
+    share that hop's free capacity, so `paths` of them carry no more than
+    the `paths` largest free capacities of the cut's hops (all of them, the
+    cut's capacity, once `paths` reaches the cut's size).
+    """
+    room = sorted((max(usable(hop), 0) for hop in cut), reverse=True)
+    return sum(room[:paths])
 
 
 def max_flow(
@@ -272,14 +308,9 @@ def max_flow(
     """
     if src == dst:
         return MaxFlow(0, {}, ())
-    view = getattr(usable, "__self__", None)
     usable = link_usable(topology, usable, symmetric=symmetric)
-    residual = _Residual(topology, usable, (src, dst))
-    if isinstance(view, WindowView) and usable == view.usable:
-        # Its chains with room, before any flow: greedy path searches in
-        # the same window start from them (see `greedy`).
-        view.memo[("chains", src, dst)] = list(residual.chains)
-    value = residual.run(src, dst)
+    residual = _ran(topology, src, dst, usable)
+    value = residual.value
     flows = _net_flows(residual)
     _check_joint(topology, flows, usable)
     return MaxFlow(value, flows, decompose(topology, src, dst, flows, value))

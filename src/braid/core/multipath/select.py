@@ -17,7 +17,7 @@ from braid.core.graph.search import widest_path
 from braid.core.model.network import WindowView
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop
-from braid.core.multipath.maxflow import FlowPath, MaxFlow
+from braid.core.multipath.maxflow import FlowPath, MaxFlow, cut_offered, endpoint_cuts
 from braid.core.multipath.mdi import mdi
 from braid.core.multipath.plan import Gate
 from braid.core.multipath.residual import Ledger, path_hops, successive_widest
@@ -162,6 +162,30 @@ def fewest_paths(
     return None, gate.mdi(paths_of(min(fitting, key=lambda o: _rank(gate, o))))
 
 
+def _ceiling(view: WindowView, src: str, dst: str, max_paths: int, flow: MaxFlow) -> int:
+    """No jointly feasible set of at most `max_paths` paths carries more.
+
+    The max flow bounds them all, and the cuts around either end bound
+    what `max_paths` paths carry across them.
+    """
+    ends = endpoint_cuts(view.topology, src, dst)
+    return min(flow.value, *(cut_offered(cut, view.usable, max_paths) for cut in ends))
+
+
+def most_bandwidth_total(
+    view: WindowView, src: str, dst: str, max_paths: int, flow: MaxFlow, gate: Gate
+) -> int:
+    """`total(most_bandwidth(...))`, at once when the max flow's first paths carry it all.
+
+    No choice carries more than the max flow, so `most_bandwidth` ends
+    with that total whenever the decomposition's first paths reach it.
+    """
+    first = flow.paths[:max_paths]
+    if first and total(first) >= flow.value and gate.allows(paths_of(first)):
+        return flow.value
+    return total(most_bandwidth(view, src, dst, max_paths, flow, gate))
+
+
 def most_bandwidth(
     view: WindowView, src: str, dst: str, max_paths: int, flow: MaxFlow, gate: Gate
 ) -> Choice:
@@ -171,6 +195,8 @@ def most_bandwidth(
     options += [flow.paths[:max_paths], tuple(successive_widest(view, src, dst, max_paths))]
     allowed = [o for o in options if o and gate.allows(paths_of(o))]
     best = max(allowed, key=lambda o: (total(o), -len(o)), default=())
+    if total(best) >= _ceiling(view, src, dst, max_paths, flow):
+        return best  # only a subset carrying more would replace it
     pool = _candidates(view, src, dst, flow)
     for size in range(2, min(max_paths, len(pool)) + 1):
         for subset in _subsets(view, pool, size, gate, total(best)):

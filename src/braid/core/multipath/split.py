@@ -6,7 +6,7 @@ from braid.core.errors import InputError
 from braid.core.graph.search import shortest_feasible_path
 from braid.core.model.booking import Booking
 from braid.core.model.network import Network, WindowView
-from braid.core.multipath.maxflow import FlowPath, max_flow
+from braid.core.multipath.maxflow import FlowPath, MaxFlow, max_flow
 from braid.core.multipath.mdi import DEFAULT_POLICY, MdiPolicy
 from braid.core.multipath.plan import (
     Gate,
@@ -18,7 +18,7 @@ from braid.core.multipath.plan import (
     mdi_reason,
     where,
 )
-from braid.core.multipath.select import fewest_paths, most_bandwidth, total
+from braid.core.multipath.select import fewest_paths, most_bandwidth_total
 
 
 def split_fixed(
@@ -52,23 +52,47 @@ def split_in_view(
     view: WindowView, src: str, dst: str, need: int, max_paths: int, gate: Gate
 ) -> SplitPlan | SplitRefusal:
     """`split_fixed` once the arguments are checked and the window is set."""
-    topology = view.topology
-    flow = max_flow(topology, src, dst, view.usable, symmetric=view.symmetric)
-    single = shortest_feasible_path(topology, src, dst, view.usable, need)
-    if single is not None:
-        return verified(view, build_plan(gate, [FlowPath(single, need)], need, flow.value))
-    chosen, blocked_mdi = None, None
-    if flow.value >= need and max_paths > 1:
-        chosen, blocked_mdi = fewest_paths(view, src, dst, need, max_paths, flow, gate)
-    if chosen is not None:
-        return verified(view, build_plan(gate, chosen, need, flow.value))
-    best = total(most_bandwidth(view, src, dst, max_paths, flow, gate))
+    flow = max_flow(view.topology, src, dst, view.usable, symmetric=view.symmetric)
+    plan, blocked_mdi = _plan(view, src, dst, need, max_paths, gate, flow)
+    if plan is not None:
+        return plan
+    best = most_bandwidth_total(view, src, dst, max_paths, flow, gate)
     place = where(src, dst, view.start, view.end)
     if blocked_mdi is not None:
         reason = mdi_reason(place, need, max_paths, gate.policy, blocked_mdi)
     else:
         reason = capacity_reason(place, need, best, flow.value, max_paths)
     return SplitRefusal(reason, flow.value, best)
+
+
+def plan_in_view(
+    view: WindowView, src: str, dst: str, need: int, max_paths: int, gate: Gate
+) -> SplitPlan | None:
+    """The plan `split_in_view` gives, or None where it refuses, without saying why.
+
+    A search over many windows only wants the plan: the most the paths could
+    carry, which a refusal reports, is a search of its own.
+    """
+    flow = max_flow(view.topology, src, dst, view.usable, symmetric=view.symmetric)
+    return _plan(view, src, dst, need, max_paths, gate, flow)[0]
+
+
+def _plan(
+    view: WindowView, src: str, dst: str, need: int, max_paths: int, gate: Gate, flow: MaxFlow
+) -> tuple[SplitPlan | None, float | None]:
+    """The plan, or None with the MDI that turned the fitting paths away if that was why."""
+    if flow.value < need:
+        return None, None  # no path, nor any set of them, carries more than the max flow
+    topology = view.topology
+    single = shortest_feasible_path(topology, src, dst, view.usable, need)
+    if single is not None:
+        return verified(view, build_plan(gate, [FlowPath(single, need)], need, flow.value)), None
+    chosen, blocked_mdi = None, None
+    if max_paths > 1:
+        chosen, blocked_mdi = fewest_paths(view, src, dst, need, max_paths, flow, gate)
+    if chosen is not None:
+        return verified(view, build_plan(gate, chosen, need, flow.value)), None
+    return None, blocked_mdi
 
 
 def verified(view: WindowView, plan: SplitPlan) -> SplitPlan:

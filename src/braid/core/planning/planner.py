@@ -21,6 +21,7 @@ from braid.core.multipath import (
     split_fixed,
     split_max_bandwidth,
 )
+from braid.core.multipath.earliest import split_earliest_start
 from braid.core.multipath.maxflow import flow_ceiling
 from braid.core.planning.decisions import (
     Alternatives,
@@ -94,7 +95,10 @@ class Planner:
             )
             if isinstance(outcome, SplitPlan):
                 return self._book(r, r.start, r.end, outcome)
-            why = outcome.reason
+            # The refusal's best total is what `_widest_plan` would find in this window.
+            return self._reject(
+                r, outcome.reason, r.start, r.end - r.start, widest=outcome.best_total
+            )
         return self._reject(r, why, r.start, r.end - r.start)
 
     def _earliest(self, r: Request) -> Decision:
@@ -214,8 +218,15 @@ class Planner:
     def _earliest_start(self, r: Request, duration: int, not_before: int) -> int | None:
         """`_earliest_plan`'s start after a refusal at `not_before`, without working out a path."""
         if r.max_paths > 1:
-            found = self._earliest_plan(r, duration, not_before, None)
-            return None if found is None else found[0]
+            return split_earliest_start(
+                self.network,
+                r.src,
+                r.dst,
+                r.bandwidth,
+                duration,
+                not_before,
+                **self._split_options(r),
+            )
         return self._single_path_start(r, duration, not_before, None, refused_at_start=True)
 
     def _single_path_start(
@@ -285,9 +296,20 @@ class Planner:
         return Reserved(r.id, booking, plan, max_flow, max_bandwidth)
 
     def _reject(
-        self, r: Request, why: str, start: int, duration: int, *, earliest: bool = True
+        self,
+        r: Request,
+        why: str,
+        start: int,
+        duration: int,
+        *,
+        earliest: bool = True,
+        widest: int | None = None,
     ) -> Decision:
-        """A rejection that names the nearest alternatives the user could accept."""
+        """A rejection that names the nearest alternatives the user could accept.
+
+        `widest`, when the caller found it already, is the highest bandwidth
+        the window offers over the request's paths.
+        """
         earliest_start: int | None = None
         max_flow: int | None = None
         hints = [why]
@@ -304,6 +326,6 @@ class Planner:
                     f"a split over several paths (max_paths >= 2) could carry it: "
                     f"max-flow bound {format_bandwidth(bound)}"
                 )
-        best = self._widest_width(r, start, start + duration)
+        best = self._widest_width(r, start, start + duration) if widest is None else widest
         hints.append(f"highest feasible bandwidth in the window: {format_bandwidth(best)}")
         return Refused(r.id, "; ".join(hints), Alternatives(best, earliest_start, max_flow))
