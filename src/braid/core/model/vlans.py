@@ -8,7 +8,16 @@ from typing import Final
 
 from braid.core.errors import TopologyError
 
-__all__ = ["ALL_VLANS", "VLAN_MAX", "VLAN_MIN", "VlanSpans", "allowed_vlans", "parse_vlan_spans"]
+__all__ = [
+    "ALL_VLANS",
+    "VLAN_MAX",
+    "VLAN_MIN",
+    "VlanSpans",
+    "allowed_vlans",
+    "format_vlan_spans",
+    "merge_vlan_spans",
+    "parse_vlan_spans",
+]
 
 VLAN_MIN: Final = 1
 VLAN_MAX: Final = 4094
@@ -36,7 +45,7 @@ def parse_vlan_spans(value: object, field: str) -> VlanSpans:
             raise TopologyError(
                 field, f"must be ascending ranges within {VLAN_MIN}-{VLAN_MAX}; got {value!r}"
             )
-    return _merged(pairs)
+    return merge_vlan_spans(pairs)
 
 
 def allowed_vlans(spans: Sequence[VlanSpans]) -> range | tuple[int, ...]:
@@ -59,7 +68,8 @@ def _span(part: str, field: str, whole: str) -> tuple[int, int]:
     return low, int(found[2]) if found[2] else low
 
 
-def _merged(pairs: Sequence[tuple[int, int]]) -> VlanSpans:
+def merge_vlan_spans(pairs: Sequence[tuple[int, int]]) -> VlanSpans:
+    """`pairs` sorted, with overlapping or adjacent spans joined."""
     out: list[tuple[int, int]] = []
     for low, high in sorted(pairs):
         if out and low <= out[-1][1] + 1:
@@ -67,3 +77,8 @@ def _merged(pairs: Sequence[tuple[int, int]]) -> VlanSpans:
         else:
             out.append((low, high))
     return tuple(out)
+
+
+def format_vlan_spans(spans: VlanSpans) -> str:
+    """Spans as a topology writes them: `100-199,300`."""
+    return ",".join(f"{low}-{high}" if low != high else str(low) for low, high in spans)
