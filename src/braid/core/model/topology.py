@@ -10,7 +10,7 @@ from typing import Any
 from braid.core.errors import InputError, TopologyError
 from braid.core.model.geo import fibre_latency_ms
 from braid.core.model.units import parse_bandwidth, to_mbps
-from braid.core.model.vlans import ALL_VLANS, VlanSpans, parse_vlan_spans
+from braid.core.model.vlans import ALL_VLANS, VlanSpans, format_vlan_spans, parse_vlan_spans
 
 DOMAIN_KINDS = ("site", "wan", "sdx")
 
@@ -253,21 +253,25 @@ def topology_to_dict(topology: Topology) -> dict[str, Any]:
     return {
         "v": 1,
         "nodes": [_node_dict(n) for n in topology.nodes.values()],
-        "links": [
-            {
-                "id": link.id,
-                "a": link.a,
-                "b": link.b,
-                "capacity": to_mbps(link.capacity),
-                "latency_ms": round(link.latency_ms, 6),
-            }
-            for link in topology.links.values()
-        ],
+        "links": [_link_dict(link) for link in topology.links.values()],
         "domains": [
             {"id": d.id, "kind": d.kind, "visible": d.visible, "agent": d.agent}
             for d in topology.domains.values()
         ],
     }
+
+
+def _link_dict(link: Link) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": link.id,
+        "a": link.a,
+        "b": link.b,
+        "capacity": to_mbps(link.capacity),
+        "latency_ms": round(link.latency_ms, 6),
+    }
+    if link.vlans != ALL_VLANS:  # kept, so a stored or exported topology keeps its labels
+        out["vlans"] = format_vlan_spans(link.vlans)
+    return out
 
 
 def _node_dict(node: Node) -> dict[str, Any]:
