@@ -21,10 +21,15 @@ __all__ = ["Modify", "Reserve"]
 
 @dataclass(frozen=True, slots=True)
 class Reserve:
-    """A booking: the body as sent (the planner's fields among it), and whether to hold."""
+    """A booking: the body as sent (the planner's fields among it), and whether to hold.
+
+    `id` is the reservation's id when the caller must know it before booking
+    (an NSI connection id is the reservation's); None lets the service pick one.
+    """
 
     body: Mapping[str, Any] = field(hash=False)
     hold: bool = False
+    id: str | None = None
 
     @staticmethod
     def parse(body: object) -> Reserve:

@@ -155,7 +155,7 @@ class ReservationService:
                 # the store refused a write, read it even if the change feed
                 # has not heard of the change that got there first yet.
                 self.live.catch_up(now, fresh_since=asked, read=refused)
-                request = to_request(body, _new_id(), self.topology, now, booking=True)
+                request = to_request(body, command.id or new_id(), self.topology, now, booking=True)
                 found = self._plan(request, body)
                 planned = found if isinstance(found, Refusal) else self._label(request, found)
             if isinstance(planned, Refusal):
@@ -486,7 +486,8 @@ def counting_at(now: int) -> Callable[[Reservation], bool]:
     return lambda r: counts_against_capacity(r.state, r.end, now, r.hold_expires_at)
 
 
-def _new_id() -> str:
+def new_id() -> str:
+    """A fresh reservation id (callers that must know it before booking pass it in `Reserve`)."""
     return "r-" + secrets.token_hex(6)
 
 

@@ -38,6 +38,11 @@ class Settings:
     # TLS for the REST API (both or neither): uvicorn serves HTTPS itself.
     tls_cert: str | None = None
     tls_key: str | None = None
+    # NSI CS 2.0 provider: serve /NSI/services/CS2 for this domain's STPs
+    # (urn:ogf:network:DOMAIN:topology:NODE?vlan=N); `nsi_url` is the base URL
+    # the discovery document gives requesters (default: http://host:port).
+    nsi_domain: str | None = None
+    nsi_url: str | None = None
     # What each role and user may book (config file only: a nested mapping).
     policy: Policy = field(default_factory=Policy)
 

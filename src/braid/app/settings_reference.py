@@ -38,6 +38,11 @@ HELP: Final = {
     "request — the id the response's `X-Request-ID` and the audit log carry).",
     "tls_cert": "PEM certificate chain: with `tls_key`, the REST API is served over HTTPS.",
     "tls_key": "PEM private key of `tls_cert` (keep it readable by braid's user only).",
+    "nsi_domain": "NSI domain name (e.g. `example.net`): when set, braid serves the NSI "
+    "CS 2.0 provider at `/NSI/services/CS2`, its NML topology and discovery document "
+    "(docs/nsi.md).",
+    "nsi_url": "Base URL the NSI discovery document gives requesters (default "
+    "`http://HOST:PORT` of the server).",
     "policy": "Booking policy per role and per user: `horizon`, `max_duration`, "
     "`max_bandwidth`, `quota`, `endpoints` (docs/service.md, Booking policy).",
 }

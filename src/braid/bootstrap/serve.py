@@ -22,6 +22,7 @@ from braid.app.ports import Repository
 from braid.app.provisioning.runner import ProvisioningLoop
 from braid.app.service import ReservationService
 from braid.app.settings import Settings
+from braid.bootstrap.nsi import NsiRunning, start_nsi
 from braid.bootstrap.provisioning import provisioning_store, start_provisioning
 from braid.core.errors import BraidError
 from braid.core.model.topology import topology_to_dict
@@ -52,6 +53,7 @@ class Serving:
     service: ReservationService
     notes: list[str] = field(default_factory=list)  # what the operator should know
     provisioning: ProvisioningLoop | None = None
+    nsi: NsiRunning | None = None  # the NSI provider, when `nsi_domain` is set
     _stop: threading.Event = field(default_factory=threading.Event)
     _ticker: threading.Thread | None = None
 
@@ -61,6 +63,8 @@ class Serving:
             self._ticker.join(timeout=5)
         if self.provisioning is not None:
             self.provisioning.stop()
+        if self.nsi is not None:
+            self.nsi.close()
         self.service.stop()
         close_store(self.repo)
 
@@ -81,6 +85,8 @@ def start_serving(settings: Settings, default_capacity: str | None = None) -> Se
             serving.close()
             raise
         serving.provisioning = loop
+    if settings.nsi_domain:
+        serving.nsi = start_nsi(serving.service, settings, settings.nsi_domain)
     return serving
 
 

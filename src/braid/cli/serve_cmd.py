@@ -78,6 +78,14 @@ def serve(
     tls_key: Annotated[
         Path | None, typer.Option("--tls-key", help="PEM private key of --tls-cert.")
     ] = None,
+    nsi_domain: Annotated[
+        str | None,
+        typer.Option(
+            "--nsi-domain",
+            help="Serve the NSI CS 2.0 provider (/NSI/services/CS2) for this NSI domain, "
+            "e.g. example.net: STPs are urn:ogf:network:DOMAIN:topology:NODE?vlan=N.",
+        ),
+    ] = None,
 ) -> None:
     """Run the REST API (user ↔ orchestrator) on a database, until SIGTERM or Ctrl-C."""
     import uvicorn
@@ -97,6 +105,7 @@ def serve(
         southbound=southbound,
         tls_cert=tls_cert,
         tls_key=tls_key,
+        nsi_domain=nsi_domain,
     )
     tls = _tls_checked(settings)
     # Warnings and errors of braid's own loggers (a failed tick, an unhandled
@@ -115,8 +124,11 @@ def serve(
         for note in serving.notes:
             typer.echo(note, err=True)
         try:
-            app = create_app(serving.service, settings, interdomain)
+            nsi = serving.nsi.endpoint if serving.nsi is not None else None
+            app = create_app(serving.service, settings, interdomain, nsi)
             scheme = "https" if tls else "http"
+            if nsi is not None:
+                typer.echo(f"NSI provider {nsi.provider.nsa} at {nsi.base_url}/NSI/services/CS2")
             typer.echo(
                 f"braid listening on {scheme}://{settings.host}:{settings.port} "
                 f"(database {hide_password(settings.database_url)})"

@@ -9,6 +9,7 @@ from braid.adapters.api.api_docs import mount_api_docs
 from braid.adapters.api.errors import install_error_handlers
 from braid.adapters.api.interdomain import mount_interdomain
 from braid.adapters.api.middleware import RequestGuard
+from braid.adapters.api.nsi import NsiEndpoint, mount_nsi
 from braid.adapters.api.ui import mount_ui
 from braid.app.interdomain import InterdomainService
 from braid.app.service import ReservationService
@@ -28,6 +29,7 @@ def create_app(
     service: ReservationService,
     settings: Settings,
     interdomain: InterdomainService | None = None,
+    nsi: NsiEndpoint | None = None,
 ) -> FastAPI:
     """The FastAPI app; `service.start()` must have run (the app does not start it).
 
@@ -58,6 +60,8 @@ def create_app(
     for module in (reservations, availability, topology, links, me, tokens, health):
         app.router.routes.extend(module.router.routes)
     mount_interdomain(app, interdomain)
+    if nsi is not None:
+        mount_nsi(app, nsi)  # NSI CS 2.0 (SOAP) when the server has an NSI domain
     mount_ui(app)  # the web interface at /, over the routes above
     mount_api_docs(app)
     install_error_handlers(app)

@@ -194,3 +194,18 @@ class LeaseRow(Base):
     name: Mapped[str] = mapped_column(String, primary_key=True)
     holder: Mapped[str] = mapped_column(String)
     expires_at: Mapped[int] = mapped_column(BigInteger)
+
+
+class NsiConnectionRow(Base):
+    """An NSI connection (`braid.app.nsi`): its id is also its reservation's id.
+
+    `data` holds the request's criteria, the three NSI states and the edge
+    VLANs as JSON (see `adapters.store.nsi`); `version` guards each change.
+    """
+
+    __tablename__ = "nsi_connections"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    requester_nsa: Mapped[str] = mapped_column(String, index=True)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    version: Mapped[int] = mapped_column(Integer)
