@@ -7,6 +7,7 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from sqlalchemy import Engine, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from braid.adapters.store.engine import writer
 from braid.adapters.store.repository import collisions_as_conflicts
@@ -42,14 +43,18 @@ class SqlNsiConnections:
     def put(self, connection: Connection) -> Connection:
         kept = replace(connection, version=connection.version + 1)
         values = {"data": connection_to_json(kept), "version": kept.version}
-        with collisions_as_conflicts(), self._writer.begin() as db:
-            if connection.version == 0:
-                db.execute(
-                    insert(CONNECTIONS).values(
-                        id=connection.id, requester_nsa=connection.requester_nsa, **values
+        if connection.version == 0:
+            try:
+                with collisions_as_conflicts(), self._writer.begin() as db:
+                    db.execute(
+                        insert(CONNECTIONS).values(
+                            id=connection.id, requester_nsa=connection.requester_nsa, **values
+                        )
                     )
-                )
-                return kept
+            except IntegrityError as exc:
+                raise ConflictError([f"connection {connection.id} exists already"]) from exc
+            return kept
+        with collisions_as_conflicts(), self._writer.begin() as db:
             changed = db.execute(
                 update(CONNECTIONS)
                 .where(CONNECTIONS.c.id == connection.id)
