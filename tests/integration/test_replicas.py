@@ -48,6 +48,7 @@ from typing import Any
 import httpx
 import pytest
 import yaml
+from sqlalchemy import text
 
 from braid.adapters.store import open_repository
 from braid.app import operations
@@ -61,6 +62,7 @@ from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
 from braid.core.model.paths import Path as RoutePath
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.planning.lifecycle import State
+from tests.integration.store.workload import unbounded
 from tests.unit.app.rest_shape import rest
 
 TOPOLOGY: dict[str, Any] = {
@@ -259,10 +261,14 @@ def store_check(database: str, topology: Topology) -> tuple[set[str], list[str]]
     try:
         booked = {r.id: r for r in repo.booked()}
         stored = repo.link_loads()
+        with repo.engine.connect() as connection:
+            rows = connection.execute(text("SELECT id, longest_load FROM links")).all()
+            longest: dict[str, int] = {str(link): int(value) for link, value in rows}
     finally:
         repo.close()
     live = [load for rid, load in stored if rid in booked]
     problems = peak_problems(live, capacity_lookup(topology))
+    problems += unbounded((load for _, load in stored), longest)
     by_id: dict[str, Counter[Any]] = {rid: Counter() for rid in booked}
     for rid, load in stored:
         if rid in by_id:

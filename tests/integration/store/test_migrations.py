@@ -59,6 +59,41 @@ def test_upgrade_is_idempotent_and_downgrade_undoes_it(sql_backend: Backend) -> 
         engine.dispose()
 
 
+_RESERVATION = text(
+    'INSERT INTO reservations (id, token, owner, state, src, dst, start, "end", "symmetric", '
+    "kind, request, plan, created_at, updated_at, version, seq) VALUES "
+    "(:id, :id, 'alice', 'reserved', 'A', 'B', 0, 100, true, 'fixed', '{}', '{}', 0, 0, 1, 1)"
+)
+_LOAD = text(
+    'INSERT INTO link_loads (reservation_id, link_id, forward, start, "end", bandwidth, '
+    "counts_until) VALUES (:id, :link, true, :start, :end, 5, :end)"
+)
+
+
+def test_upgrade_gives_each_link_the_longest_load_it_carries(sql_backend: Backend) -> None:
+    """0007 backfills `links.longest_load`, with a row for a loaded link that had none."""
+    assert sql_backend.url is not None
+    engine = create_engine_from_url(sql_backend.url)
+    config = alembic_config()
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0006")
+            connection.execute(text("INSERT INTO links (id) VALUES ('L1'), ('L3')"))
+            connection.execute(_RESERVATION, [{"id": "r1"}, {"id": "r2"}])
+            loads = [("r1", "L1", 0, 60), ("r2", "L1", 10, 400), ("r2", "L2", 5, 35)]
+            connection.execute(
+                _LOAD,
+                [dict(zip(("id", "link", "start", "end"), row, strict=True)) for row in loads],
+            )
+        upgrade(engine)
+        with engine.connect() as connection:
+            found = connection.execute(text("SELECT id, longest_load FROM links ORDER BY id"))
+            assert found.all() == [("L1", 390), ("L2", 30), ("L3", 0)]
+    finally:
+        engine.dispose()
+
+
 def test_two_first_starts_at_once_both_succeed(sql_backend: Backend) -> None:
     assert sql_backend.url is not None
     with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:

@@ -203,8 +203,18 @@ def table_overbooking(repo: HasEngine, capacity: int = CAPACITY) -> list[str]:
     )
     with repo.engine.connect() as connection:
         rows = connection.execute(query).all()
+        longest = dict(connection.execute(text("SELECT id, longest_load FROM links")).all())
     loads = [LinkLoad(r[0], bool(r[1]), r[2], r[3], r[4]) for r in rows]
-    return excess(loads, capacity)
+    return excess(loads, capacity) + unbounded(loads, longest)
+
+
+def unbounded(loads: Iterable[LinkLoad], longest: dict[str, int]) -> list[str]:
+    """Loads longer than their link's `longest_load`: the loads check could miss them."""
+    return [
+        f"{load.link}: a load of {load.end - load.start} s, longest_load {longest.get(load.link)}"
+        for load in loads
+        if load.end - load.start > longest.get(load.link, -1)
+    ]
 
 
 def excess(loads: Iterable[LinkLoad], capacity: int = CAPACITY) -> list[str]:

@@ -24,7 +24,6 @@ from sqlalchemy.exc import IntegrityError
 from braid.adapters.store import bulk, writes
 from braid.adapters.store.codec import (
     AUDIT,
-    LOADS,
     PATHS,
     RESERVATIONS,
     audit_values,
@@ -37,7 +36,7 @@ from braid.app.records import AuditEntry, LinkLoad, Reservation
 
 Outcome = Reservation | ConflictError
 
-_INSERTS: Final = {table.name: insert(table) for table in (RESERVATIONS, PATHS, LOADS, AUDIT)}
+_INSERTS: Final = {table.name: insert(table) for table in (RESERVATIONS, PATHS, AUDIT)}
 
 
 def write_new(
@@ -201,7 +200,6 @@ def _insert_rows(connection: Connection, expected: set[int], tables: Tables) -> 
         raise ConflictError(["a reservation id or token of this batch is in use"]) from error
     if paths:
         connection.execute(_INSERTS["reservation_paths"], paths)
-    if loads:
-        connection.execute(_INSERTS["link_loads"], loads)
+    writes.insert_loads(connection, loads)
     connection.execute(_INSERTS["audit_log"], audit)
     return seq

@@ -11,7 +11,8 @@ in the same order:
    writer we waited for committed. (Locking and reading in one statement
    would read the snapshot taken before the wait.);
 3. one statement: the cursor bump (`state` row lock), then every row of the
-   batch, reservations carrying the new cursor value;
+   batch, reservations carrying the new cursor value, and the links'
+   `longest_load` raised to cover the new loads;
 
 then the caller's COMMIT. (psycopg's pipeline mode would save the round
 trips of 1 and 2 but costs more client CPU than they do.)
@@ -43,11 +44,17 @@ Window = tuple[Sequence[str], int, int, str]
 
 _LOCK: Final = "SELECT id FROM links WHERE id = ANY(%s::varchar[]) ORDER BY id FOR UPDATE"
 
-# The shape the planner serves with one index range scan per link.
-_COUNTING_LOADS: Final = """
+# The shape the planner serves with one index range scan per link, bounded
+# on both sides: a load lasts at most its link's `longest_load`, so one that
+# ends after the window's begin starts after begin less the longest of them
+# (a value the plan reads at run time, so a generic plan bounds it too).
+COUNTING_LOADS: Final = """
 SELECT id, link_id, forward, start, "end", bandwidth FROM link_loads
-WHERE link_id = ANY(%s::varchar[]) AND start < %s AND "end" > %s
-  AND counts_until > %s AND reservation_id <> %s
+WHERE link_id = ANY(%(links)s::varchar[]) AND start < %(finish)s AND "end" > %(begin)s
+  AND start >= %(begin)s - (
+      SELECT COALESCE(MAX(longest_load), 0) FROM links WHERE id = ANY(%(links)s::varchar[])
+  )
+  AND counts_until > %(now)s AND reservation_id <> %(mine)s
 """
 
 
@@ -83,7 +90,11 @@ WITH bumped AS (
 ), new_paths AS (
     {_insert_sql(PATHS)}
 ), new_loads AS (
-    {_insert_sql(LOADS)}
+    {_insert_sql(LOADS)} RETURNING link_id, start, "end"
+), longest AS (
+    UPDATE links SET longest_load = n.longest
+    FROM (SELECT link_id, MAX("end" - start) AS longest FROM new_loads GROUP BY link_id) AS n
+    WHERE links.id = n.link_id AND links.longest_load < n.longest
 ), new_audit AS (
     {_insert_sql(AUDIT)}
 )
@@ -108,9 +119,9 @@ def _driver(connection: Connection) -> psycopg.Connection[Any]:
     return raw
 
 
-def _read_params(window: Window, now: int) -> tuple[Any, ...]:
+def _read_params(window: Window, now: int) -> dict[str, Any]:
     links, begin, finish, mine = window
-    return text_array(links), finish, begin, now, mine
+    return {"links": text_array(links), "finish": finish, "begin": begin, "now": now, "mine": mine}
 
 
 def lock(connection: Connection, links: Sequence[str]) -> int:
@@ -129,11 +140,11 @@ def read(connection: Connection, windows: Sequence[Window], now: int) -> list[Ro
     A load two windows both meet comes twice.
     """
     raw = _driver(connection)
-    with _as_sqlalchemy_errors(connection, _COUNTING_LOADS):
+    with _as_sqlalchemy_errors(connection, COUNTING_LOADS):
         return [
             row
             for window in windows
-            for row in raw.execute(_COUNTING_LOADS, _read_params(window, now)).fetchall()
+            for row in raw.execute(COUNTING_LOADS, _read_params(window, now)).fetchall()
         ]
 
 

@@ -56,6 +56,11 @@ class LinkRow(Base):
     __tablename__ = "links"
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
+    # The longest load (end - start, seconds) ever stored on the link, only
+    # ever raised: a load overlapping a window that begins at b starts after
+    # b - longest_load, so a write's check reads loads from there on, not the
+    # link's whole history. Raised in the transaction that stores the load.
+    longest_load: Mapped[int] = mapped_column(BigInteger, server_default="0")
 
 
 class ReservationRow(Base):

@@ -17,9 +17,11 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     Row,
+    ScalarSelect,
     Table,
     bindparam,
     delete,
+    func,
     insert,
     select,
     update,
@@ -69,14 +71,39 @@ _LOCK_LINKS: Final = (
     .order_by(LINKS.c.id)
     .with_for_update()
 )
-_COUNTING_LOADS: Final = select(
+
+
+def _longest_on(links: ColumnElement[bool]) -> ScalarSelect[Any]:
+    """The longest load stored on the links `links` selects (0 if none)."""
+    return select(func.coalesce(func.max(LINKS.c.longest_load), 0)).where(links).scalar_subquery()
+
+
+def _overlap_bounds(links: Any, begin: Any, finish: Any) -> list[ColumnElement[bool]]:
+    """Loads on `links` overlapping [begin, finish), read as a bounded range of the index.
+
+    Every load on a link lasts at most the link's `longest_load`, so one
+    that ends after `begin` starts after `begin - longest`: the range scan on
+    (link_id, start) stops there instead of reading the link's whole history.
+    """
+    return [
+        LOADS.c.link_id.in_(links),
+        LOADS.c.start < finish,
+        LOADS.c.start >= begin - _longest_on(LINKS.c.id.in_(links)),
+        LOADS.c.end > begin,
+    ]
+
+
+COUNTING_LOADS: Final = select(
     LOADS.c.id, LOADS.c.link_id, LOADS.c.forward, LOADS.c.start, LOADS.c.end, LOADS.c.bandwidth
 ).where(
-    LOADS.c.link_id.in_(bindparam("links", expanding=True)),
-    LOADS.c.start < bindparam("finish"),
-    LOADS.c.end > bindparam("begin"),
+    *_overlap_bounds(bindparam("links", expanding=True), bindparam("begin"), bindparam("finish")),
     LOADS.c.reservation_id != bindparam("mine"),
     LOADS.c.counts_until > bindparam("now"),
+)
+_RAISE_LONGEST: Final = (
+    update(LINKS)
+    .where(LINKS.c.id == bindparam("link"), LINKS.c.longest_load < bindparam("longest"))
+    .values(longest_load=bindparam("longest"))
 )
 _BUMP: Final = (
     update(STATE)
@@ -182,7 +209,7 @@ def counting_rows(
     if is_postgres(connection):
         return bulk.read(connection, [(links, begin, finish, reservation_id)], now)
     values = {"links": links, "begin": begin, "finish": finish, "mine": reservation_id, "now": now}
-    return [tuple(row) for row in connection.execute(_COUNTING_LOADS, values).all()]
+    return [tuple(row) for row in connection.execute(COUNTING_LOADS, values).all()]
 
 
 def set_counts_until(connection: Connection, reservation_id: str, until: int) -> None:
@@ -196,12 +223,29 @@ def _overlapping(change: Change) -> list[ColumnElement[bool]]:
     """Loads of other reservations on the change's links that overlap its window."""
     begin = min(load.start for load in change.loads)
     finish = max(load.end for load in change.loads)
+    links = sorted({load.link for load in change.loads})
     return [
-        LOADS.c.link_id.in_(sorted({load.link for load in change.loads})),
-        LOADS.c.start < finish,
-        LOADS.c.end > begin,
+        *_overlap_bounds(links, begin, finish),
         LOADS.c.reservation_id != change.reservation.id,
     ]
+
+
+def insert_loads(connection: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert load rows and raise their links' `longest_load` to cover them.
+
+    Every link has its row by then (`lock_links`, or the topology's links),
+    and the caller holds its lock (or SQLite's database lock), so no other
+    writer reads the bound between the two statements.
+    """
+    if not rows:
+        return
+    connection.execute(insert(LOADS), list(rows))
+    longest: dict[str, int] = {}
+    for row in rows:
+        longest[row["link_id"]] = max(longest.get(row["link_id"], 0), row["end"] - row["start"])
+    insert_missing(connection, LINKS, [{"id": link} for link in sorted(longest)])
+    raised = [{"link": link, "longest": value} for link, value in sorted(longest.items())]
+    connection.execute(_RAISE_LONGEST, raised)
 
 
 def _load_columns() -> tuple[Any, ...]:
@@ -243,9 +287,7 @@ def store(connection: Connection, change: Change, old: Row[Any] | None, now: int
     paths = path_values(reservation)
     if paths:
         connection.execute(insert(PATHS), paths)
-    loads = load_values(reservation, change.loads)
-    if loads:
-        connection.execute(insert(LOADS), loads)
+    insert_loads(connection, load_values(reservation, change.loads))
     return replace(
         reservation,
         request=as_stored(values["request"]),
