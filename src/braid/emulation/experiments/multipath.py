@@ -5,7 +5,11 @@ Seed 002's Table II aggregated two or more wide-area paths between two hosts
 the network. Stock Open vSwitch splits per flow, so here N TCP flows between
 the two hosts are spread by the reservation's weighted select group (the
 switch's own hash; flows are not pinned), against the same N flows on the
-best single path booked alone. Paths are S-Pi-D, each link at its capacity.
+best single path booked alone. Paths are S-Pi-D, each link at its capacity,
+each path with Table II's latency as its one-way delay (95 ms for the
+10 Mbit/s paths of *2 equal*, 60 ms for *2 unequal*'s; *3 paths* takes the
+two 95 ms paths and the 20 Mbit/s one at 60 ms), half on each of its two
+links through braid's link emulator, each link's queue one round trip long.
 """
 
 from __future__ import annotations
@@ -34,6 +38,11 @@ CASES: Final = {  # seed 002 Table II, Mbit/s per path
     "2 equal": (10, 10),
     "2 unequal": (10, 20),
     "3 paths": (10, 10, 20),
+}
+ONE_WAY_MS: Final = {  # seed 002 Table II's latencies, per path
+    "2 equal": (95.0, 95.0),
+    "2 unequal": (60.0, 60.0),
+    "3 paths": (95.0, 95.0, 60.0),
 }
 RELAYS: Final = ("P1", "P2", "P3")
 UNUSED_MBPS: Final = 1  # a path a case does not use: too thin to be chosen
@@ -74,11 +83,16 @@ def parse_cases(text: str) -> tuple[str, ...]:
     return names
 
 
-def multipath_topology(capacities_bps: tuple[int, ...]) -> dict[str, Any]:
+def multipath_topology(
+    capacities_bps: tuple[int, ...], one_way_ms: tuple[float, ...] | None = None
+) -> dict[str, Any]:
+    """S-Pi-D per relay; each path's one-way delay (default none) half on each link."""
+    delays = one_way_ms or (0.0,) * len(RELAYS)
     links = []
-    for relay, capacity in zip(RELAYS, capacities_bps, strict=True):
+    for relay, capacity, delay in zip(RELAYS, capacities_bps, delays, strict=True):
         for a, b in (("S", relay), (relay, "D")):
-            links.append({"id": f"{a}-{b}", "a": a, "b": b, "capacity": f"{capacity}bps"})
+            links.append({"id": f"{a}-{b}", "a": a, "b": b, "capacity": f"{capacity}bps",
+                          "latency_ms": delay / 2})  # fmt: skip
     return {"nodes": [{"id": n} for n in ("S", *RELAYS, "D")], "links": links}
 
 
@@ -87,17 +101,33 @@ def _capacities(case: str, scale: Scale) -> tuple[int, ...]:
     return tuple(used + [scale.bps(UNUSED_MBPS * MBPS)] * (len(RELAYS) - len(used)))
 
 
+def _delays(case: str) -> tuple[float, ...]:
+    """Each relay's path delay; a path the case does not use as its slowest one."""
+    used = ONE_WAY_MS[case]
+    return used + (max(used),) * (len(RELAYS) - len(used))
+
+
+def _set_case(session: EmulationSession, case: str, scale: Scale) -> None:
+    """The case's rates and delays, every link's queue one round trip long (as a long-haul
+    router's buffer; at least the default 0.1 s)."""
+    session.retopologise(multipath_topology(_capacities(case, scale), _delays(case)))
+    queue = max(0.1, 2 * max(ONE_WAY_MS[case]) / 1000)
+    for link in session.topology.links.values():
+        session.net.set_link_rate(link.id, link.capacity, queue_seconds=queue)
+
+
 def run_multipath(options: MultipathOptions, progress: Progress | None = None) -> Report:
     progress = progress or Silent()
     scale = Scale(options.scale)
     report = _new_report(options, scale)
     hosts = [HostSpec("h1", "S"), HostSpec("h2", "D")]
-    first = _capacities(options.cases[0], scale)
+    first = options.cases[0]
+    topology = multipath_topology(_capacities(first, scale), _delays(first))
     progress.start(2 * len(options.cases) * len(options.flows), "multipath")
-    with EmulationSession(multipath_topology(first), hosts, options.session) as session:
+    with EmulationSession(topology, hosts, options.session) as session:
         for case in options.cases:
             capacities = _capacities(case, scale)
-            session.retopologise(multipath_topology(capacities))
+            _set_case(session, case, scale)
             paths = len(CASES[case])
             summed = sum(capacities[:paths])
             for n in options.flows:
@@ -119,6 +149,9 @@ def run_multipath(options: MultipathOptions, progress: Progress | None = None) -
                             "mode": mode,
                             "flows": n,
                             "paths_mbps": "+".join(f"{c / MBPS:g}" for c in capacities[:paths]),
+                            "rtt_configured_ms": "/".join(
+                                f"{2 * d:g}" for d in sorted(set(ONE_WAY_MS[case]))
+                            ),
                             "reserved_mbps": rate / MBPS,
                             "summed_mbps": summed / MBPS,
                             "percent_of_sum": round(100 * row["goodput_mbps"] * MBPS / summed, 2),
@@ -176,12 +209,15 @@ def _new_report(options: MultipathOptions, scale: Scale) -> Report:
             f"MTU {options.session.mtu}; driver {options.session.driver}; TCP CUBIC",
             "per-path rates are the source switch's transmit counters on each path's first "
             "link (link-layer bits, data direction)",
+            "each path's one-way delay is Table II's latency (braid-dp link, half on each of "
+            "its links; --latency overrides it per link); link queues one round trip long",
         ],
         columns=[
             ("case", "case"),
             ("mode", "forwarding"),
             ("flows", "flows"),
             ("paths_mbps", "paths (Mbit/s)"),
+            ("rtt_configured_ms", "RTT configured (ms)"),
             ("goodput_mbps", "goodput (Mbit/s)"),
             ("percent_of_sum", "% of summed capacity"),
             ("per_path_mbps", "per path (Mbit/s)"),

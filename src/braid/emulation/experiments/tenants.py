@@ -11,6 +11,10 @@ tenant's flows are placed on its paths in proportion to their shares.
 
 The topology is braid's reading of the paper's Fig. 5a (the one in
 tests/unit/core/tenants/test_tenants.py): three S1 -> S7 paths, 300 Mbit/s per link.
+TALON declares no delays (a data-centre testbed); braid's tenants share
+long-haul research paths, so every link gets 15 ms one way (braid-dp link):
+the two three-hop sub-paths have seed 000's 90 ms round trip, the main
+path 60 ms.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ PATHS: Final = {
     "path 2": ("S1", "S5", "S6", "S7"),
 }
 LINK_MBPS: Final = 300
+LINK_ONE_WAY_MS: Final = 15.0  # three links: seed 000's 90 ms round trip
 REQUIREMENT_MBPS: Final = 200
 FLOWS_PER_TENANT: Final = 10
 FLOOR_PCT: Final = 98.0
@@ -67,7 +72,14 @@ def talon_topology(link_bps: int) -> dict[str, Any]:
     return {
         "nodes": [{"id": f"S{i}"} for i in range(1, 8)],
         "links": [
-            {"id": f"{a}-{b}", "a": a, "b": b, "capacity": f"{link_bps}bps"} for a, b in links
+            {
+                "id": f"{a}-{b}",
+                "a": a,
+                "b": b,
+                "capacity": f"{link_bps}bps",
+                "latency_ms": LINK_ONE_WAY_MS,
+            }
+            for a, b in links
         ],
     }
 
