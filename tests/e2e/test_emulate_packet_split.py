@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from braid.cli.emulate_cmd import app
 from braid.emulation.experiments.packet_split import PacketSplitOptions, run_packet_split
 from braid.emulation.packet_split_plots import plot_congestion, plot_packet_split
 from braid.emulation.report import write_report
@@ -56,3 +58,11 @@ def test_short_run_splits_one_flow_over_both_paths_and_writes_its_results(
     for name in ("packet-split", "packet-split-congestion"):
         assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert (tmp_path / f"{name}.pdf").read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.usefixtures("emulation_host")
+def test_unknown_parts_are_refused_naming_the_choices() -> None:
+    result = CliRunner().invoke(app, ["packet-split", "--parts", "table2,fig9"])
+    assert result.exit_code == 2
+    assert "fig9" in result.output and "fairness" in result.output
+    assert "Traceback" not in result.output

@@ -310,7 +310,7 @@ def packet_split(
             "--parts",
             help="Which of seed 002's results, comma-separated: table2, fig3, fig4 (a path "
             "congested, weights recomputed), fig5 (against MPTCP), fairness (Jain's index, "
-            "10 flows) [default: all; --short: table2,fig3,fig4].",
+            "10 flows) (default: all; with --short: table2, fig3, fig4).",
         ),
     ] = None,
     trials: Annotated[
