@@ -6,7 +6,8 @@ import pytest
 
 from braid.app.nsi.sweep import sweep
 from braid.core.planning.lifecycle import State
-from tests.api.nsi_harness import NS, Nsi, build, request, text
+from braid.testing.nsi_requests import LAUGHS, XXE, request
+from tests.api.nsi_harness import NS, Nsi, build, text
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def _summary(nsi: Nsi, connection_id: str) -> tuple[str, str | None, str]:
 def test_the_onsa_cycle_books_confirms_and_cancels_in_braid(nsi: Nsi) -> None:
     cid = _reserve(nsi)
     assert _state(nsi, cid) is State.HELD  # the NSI hold is a braid hold, same id
-    assert _summary(nsi, cid) == ("ReserveHeld", None, "Created")
+    assert _summary(nsi, cid) == ("ReserveHeld", "Released", "Created")
     nsi.post("reserveCommit", connection_id=cid)
     assert _state(nsi, cid) is State.RESERVED
     assert _summary(nsi, cid) == ("ReserveStart", "Released", "Created")
@@ -67,7 +68,7 @@ def test_abort_frees_the_hold(nsi: Nsi) -> None:
     cid = _reserve(nsi)
     nsi.post("reserveAbort", connection_id=cid)
     assert _state(nsi, cid) is State.CANCELLED
-    assert _summary(nsi, cid) == ("ReserveStart", None, "Created")
+    assert _summary(nsi, cid) == ("ReserveStart", "Released", "Created")
     assert nsi.courier.names() == ["reserveConfirmed", "reserveAbortConfirmed"]
 
 
@@ -82,19 +83,6 @@ def test_a_request_that_does_not_fit_fails_with_the_reason_and_books_nothing(nsi
     assert _summary(nsi, cid)[0] == "ReserveFailed"
     nsi.post("reserveAbort", connection_id=cid)
     assert _summary(nsi, cid)[0] == "ReserveStart"
-
-
-XXE = b"""<?xml version="1.0"?>
-<!DOCTYPE e [<!ENTITY x SYSTEM "file:///etc/passwd">]>
-<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>&x;</soap:Body>
-</soap:Envelope>"""
-LAUGHS = (
-    b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "lol">'
-    + b"".join(
-        f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">'.encode() for i in range(8)
-    )
-    + b"]><soap:Envelope xmlns:soap='http://schemas.xmlsoap.org/soap/envelope/'>&i;</soap:Envelope>"
-)
 
 
 @pytest.mark.parametrize(
@@ -146,7 +134,7 @@ def test_a_transition_the_spec_forbids_is_a_fault(nsi: Nsi) -> None:
     cid = _reserve(nsi)
     answer = nsi.client.post("/NSI/services/CS2", content=request("provision", connection_id=cid))
     assert answer.status_code == 500 and b"00201" in answer.content
-    assert _summary(nsi, cid) == ("ReserveHeld", None, "Created")
+    assert _summary(nsi, cid) == ("ReserveHeld", "Released", "Created")
 
 
 def test_an_uncommitted_hold_times_out_and_cannot_be_committed_after(nsi: Nsi) -> None:

@@ -22,6 +22,7 @@ from braid.app.nsi.messages import (
     SummaryConfirmed,
 )
 from braid.core.nsi.connection import ConnectionStates
+from braid.core.nsi.states import ProvisionState
 
 __all__ = ["ACTION", "acknowledgment", "encode", "reserve_response", "soap_action"]
 
@@ -181,8 +182,10 @@ def _criteria(parent: etree._Element, criteria: Criteria, *, children: bool = Fa
 def _states(parent: etree._Element, states: ConnectionStates, *, active: bool) -> None:
     node = sub(parent, "connectionStates")
     sub(node, "reservationState", states.reservation.value)
-    if states.provision is not None:
-        sub(node, "provisionState", states.provision.value)
+    # Before the first commit there is no provision machine yet; requesters
+    # (OpenNSA's among them) expect a provisionState all the same, and read
+    # Released as "not provisioned", which is what it is.
+    sub(node, "provisionState", (states.provision or ProvisionState.RELEASED).value)
     sub(node, "lifecycleState", states.lifecycle.value)
     status = sub(node, "dataPlaneStatus")
     sub(status, "active", _bool(active))

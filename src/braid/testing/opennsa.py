@@ -1,0 +1,163 @@
+"""Driving the OpenNSA peer (`../shared/peers/opennsa/run-opennsa` from the repo root) and a
+`braid serve` with NSI on, for the NSI interoperability tests and the NSI bench.
+
+The peer is test equipment outside the repository: a real, unmodified
+OpenNSA with its requester CLI `onsa`. Nothing here copies from it; it is
+run as a program.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from braid.testing.serving import wait_healthy
+
+__all__ = [
+    "PEER_SCRIPT",
+    "BraidNsi",
+    "Onsa",
+    "OnsaResult",
+    "PeerMissingError",
+    "braid_with_nsi",
+    "free_port",
+    "opennsa_peer",
+    "peer_script",
+]
+
+PEER_SCRIPT = "../shared/peers/opennsa/run-opennsa"  # relative to the repository's root
+REQUESTER = "requester.test:nsa"  # onsa prefixes urn:ogf:network: to what it is given
+
+
+class PeerMissingError(RuntimeError):
+    """The OpenNSA peer is not there or would not start; the message says what to do."""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def peer_script(root: Path) -> Path:
+    """The peer's script, its venv set up (once, whichever test process gets here first)."""
+    script = (root / PEER_SCRIPT).resolve()
+    if not os.access(script, os.X_OK):
+        raise PeerMissingError(f"no OpenNSA peer at {PEER_SCRIPT} (from the repository's root)")
+    lock = Path(tempfile.gettempdir()) / "braid-opennsa-setup.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # parallel test workers must not build one venv twice
+        argv = [str(script), "onsa", "--version"]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=False)
+    if done.returncode != 0:
+        raise PeerMissingError(f"the OpenNSA peer cannot be set up:\n{done.stdout}{done.stderr}")
+    return script
+
+
+@dataclass(frozen=True)
+class OnsaResult:
+    output: str
+    seconds: float  # the whole onsa run, its own start-up included
+
+    @property
+    def connection_id(self) -> str:
+        found = re.search(r"Id (\S+) at", self.output)
+        if found is None:
+            raise AssertionError(f"onsa reported no connection id:\n{self.output}")
+        return found.group(1)
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        """(reservation, provision, lifecycle) of the first connection a query listed."""
+        found = re.search(r"States\s+(.+)", self.output)
+        if found is None:
+            raise AssertionError(f"onsa listed no connection:\n{self.output}")
+        return tuple(s.strip() for s in found.group(1).split(","))
+
+    def all_states(self) -> list[tuple[str, ...]]:
+        return [
+            tuple(s.strip() for s in m.split(","))
+            for m in re.findall(r"States\s+(.+)", self.output)
+        ]
+
+
+@dataclass(frozen=True)
+class Onsa:
+    """OpenNSA's requester CLI aimed at one provider; confirmations come back to `callback`."""
+
+    script: Path
+    url: str
+    provider: str  # e.g. braid.test:nsa
+    callback: int
+
+    def run(self, command: str, *args: str, timeout: float = 60) -> OnsaResult:
+        argv = [str(self.script), "onsa", command, "-u", self.url, "-p", self.provider]
+        argv += ["-r", REQUESTER, "-h", "127.0.0.1", "-o", str(self.callback), *args]
+        began = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+        return OnsaResult(done.stdout + done.stderr, time.perf_counter() - began)
+
+    def reserve(self, source: str, dest: str, mbps: int, start: str, end: str) -> OnsaResult:
+        window = ["-a", start, "-e", end]
+        return self.run("reserveonly", "-s", source, "-d", dest, "-b", str(mbps), *window)
+
+    def step(self, command: str, connection_id: str) -> OnsaResult:
+        return self.run(command, "-c", connection_id)
+
+
+@contextmanager
+def opennsa_peer(script: Path, home: Path, domain: str = "peer.test") -> Iterator[str]:
+    """A running OpenNSA (dud backend) on a free port; yields its provider URL; stops it after."""
+    port = free_port()
+    env = {**os.environ, "OPENNSA_HOME": str(home)}
+    argv = [str(script), "start", "--port", str(port), "--domain", domain]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600, check=False)
+    if done.returncode != 0:
+        raise PeerMissingError(f"the OpenNSA peer did not start:\n{done.stdout}{done.stderr}")
+    try:
+        yield f"http://127.0.0.1:{port}/NSI/services/CS2"
+    finally:
+        stop = [str(script), "stop", "--port", str(port)]
+        subprocess.run(stop, capture_output=True, env=env, timeout=60, check=False)
+
+
+@dataclass(frozen=True)
+class BraidNsi:
+    url: str  # the server's base URL
+    database: str
+    pid: int
+
+    @property
+    def provider(self) -> str:
+        return f"{self.url}/NSI/services/CS2"
+
+
+@contextmanager
+def braid_with_nsi(
+    braid: Path, topology: Path, workdir: Path, domain: str = "braid.test"
+) -> Iterator[BraidNsi]:
+    """`braid serve --nsi-domain DOMAIN` on a free port over a fresh SQLite file."""
+    database = f"sqlite:///{workdir / 'braid.db'}"
+    port = free_port()
+    env = {**os.environ, "BRAID_TICK_SECONDS": "1"}
+    argv = [str(braid), "serve", "--topology", str(topology), "--database", database]
+    argv += ["--host", "127.0.0.1", "--port", str(port), "--nsi-domain", domain]
+    with (workdir / "serve.log").open("w") as log:
+        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(url, process)
+            yield BraidNsi(url, database, process.pid)
+        finally:
+            process.terminate()
+            process.wait(timeout=15)

@@ -1,0 +1,237 @@
+"""braid's NSI provider against a real, unmodified OpenNSA: its requester `onsa` drives
+braid, and the same cycle runs against OpenNSA itself.
+
+The peer is `../shared/peers/opennsa/run-opennsa` (from the repository's root;
+it sets up its own venv and a PostgreSQL on 127.0.0.1:5432). Without it the
+tests skip, except under CI=true, where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from braid.testing.nsi_requests import LAUGHS, XXE, request
+from braid.testing.opennsa import (
+    BraidNsi,
+    Onsa,
+    PeerMissingError,
+    braid_with_nsi,
+    free_port,
+    opennsa_peer,
+    peer_script,
+)
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[3]
+BRAID = Path(sys.executable).parent / "braid"
+TOPOLOGY = """\
+nodes: [{id: p1}, {id: p2}, {id: p3}]
+links:
+  - {id: p1-p2, a: p1, b: p2, capacity: 1G, latency_ms: 1, vlans: 1780-1789}
+  - {id: p2-p3, a: p2, b: p3, capacity: 1G, latency_ms: 1, vlans: 1780-1789}
+"""
+START, END = "2030-01-01T10:00:00", "2030-01-01T11:00:00"
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(reason + " (CI=true: failing instead of skipping)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def script() -> Path:
+    try:
+        return peer_script(ROOT)
+    except PeerMissingError as exc:
+        _missing(str(exc))
+        raise
+
+
+@pytest.fixture(scope="module")
+def braid(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BraidNsi]:
+    workdir = tmp_path_factory.mktemp("braid-nsi")
+    topology = workdir / "topology.yaml"
+    topology.write_text(TOPOLOGY, encoding="utf-8")
+    with braid_with_nsi(BRAID, topology, workdir) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def operator(braid: BraidNsi) -> dict[str, str]:
+    import subprocess
+
+    argv = [str(BRAID), "token", "create", "--user", "olga", "--role", "operator"]
+    made = subprocess.run(
+        [*argv, "--database", braid.database],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    token = next(w for w in made.stdout.split() if w.startswith("brd_"))
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture(scope="module")
+def onsa(script: Path, braid: BraidNsi) -> Onsa:
+    return Onsa(script, braid.provider, "braid.test:nsa", free_port())
+
+
+@pytest.fixture(scope="module")
+def peer(script: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Onsa]:
+    home = tmp_path_factory.mktemp("opennsa")
+    try:
+        with opennsa_peer(script, home) as url:
+            yield Onsa(script, url, "peer.test:nsa", free_port())
+    except PeerMissingError as exc:
+        _missing(str(exc))
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _rest(braid: BraidNsi, operator: dict[str, str], path: str) -> httpx.Response:
+    return httpx.get(braid.url + path, headers=operator, timeout=10)
+
+
+def _booked(braid: BraidNsi, operator: dict[str, str]) -> list[dict[str, object]]:
+    found = _rest(braid, operator, "/v1/reservations?state=held,reserved,active")
+    assert found.status_code == 200, found.text
+    reservations: list[dict[str, object]] = found.json()["reservations"]
+    return reservations
+
+
+def _cycle(onsa: Onsa, source: str, dest: str) -> tuple[str, list[tuple[str, ...]]]:
+    """reserve, commit, provision, release, terminate, with a query after each step."""
+    reserved = onsa.reserve(source, dest, 100, START, END)
+    connection = reserved.connection_id
+    seen = [onsa.step("query", connection).states]
+    for command in ("reservecommit", "provision", "release", "terminate"):
+        done = onsa.step(command, connection)
+        assert "Error" not in done.output, done.output
+        seen.append(onsa.step("query", connection).states)
+    return connection, seen
+
+
+def test_onsa_reserves_commits_provisions_releases_and_terminates_at_braid(
+    onsa: Onsa, braid: BraidNsi, operator: dict[str, str]
+) -> None:
+    reserved = onsa.reserve(
+        "braid.test:topology:p1?vlan=1780", "braid.test:topology:p3?vlan=1781", 100, START, END
+    )
+    cid = reserved.connection_id
+    assert "held" in reserved.output
+    assert onsa.step("query", cid).states[0] == "ReserveHeld"
+    shown = _rest(braid, operator, f"/v1/reservations/{cid}").json()
+    assert shown["state"] == "held" and shown["src"] == "p1" and shown["dst"] == "p3"
+    assert "committed" in onsa.step("reservecommit", cid).output
+    assert onsa.step("query", cid).states == ("ReserveStart", "Released", "Created")
+    assert _rest(braid, operator, f"/v1/reservations/{cid}").json()["state"] == "reserved"
+    assert "provisioned" in onsa.step("provision", cid).output
+    assert onsa.step("query", cid).states == ("ReserveStart", "Provisioned", "Created")
+    assert "released" in onsa.step("release", cid).output
+    assert onsa.step("query", cid).states == ("ReserveStart", "Released", "Created")
+    assert "terminated" in onsa.step("terminate", cid).output
+    assert onsa.step("query", cid).states == ("ReserveStart", "Released", "Terminated")
+    assert _rest(braid, operator, f"/v1/reservations/{cid}").json()["state"] == "cancelled"
+    assert _booked(braid, operator) == []
+
+
+def test_a_request_that_does_not_fit_fails_naming_the_reason(
+    onsa: Onsa, braid: BraidNsi, operator: dict[str, str]
+) -> None:
+    refused = onsa.reserve(
+        "braid.test:topology:p1?vlan=1782", "braid.test:topology:p3?vlan=1782", 5000, START, END
+    )
+    assert "BandwidthUnavailableError" in refused.output  # NSI 00705
+    assert "5 Gbit/s" in refused.output and "p1" in refused.output
+    assert _booked(braid, operator) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "dest", "start", "end", "error"),
+    [
+        ("braid.test:topology:p9?vlan=1780", "braid.test:topology:p3?vlan=1781", START, END, "p9"),
+        (
+            "braid.test:topology:p1?vlan=1800",
+            "braid.test:topology:p3?vlan=1781",
+            START,
+            END,
+            "1800",
+        ),
+        (
+            "braid.test:topology:p1?vlan=1780",
+            "braid.test:topology:p3?vlan=1781",
+            END,
+            START,
+            "endTime",
+        ),
+    ],
+)
+def test_onsa_s_bad_requests_are_refused_and_book_nothing(
+    onsa: Onsa,
+    braid: BraidNsi,
+    operator: dict[str, str],
+    source: str,
+    dest: str,
+    start: str,
+    end: str,
+    error: str,
+) -> None:
+    refused = onsa.reserve(source, dest, 100, start, end)
+    assert "Error from urn:ogf:network:braid.test:nsa" in refused.output, refused.output
+    assert error in refused.output
+    assert _booked(braid, operator) == []
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        (b"<soap:Envelope><soap:Body>", b"00100"),
+        (XXE, b"00100"),
+        (LAUGHS, b"00100"),
+        (request("reserve", source="p1?vlan=1780", dest="p1?vlan=1781"), b"00100"),
+    ],
+)
+def test_malformed_and_hostile_soap_gets_faults_and_no_memory_blow_up(
+    braid: BraidNsi, operator: dict[str, str], payload: bytes, code: bytes
+) -> None:
+    before = _rss_kib(braid.pid)
+    answer = httpx.post(braid.provider, content=payload, timeout=10)
+    assert answer.status_code == 500
+    assert b"serviceException" in answer.content and code in answer.content
+    assert _rss_kib(braid.pid) - before < 50 * 1024
+    assert _booked(braid, operator) == []
+
+
+def test_the_same_cycle_against_opennsa_itself_leaves_nothing_held_or_active(
+    peer: Onsa, onsa: Onsa, braid: BraidNsi, operator: dict[str, str]
+) -> None:
+    _, at_peer = _cycle(peer, "peer.test:topology:p1?vlan=1783", "peer.test:topology:p2?vlan=1783")
+    assert at_peer[0][0] == "ReserveHeld"
+    assert at_peer[-1] == ("ReserveStart", "Released", "Terminated")
+    _, at_braid = _cycle(
+        onsa, "braid.test:topology:p1?vlan=1783", "braid.test:topology:p3?vlan=1783"
+    )
+    assert at_braid[1:] == at_peer[1:]  # the same states at every step after the hold
+    # Both providers, asked for every connection of the requester: none left held or active.
+    for provider in (peer, onsa):
+        listed = provider.run("query").all_states()
+        assert listed, "the query listed nothing"
+        # Held, or committed and not terminated (a failed reserve holds nothing).
+        live = [s for s in listed if s[0] == "ReserveHeld" or s[::2] == ("ReserveStart", "Created")]
+        assert live == [], listed
+    assert _booked(braid, operator) == []
+
+
+def _rss_kib(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    line = next(x for x in status.splitlines() if x.startswith("VmRSS:"))
+    return int(line.split()[1])
