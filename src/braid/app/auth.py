@@ -14,7 +14,7 @@ from braid.app.errors import AuthError
 from braid.app.ports import Repository
 from braid.app.records import TokenInfo, User
 
-ROLES: Final = ("user", "operator")
+ROLES: Final = ("user", "operator", "monitor")  # a monitor may only set link states
 TOKEN_PREFIX: Final = "brd_"
 # How long a verified token is trusted without asking the store again.
 TOKEN_CACHE_SECONDS: Final = 5.0

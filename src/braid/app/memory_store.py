@@ -231,7 +231,9 @@ class MemoryRepository:
             return self._write(step, now=now, actor=actor, counting=counting)
         if isinstance(step, StateStep):
             return self._set_state(step, now=now, actor=actor)
-        return self._put_topology(step.data, now=now, actor=actor)
+        if step.expected is not None:
+            self._check_topology(step.expected)
+        return self._put_topology(step.data, now=now, actor=actor, detail=step.detail)
 
     def _snapshot(self) -> tuple[Any, ...]:
         on_link = {link: set(ids) for link, ids in self._on_link.items()}
@@ -330,10 +332,18 @@ class MemoryRepository:
                 return self._topologies[-1]
             return self._put_topology(data, now=now, actor=actor)
 
-    def _put_topology(self, data: Mapping[str, Any], *, now: int, actor: str) -> TopologyVersion:
+    def _put_topology(
+        self,
+        data: Mapping[str, Any],
+        *,
+        now: int,
+        actor: str,
+        detail: Mapping[str, Any] | None = None,
+    ) -> TopologyVersion:
         version = TopologyVersion(len(self._topologies) + 1, _as_json(data), now, actor)
         self._topologies.append(version)
-        self._log(AuditEntry(now, actor, None, "topology", detail={"version": version.version}))
+        noted = {**(detail or {}), "version": version.version}
+        self._log(AuditEntry(now, actor, None, "topology", detail=noted))
         return version
 
     # -- users and tokens ------------------------------------------------------

@@ -17,7 +17,13 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from braid.app.plan_facts import Replanned, labels_of, link_lists, plan_facts
+from braid.app.plan_facts import (
+    Replanned,
+    booked_allocations,
+    labels_of,
+    link_lists,
+    plan_facts,
+)
 from braid.app.ports import ChangeFeed, FeedNews, Repository
 from braid.app.records import Reservation
 from braid.core.model.booking import Allocation, Booking
@@ -42,11 +48,12 @@ READ_AT_LEAST_EVERY: Final = 1.0
 
 
 def as_booking(reservation: Reservation) -> Booking:
+    """What `reservation` books: its paths, and a protected one's standby too."""
     return Booking(
         reservation.id,
         reservation.start,
         reservation.end,
-        reservation.allocations,
+        booked_allocations(reservation.allocations, reservation.plan),
         reservation.symmetric,
     )
 
@@ -139,7 +146,9 @@ class Mirror:
         with self.lock:
             if fresh_since is not None and self._caught_up_at >= fresh_since:
                 return
-            if self._topology_moved():
+            # After a refused write, look for a new topology at once: the
+            # refusal may say the topology moved (e.g. a link went down).
+            if self._topology_moved(at_once=read):
                 self.rebuild(now)
                 return
             if not read and self._nothing_to_read():
@@ -246,17 +255,23 @@ class Mirror:
 
     def _hold(self, r: Reservation) -> None:
         """Book `r` in the network, and its labels (if it has any) in the calendar."""
-        self.planner.network.commit(as_booking(r))
+        booking = as_booking(r)
+        self.planner.network.commit(booking)
         labels = labels_of(r.plan)
         if labels is not None:
-            self.labels.record(r.id, (r.start, r.end), link_lists(r.allocations), labels)
+            self.labels.record(r.id, (r.start, r.end), link_lists(booking.allocations), labels)
 
     def _drop(self, reservation_id: str) -> None:
         self.planner.network.release(reservation_id)
         self.labels.release(reservation_id)
 
-    def take_labels(self, owner: str, booking: Booking) -> dict[str, list[int]] | str:
+    def take_labels(
+        self, owner: str, booking: Booking, *, protected: bool = False
+    ) -> dict[str, list[int]] | str:
         """VLANs (one per path) and group ids for `booking`, noted at once as taken.
+
+        A `protected` booking's last allocation is its standby path: it gets
+        a VLAN, and the rules a fast-failover group per path and direction.
 
         Noting them before the store has the booking keeps concurrent
         admissions on this replica from taking the same ones; `return_labels`
@@ -267,7 +282,8 @@ class Mirror:
         window = (booking.start, booking.end)
         with self.lock:
             try:
-                assigned = self.labels.assign(owner, window, paths, group_count(len(paths), False))
+                groups = group_count(len(paths) - protected, protected)
+                assigned = self.labels.assign(owner, window, paths, groups)
             except NoFreeLabelError as exc:
                 return str(exc)
             self.labels.record(owner, window, paths, assigned)
@@ -279,14 +295,14 @@ class Mirror:
             if owner not in self.planner.network.bookings:
                 self.labels.release(owner)
 
-    def _topology_moved(self) -> bool:
-        """Look for a new topology version at most once a second.
+    def _topology_moved(self, *, at_once: bool = False) -> bool:
+        """Look for a new topology version at most once a second (unless `at_once`).
 
         Missing one for that second costs no safety: the store refuses writes
         validated against an older version.
         """
         moment = time.monotonic()
-        if moment - self._topology_checked < 1.0:
+        if not at_once and moment - self._topology_checked < 1.0:
             return False
         self._topology_checked = moment
         return self.repo.topology_version() not in (0, self.topology_version)
@@ -341,7 +357,7 @@ class Mirror:
             labels = labels_of(old.plan)
             if old.id in self.planner.network.bookings and labels is not None:
                 self.labels.record(
-                    old.id, (old.start, old.end), link_lists(old.allocations), labels
+                    old.id, (old.start, old.end), link_lists(as_booking(old).allocations), labels
                 )
             elif old.id not in self.planner.network.bookings:
                 self.labels.release(old.id)

@@ -10,12 +10,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from braid.core.failover.protection import ProtectedPaths
 from braid.core.model.booking import Allocation
+from braid.core.model.paths import Path
 from braid.core.model.units import to_mbps
 from braid.core.planning.decisions import Reserved
 from braid.core.rules.calendar import Assigned
 
-__all__ = ["Replanned", "labels_of", "link_lists", "plan_facts"]
+__all__ = [
+    "Replanned",
+    "booked_allocations",
+    "labels_of",
+    "link_lists",
+    "plan_facts",
+    "protection_facts",
+    "protection_of",
+]
 
 
 def plan_facts(decision: Reserved) -> dict[str, Any]:
@@ -52,3 +62,39 @@ def labels_of(plan: Mapping[str, Any]) -> Assigned | None:
 def link_lists(allocations: tuple[Allocation, ...]) -> list[tuple[str, ...]]:
     """Each path's links, in path order: what a path's VLAN is checked against."""
     return [a.path.links for a in allocations]
+
+
+def protection_of(plan: Mapping[str, Any]) -> ProtectedPaths | None:
+    """A protected reservation's two paths and which carries its traffic; None if unprotected."""
+    found = plan.get("protection")
+    if not isinstance(found, Mapping):
+        return None
+    return ProtectedPaths(
+        _path(found["primary"]), _path(found["standby"]), found.get("on") == "standby"
+    )
+
+
+def protection_facts(paths: ProtectedPaths, shared: tuple[str, ...]) -> dict[str, Any]:
+    """The plan entry that stores `paths` (see `protection_of`)."""
+    return {
+        "primary": paths.primary.as_dict(),
+        "standby": paths.standby.as_dict(),
+        "on": "standby" if paths.on_standby else "primary",
+        "shared_links": list(shared),
+    }
+
+
+def booked_allocations(
+    allocations: tuple[Allocation, ...], plan: Mapping[str, Any]
+) -> tuple[Allocation, ...]:
+    """Every path a reservation books: for a protected one its primary then its standby,
+    each at the full bandwidth (the standby's capacity is its own, never shared)."""
+    paths = protection_of(plan)
+    if paths is None:
+        return allocations
+    bandwidth = sum(a.bandwidth for a in allocations)
+    return (Allocation(paths.primary, bandwidth), Allocation(paths.standby, bandwidth))
+
+
+def _path(data: Mapping[str, Any]) -> Path:
+    return Path(tuple(str(n) for n in data["nodes"]), tuple(str(k) for k in data["links"]))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from braid.app.records import (
@@ -41,10 +41,12 @@ class Change:
     topology_version: int | None = None
     # The request that made the change, named in its audit entry.
     request_id: str | None = None
+    # More for the audit entry: e.g. why a fail-over moved the reservation.
+    note: Mapping[str, Any] = field(default_factory=dict)
 
     def audit_detail(self, version: int) -> dict[str, Any]:
         """The detail of the audit entry that records this change at `version`."""
-        detail: dict[str, Any] = {"version": version}
+        detail: dict[str, Any] = {**self.note, "version": version}
         if self.request_id is not None:
             detail["request_id"] = self.request_id
         return detail
@@ -86,9 +88,16 @@ class StateStep:
 
 @dataclass(frozen=True, slots=True)
 class TopologyStep:
-    """`Repository.put_topology` as one step of `Repository.apply`."""
+    """`Repository.put_topology` as one step of `Repository.apply`.
+
+    With `expected`, the step raises ConflictError unless the current
+    version is that one (the new data was derived from it); `detail` goes
+    into the audit entry (e.g. which link changed state).
+    """
 
     data: Mapping[str, Any]
+    expected: int | None = None
+    detail: Mapping[str, Any] = field(default_factory=dict)
 
 
 Step = WriteStep | StateStep | TopologyStep

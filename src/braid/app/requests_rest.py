@@ -17,7 +17,7 @@ from braid.core.planning.requests import Request, parse_request
 
 INSTANT_FIELDS: Final = ("start", "end", "not_before", "not_after", "window_start", "window_end")
 RESERVABLE_MODES: Final = ("fixed", "earliest", "max-bandwidth")
-SERVICE_FIELDS: Final = ("hold", "description")
+SERVICE_FIELDS: Final = ("hold", "description", "protect")
 
 
 def to_request(

@@ -22,7 +22,7 @@ from braid.app.group_commit import GroupCommit
 from braid.app.metrics import Metrics
 from braid.app.mirror import Mirror, as_booking
 from braid.app.paging import decode_cursor, encode_cursor, page_limit
-from braid.app.plan_facts import plan_facts
+from braid.app.plan_facts import plan_facts, protection_facts, protection_of
 from braid.app.ports import Change, ChangeFeed, ConflictError, Filters, Repository, WriteStep
 from braid.app.provisioning.ports import ProvisioningStore
 from braid.app.records import AuditEntry, Reservation, User
@@ -31,7 +31,9 @@ from braid.app.request_context import current_request, request_detail
 from braid.app.requests_rest import readable_reason, to_request
 from braid.app.results import Availability, Page, Seen
 from braid.core.errors import InputError
-from braid.core.model.booking import Booking
+from braid.core.failover.protection import ProtectedPaths
+from braid.core.failover.standby import Standby, standby_path
+from braid.core.model.booking import Allocation, Booking
 from braid.core.model.instants import format_instant, parse_instant
 from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
 from braid.core.model.topology import Topology, topology_from_dict
@@ -58,6 +60,7 @@ class Planned:
     decision: Reserved
     booking: Booking
     labels: dict[str, list[int]]
+    standby: Standby | None = None  # a protected booking's standby path
 
 
 def wall_clock() -> int:
@@ -75,8 +78,12 @@ class ReservationService:
         feed: ChangeFeed | None = None,
         provisioning: ProvisioningStore | None = None,
         policy: Policy | None = None,
+        failback: bool = True,
     ) -> None:
         """`feed` (optional) tells the mirror of other replicas' changes; see `Mirror`.
+
+        `failback`: a protected reservation moved to its standby by a link
+        going down goes back to its primary when the link comes up.
 
         `provisioning` (when braid programs the switches) gives each
         reservation's provisioning state; `on_change` callbacks run after
@@ -94,6 +101,7 @@ class ReservationService:
         self.provisioning = provisioning
         self.on_change: list[Callable[[], None]] = []
         self.policy = policy or Policy()
+        self.failback = failback
         self._owner_locks = OwnerLocks()
 
     # -- start-up --------------------------------------------------------------
@@ -137,6 +145,8 @@ class ReservationService:
     # -- reservations ------------------------------------------------------------
 
     def reserve(self, user: User, command: Reserve) -> Seen:
+        if user.role == "monitor":
+            raise ForbiddenError("a monitor's token may only set link states")
         limits = self.policy.limits_for(user.name, user.role)
         # A quota counts the owner's other bookings: admit one at a time per owner.
         with self._owner_locks.held(user.name, limits.quota is not None):
@@ -144,6 +154,7 @@ class ReservationService:
 
     def _reserve(self, user: User, command: Reserve, limits: Limits) -> Seen:
         body, hold = command.body, command.hold
+        protect = protect_flag(body)
         started = time.perf_counter()
         refused = False
         for _ in range(ATTEMPTS):
@@ -156,8 +167,7 @@ class ReservationService:
                 # has not heard of the change that got there first yet.
                 self.live.catch_up(now, fresh_since=asked, read=refused)
                 request = to_request(body, command.id or new_id(), self.topology, now, booking=True)
-                found = self._plan(request, body)
-                planned = found if isinstance(found, Refusal) else self._label(request, found)
+                planned = self._admit(request, body, protect)
             if isinstance(planned, Refusal):
                 self.metrics.rejected(planned.kind, time.perf_counter() - started)
                 raise RejectedError(planned.reason, planned.offers)
@@ -206,13 +216,52 @@ class ReservationService:
         self.refusals.put(state, request, body, refusal)
         return refusal
 
-    def _label(self, request: Request, planned: tuple[Reserved, Booking]) -> Planned | Refusal:
+    def _admit(self, request: Request, body: Mapping[str, Any], protect: bool) -> Planned | Refusal:
+        """The booking planned for `request` (with its standby, if `protect`) and its labels."""
+        found = self._plan(request, body)
+        if isinstance(found, Refusal):
+            return found
+        decision, booking = found
+        standby = self._standby(request, booking) if protect else None
+        if isinstance(standby, Refusal):
+            return standby
+        return self._label(request, decision, booking, standby)
+
+    def _standby(self, request: Request, booking: Booking) -> Standby | Refusal:
+        """A standby path around `booking`'s primary, or why there is none.
+
+        Called under the mirror's lock. The primary is booked in the mirror
+        while the standby is sought, so a link both share must have room for
+        both: the standby's capacity is reserved for it alone.
+        """
+        network = self.live.network
+        primary = booking.allocations[0].path
+        network.commit(booking)
+        try:
+            window = network.window(booking.start, booking.end, symmetric=booking.symmetric)
+            found = standby_path(self.topology, primary, window.usable, booking.bandwidth)
+        finally:
+            network.release(booking.id)
+        if found is None:
+            reason = (
+                f"no standby path from {request.src} to {request.dst} other than the primary "
+                f"has {to_mbps(booking.bandwidth):g} Mbit/s free for the window"
+            )
+            return Refusal("no_path", reason, ())
+        return found
+
+    def _label(
+        self, request: Request, decision: Reserved, booking: Booking, standby: Standby | None = None
+    ) -> Planned | Refusal:
         """The planned booking with its VLANs and group ids, taken in the mirror's calendar."""
-        decision, booking = planned
-        labels = self.live.take_labels(request.id, booking)
+        both = booking
+        if standby is not None:
+            extra = Allocation(standby.path, booking.bandwidth)
+            both = replace(booking, allocations=(*booking.allocations, extra))
+        labels = self.live.take_labels(request.id, both, protected=standby is not None)
         if isinstance(labels, str):
             return Refusal("labels", readable_reason(labels, request), ())
-        return Planned(decision, booking, labels)
+        return Planned(decision, booking, labels, standby)
 
     def get(self, user: User, reservation_id: str) -> Seen:
         return self._seen(self._visible(user, reservation_id), self.clock())
@@ -289,6 +338,11 @@ class ReservationService:
             now = self.clock()
             old = self._visible(user, reservation_id)
             _require_booked(old, now)
+            if protection_of(old.plan) is not None:
+                raise InputError(
+                    "protect",
+                    "a protected reservation cannot be modified yet; cancel it and book again",
+                )
             # Plan on what other replicas booked too, as an admission does;
             # after a refused write, read the store whatever the feed says.
             self.live.catch_up(now, read=refused)
@@ -335,6 +389,9 @@ class ReservationService:
     ) -> Reservation:
         booking = planned.booking
         plan = {**plan_facts(planned.decision), **planned.labels}
+        if planned.standby is not None:
+            paths = ProtectedPaths(booking.allocations[0].path, planned.standby.path)
+            plan["protection"] = protection_facts(paths, planned.standby.shared)
         return Reservation(
             id=request.id,
             token=secrets.token_urlsafe(24),
@@ -484,6 +541,16 @@ def _not_provisioned(r: Reservation, now: int) -> Status | None:
 def counting_at(now: int) -> Callable[[Reservation], bool]:
     """Which stored reservations still take bandwidth, as writers see it at `now`."""
     return lambda r: counts_against_capacity(r.state, r.end, now, r.hold_expires_at)
+
+
+def protect_flag(body: Mapping[str, Any]) -> bool:
+    """Whether a booking body asks for a standby path (`protect`), checked."""
+    protect = body.get("protect", False) if isinstance(body, Mapping) else False
+    if not isinstance(protect, bool):
+        raise InputError("protect", "must be true or false")
+    if protect and body.get("max_paths", 1) != 1:
+        raise InputError("protect", "a protected reservation takes one path; leave max_paths at 1")
+    return protect
 
 
 def new_id() -> str:

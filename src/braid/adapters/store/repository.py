@@ -259,7 +259,9 @@ class SqlRepository:
             return self._write(connection, written, step, now, actor, counting)
         if isinstance(step, StateStep):
             return self._set_state(connection, written, step, now, actor)
-        return self._put_topology(connection, step.data, now, actor)
+        if step.expected is not None:
+            writes.check_topology(writes.locked_topology_version(connection), {step.expected})
+        return self._put_topology(connection, step.data, now, actor, step.detail)
 
     @staticmethod
     def _reread(connection: Connection, reservation_id: str) -> Reservation:
@@ -353,14 +355,20 @@ class SqlRepository:
         return found
 
     def _put_topology(
-        self, connection: Connection, data: Mapping[str, Any], now: int, actor: str
+        self,
+        connection: Connection,
+        data: Mapping[str, Any],
+        now: int,
+        actor: str,
+        detail: Mapping[str, Any] | None = None,
     ) -> TopologyVersion:
         link_ids = sorted({str(link["id"]) for link in data.get("links", ())})
         writes.insert_missing(connection, LINKS, [{"id": link} for link in link_ids])
         version = writes.next_topology_version(connection)
         row = {"version": version, "data": dict(data), "created_at": now, "actor": actor}
         connection.execute(insert(TOPOLOGY).values(**row))
-        entry = AuditEntry(now, actor, None, "topology", detail={"version": version})
+        noted = {**(detail or {}), "version": version}
+        entry = AuditEntry(now, actor, None, "topology", detail=noted)
         writes.log(connection, entry)
         return TopologyVersion(version, reads_back(data), now, actor)
 

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from braid.app.plan_facts import labels_of
+from braid.app.plan_facts import labels_of, protection_of
 from braid.app.ports import Repository
 from braid.app.provisioning.ports import Due
 from braid.app.records import Reservation
 from braid.core.errors import InputError
 from braid.core.model.topology import Topology
 from braid.core.provisioning.schedule import Window
+from braid.core.rules.calendar import Assigned
 from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.model import PortMap, RulePlan, RuleRequest
 
@@ -52,4 +53,12 @@ class ReservationPlans:
             if host is None:
                 raise InputError("hosts", f"the wiring names no host at node {node!r}")
         request = RuleRequest(r.id, r.allocations, str(hosts[0]), str(hosts[1]))
+        paths = protection_of(r.plan)
+        if paths is not None:
+            # The traffic's path first, the other in the fast-failover groups'
+            # second buckets; the VLANs are stored primary first, and each
+            # stays with its path, so a fail-over changes only the groups.
+            request = replace(request, standby=paths.inactive)
+            if paths.on_standby:
+                labels = Assigned(labels.vlans[::-1], labels.group_ids)
         return compile_reservation(request, self.topology(), self.wiring.ports, labels)

@@ -13,6 +13,7 @@ from braid.core.model.units import parse_bandwidth, to_mbps
 from braid.core.model.vlans import ALL_VLANS, VlanSpans, format_vlan_spans, parse_vlan_spans
 
 DOMAIN_KINDS = ("site", "wan", "sdx")
+LINK_STATES = ("up", "down")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,9 @@ class Link:
     latency_ms: float
     extra: Mapping[str, Any] = field(default_factory=dict)
     vlans: VlanSpans = ALL_VLANS  # the VLANs this link may carry
+    # A down link stays in the topology (bookings on it keep their capacity
+    # accounting) but leaves the adjacency, so no search finds a path over it.
+    up: bool = True
 
     def other_end(self, node: str) -> str:
         return self.b if node == self.a else self.a
@@ -187,7 +191,9 @@ def _links(
     default_latency: float,
 ) -> dict[str, Link]:
     links: dict[str, Link] = {}
-    allowed = {"id", "a", "b", "capacity", "latency_ms", "name", "oscars", "vlans", "owner"}
+    allowed = {
+        "id", "a", "b", "capacity", "latency_ms", "name", "oscars", "vlans", "owner", "state"
+    }  # fmt: skip
     for i, item in enumerate(items):
         where = f"links[{i}]"
         entry = _entry(item, where, allowed)
@@ -204,9 +210,17 @@ def _links(
         )
         _unique(links, entry["id"], where)
         links[entry["id"]] = Link(
-            entry["id"], entry["a"], entry["b"], capacity, latency, extra, vlans
-        )
+            entry["id"], entry["a"], entry["b"], capacity, latency, extra, vlans,
+            _link_up(entry, where),
+        )  # fmt: skip
     return links
+
+
+def _link_up(entry: Mapping[str, Any], where: str) -> bool:
+    state = entry.get("state", "up")
+    if state not in LINK_STATES:
+        raise TopologyError(f"{where}.state", f"must be one of {', '.join(LINK_STATES)}")
+    return bool(state == "up")
 
 
 def _capacity(entry: Mapping[str, Any], where: str, default: int | None) -> int:
@@ -243,6 +257,8 @@ def _unique(seen: Mapping[str, object], key: str, where: str) -> None:
 def _adjacency(nodes: Mapping[str, Node], links: Mapping[str, Link]) -> dict[str, tuple[Hop, ...]]:
     out: dict[str, list[Hop]] = {node: [] for node in nodes}
     for link in links.values():
+        if not link.up:
+            continue
         out[link.a].append(Hop(link.id, link.b, True))
         out[link.b].append(Hop(link.id, link.a, False))
     return {node: tuple(hops) for node, hops in out.items()}
@@ -271,6 +287,8 @@ def _link_dict(link: Link) -> dict[str, Any]:
     }
     if link.vlans != ALL_VLANS:  # kept, so a stored or exported topology keeps its labels
         out["vlans"] = format_vlan_spans(link.vlans)
+    if not link.up:  # only down links say so: an all-up export reads as it always did
+        out["state"] = "down"
     return out
 
 

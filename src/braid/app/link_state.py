@@ -1,0 +1,247 @@
+"""Link state in the service: a link goes down or comes back, reservations follow.
+
+A link's state lives in the topology (a new version each change), so every
+replica plans around a down link, and the store refuses any write planned
+on the version before. The new version and every reservation it moves are
+written in one transaction: after a crash, either the link is down and its
+reservations have moved, or neither happened; the provisioning loop then
+puts the switches right from what the store says.
+
+On a link going down, each booked reservation whose traffic crosses it:
+
+- protected: its traffic moves to its standby (both paths stay booked, so
+  nothing else changes and nothing can be overbooked);
+- unprotected: is re-planned around the down links if capacity allows,
+  else stays booked and is marked degraded (with the cause) until its path
+  is whole again.
+
+When a link comes back, protected reservations return to their primary when
+`failback` says so, and degraded ones are marked whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from braid.app.errors import ForbiddenError, RejectedError
+from braid.app.mirror import as_booking
+from braid.app.plan_facts import plan_facts, protection_facts, protection_of
+from braid.app.ports import Change, ConflictError, Step, TopologyStep, WriteStep
+from braid.app.records import Reservation, TopologyVersion, User
+from braid.app.request_context import current_request
+from braid.app.service import ATTEMPTS, ReservationService, counting_at
+from braid.core.errors import InputError
+from braid.core.failover.protection import ProtectedPaths, down_links, with_link_state
+from braid.core.model.booking import Allocation
+from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
+from braid.core.model.topology import Topology, topology_from_dict
+from braid.core.planning.decisions import Reserved, reason_of
+from braid.core.planning.planner import Planner
+from braid.core.planning.requests import Request
+
+__all__ = ["LINK_STATE_ROLES", "LinkStateDone", "Moved", "set_link_state"]
+
+# Who may say a link is down: operators, and the monitors watching the links.
+LINK_STATE_ROLES: Final = ("operator", "monitor")
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """What a link-state change did to one reservation."""
+
+    id: str
+    action: str  # failover, failback, rerouted, degraded, restored
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class LinkStateDone:
+    link: str
+    state: str
+    changed: bool  # False: the link was in that state already; nothing was written
+    topology_version: int
+    moves: tuple[Moved, ...]
+
+
+def set_link_state(
+    service: ReservationService, user: User, link: str, body: Mapping[str, Any]
+) -> LinkStateDone:
+    """Record `link` as up or down (`body["state"]`) and move the reservations it affects."""
+    if user.role not in LINK_STATE_ROLES:
+        raise ForbiddenError("only an operator or a monitor may set a link's state")
+    if not isinstance(body, Mapping):
+        raise InputError("", "the body must be a JSON object")
+    service.topology.require_link(link, "link")
+    state = body.get("state")
+    for _ in range(ATTEMPTS):
+        now = service.clock()
+        stored = service.repo.topology()
+        assert stored is not None, "a started service has a topology"
+        data = with_link_state(stored.data, link, state)
+        if data == dict(stored.data):
+            return LinkStateDone(link, str(state), False, stored.version, ())
+        topology = topology_from_dict(data)
+        booked = [r for r in service.repo.booked() if counting_at(now)(r)]
+        steps, moves = _placements(service, topology, booked, now, link)
+        why = {"link": link, "state": state, **_request()}
+        steps.insert(0, TopologyStep(data, expected=stored.version, detail=why))
+        try:
+            done = service.repo.apply(steps, now=now, actor=user.name, counting=counting_at(now))
+        except ConflictError:
+            continue  # the topology or a booking moved meanwhile: work it out again
+        finally:
+            service.live.rebuild(now)
+        for callback in service.on_change:
+            callback()
+        version = done[0]
+        assert isinstance(version, TopologyVersion)
+        return LinkStateDone(link, str(state), True, version.version, tuple(moves))
+    raise RejectedError("the topology or the bookings kept changing; try again")
+
+
+def _request() -> dict[str, str]:
+    found = current_request()
+    return {} if found is None else {"request_id": found}
+
+
+def _placements(
+    service: ReservationService,
+    topology: Topology,
+    booked: list[Reservation],
+    now: int,
+    link: str,
+) -> tuple[list[Step], list[Moved]]:
+    """Store steps that put each booked reservation where the new link states want it."""
+    down = down_links(topology)
+    planner = _planner(topology, booked)
+    steps: list[Step] = []
+    moves: list[Moved] = []
+    for r in booked:
+        found = _placed(service, planner, topology, r, down, now, link)
+        if found is None:
+            continue
+        moved, move = found
+        note = {"link": link, "why": move.why}
+        change = Change(moved, loads_of(as_booking(moved), topology), None, None, note)
+        steps.append(WriteStep(change, _validator(topology, change), move.action, r.version))
+        moves.append(move)
+    return steps, moves
+
+
+def _planner(topology: Topology, booked: list[Reservation]) -> Planner:
+    """A planner on the new topology holding every booking, to re-plan around down links."""
+    planner = Planner(topology)
+    for r in booked:
+        planner.network.commit(as_booking(r))
+    return planner
+
+
+def _validator(topology: Topology, change: Change) -> Any:
+    capacity = capacity_lookup(topology)
+
+    def validate(existing: Any) -> list[str]:
+        return peak_problems([*existing, *change.loads], capacity)
+
+    return validate
+
+
+def _placed(
+    service: ReservationService,
+    planner: Planner,
+    topology: Topology,
+    r: Reservation,
+    down: frozenset[str],
+    now: int,
+    link: str,
+) -> tuple[Reservation, Moved] | None:
+    """`r` as it should be stored now, and what happened to it; None: it stays as it is."""
+    paths = protection_of(r.plan)
+    if paths is not None:
+        return _protected(service, r, paths, down, now, link)
+    broken = tuple(k for a in r.allocations for k in a.path.links if k in down)
+    if not broken:
+        if "degraded" not in r.plan:
+            return None
+        plan = {k: v for k, v in r.plan.items() if k != "degraded"}
+        return replace(r, plan=plan, updated_at=now), Moved(r.id, "restored", f"{link} is up")
+    return _rerouted(service, planner, r, broken, now, link)
+
+
+def _protected(
+    service: ReservationService,
+    r: Reservation,
+    paths: ProtectedPaths,
+    down: frozenset[str],
+    now: int,
+    link: str,
+) -> tuple[Reservation, Moved] | None:
+    chosen = paths.choose(down, revert=service.failback)
+    broken = chosen.degraded(down)
+    if chosen == paths and bool(broken) == ("degraded" in r.plan):
+        return None
+    shared = tuple(r.plan["protection"].get("shared_links", ()))
+    plan = {k: v for k, v in r.plan.items() if k != "degraded"}
+    plan["protection"] = protection_facts(chosen, shared)
+    if broken:
+        plan["degraded"] = _degraded(broken, "both the primary and the standby are down", now)
+    moved = replace(
+        r, allocations=(Allocation(chosen.active, r.bandwidth),), plan=plan, updated_at=now
+    )
+    if chosen.on_standby != paths.on_standby:
+        action = "failover" if chosen.on_standby else "failback"
+        side = "standby" if chosen.on_standby else "primary"
+        return moved, Moved(r.id, action, f"link {link} {_state(link, down)}: onto the {side}")
+    action = "degraded" if broken else "restored"
+    return moved, Moved(r.id, action, f"link {link} {_state(link, down)}")
+
+
+def _rerouted(
+    service: ReservationService,
+    planner: Planner,
+    r: Reservation,
+    broken: tuple[str, ...],
+    now: int,
+    link: str,
+) -> tuple[Reservation, Moved] | None:
+    """`r` re-planned around the down links, or kept and marked degraded."""
+    network = planner.network
+    held = network.release(r.id)
+    start = max(r.start, now)
+    request = Request(
+        id=r.id,
+        mode="fixed",
+        src=r.src,
+        dst=r.dst,
+        bandwidth=r.bandwidth,
+        start=start,
+        end=r.end,
+        max_paths=int(r.request.get("max_paths", 1)),
+        split=r.request.get("split", "flow"),
+        directional=not r.symmetric,
+    )
+    decision, booking = planner.decide(request)
+    labels: dict[str, list[int]] | str = "no other path"
+    if booking is not None and isinstance(decision, Reserved):
+        labels = service.live.relabel(r, start, r.end, booking.allocations)
+    if booking is None or not isinstance(decision, Reserved) or isinstance(labels, str):
+        network.commit(held)
+        why = reason_of(decision) or (labels if isinstance(labels, str) else "no other path")
+        if "degraded" in r.plan:
+            return None
+        plan = {**r.plan, "degraded": _degraded(broken, why, now)}
+        return replace(r, plan=plan, updated_at=now), Moved(r.id, "degraded", why)
+    network.commit(booking)
+    plan = {k: v for k, v in r.plan.items() if k != "degraded"}
+    plan.update({**plan_facts(decision), **labels})
+    moved = replace(r, start=start, allocations=booking.allocations, plan=plan, updated_at=now)
+    return moved, Moved(r.id, "rerouted", f"link {link} down: re-planned around it")
+
+
+def _degraded(links: tuple[str, ...], why: str, now: int) -> dict[str, Any]:
+    return {"links": list(links), "why": why, "since": now}
+
+
+def _state(link: str, down: frozenset[str]) -> str:
+    return "down" if link in down else "up"
