@@ -33,6 +33,9 @@ class Settings:
     southbound_file: str | None = None
     provision_lead_seconds: int = 5
     reconcile_seconds: float = 30.0
+    # Fail-over: a protected reservation moved to its standby by a link going
+    # down goes back to its primary when the link comes up.
+    failback: bool = True
     # braid's own log lines on stderr: "text" or "json" (one object per line).
     log_format: str = "text"
     # TLS for the REST API (both or neither): uvicorn serves HTTPS itself.
@@ -137,6 +140,8 @@ LIMITS: dict[str, tuple[float, float, str]] = {
 
 
 def _coerce(name: str, value: Any, kind: object, where: str) -> Any:
+    if kind in ("bool", bool):
+        return _flag(name, value, where)
     try:
         if kind in ("int", int):
             return int(value)
@@ -145,3 +150,14 @@ def _coerce(name: str, value: Any, kind: object, where: str) -> Any:
         return None if value in (None, "") else str(value)
     except (TypeError, ValueError) as exc:
         raise InputError(name, f"bad value {value!r} in {where}") from exc
+
+
+def _flag(name: str, value: Any, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0"):
+        return False
+    raise InputError(name, f"must be true or false, not {value!r} (in {where})")

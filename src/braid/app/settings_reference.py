@@ -26,6 +26,8 @@ HELP: Final = {
     "max_body_bytes": "Largest request body accepted; larger bodies are refused with 413.",
     "tick_seconds": "How often the lifecycle tick records holds that expired and "
     "reservations that started or ended.",
+    "failback": "Fail-over: a protected reservation that a link going down moved to its "
+    "standby path goes back to its primary when the link comes up (`false`: it stays).",
     "sqlite_synchronous": "SQLite only: `full` syncs the log at every commit; `normal` at "
     "checkpoints (faster; a power cut may lose the last commits, a crash does not).",
     "southbound_file": "Wiring file (switches, ports, hosts): when set, braid programs the "
@@ -79,6 +81,8 @@ def _allowed(name: str) -> str:
         return "`full` or `normal`"
     if name == "log_format":
         return "`text` or `json`"
+    if name == "failback":
+        return "`true` or `false`"
     if name in NESTED:
         return "a mapping (config file only)"
     return "a path" if name.endswith(("_file", "_cert", "_key")) else "text"

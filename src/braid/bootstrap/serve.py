@@ -129,6 +129,7 @@ def _started(repo: Repository, settings: Settings, default_capacity: str | None)
         feed=feed,
         provisioning=provisioning,
         policy=settings.policy,
+        failback=settings.failback,
     )
     notes: list[str] = []
     stored = repo.topology()

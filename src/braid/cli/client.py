@@ -118,6 +118,10 @@ class BraidClient:
     def maintenance(self, body: Mapping[str, Any]) -> Json:
         return self._object("POST", "/v1/maintenance", json=dict(body))
 
+    def link_state(self, link: str, state: str) -> Json:
+        path = f"/v1/links/{_segment(link)}/state"
+        return self._object("POST", path, json={"state": state})
+
     def topology(self) -> Json:
         return self._object("GET", "/v1/topology")
 

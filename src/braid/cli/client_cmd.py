@@ -67,6 +67,10 @@ def reserve(
     split: Annotated[str | None, typer.Option(help="flow or packet.")] = None,
     directional: Directional = False,
     hold: Annotated[bool, typer.Option(help="Hold it; confirm with `braid confirm`.")] = False,
+    protect: Annotated[
+        bool,
+        typer.Option(help="Book a standby path too; traffic moves to it when a link goes down."),
+    ] = False,
     accept: Annotated[
         str | None,
         typer.Option(help="If rejected, take this alternative: " + ", ".join(ACCEPTABLE) + "."),
@@ -82,6 +86,7 @@ def reserve(
         src=src, dst=dst, bandwidth=bandwidth, start=start, end=end, mode=mode,
         duration=duration, not_before=not_before, not_after=not_after, max_paths=max_paths,
         split=split, directional=directional or None, hold=hold or None,
+        protect=protect or None,
     )  # fmt: skip
 
     def book(braid: BraidClient) -> dict[str, Any]:

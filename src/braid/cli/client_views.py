@@ -164,6 +164,15 @@ def maintenance(done: Mapping[str, Any]) -> Group:
     return Group(*lines)
 
 
+def link_state(done: Mapping[str, Any]) -> Group:
+    """A link's new state, and what it did to the reservations on it."""
+    head = f"link {done.get('link')} is {done.get('state')}"
+    if not done.get("changed"):
+        head += " (it was already; nothing changed)"
+    moves = [Text(f"{m.get('action')} {m.get('id')}: {m.get('why')}") for m in done["moved"]]
+    return Group(Text(head), *moves)
+
+
 def topology(data: Mapping[str, Any]) -> Table:
     """The service's current topology version, in a few numbers."""
     facts = Table(show_header=False, title=f"topology version {data.get('version')}")

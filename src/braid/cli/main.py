@@ -85,6 +85,7 @@ def _register_the_rest() -> None:
     app.command("availability")(client_cmd.availability)
     app.command("audit")(operator_cmd.audit)
     app.command("maintenance")(operator_cmd.maintenance)
+    app.command("link-state")(operator_cmd.link_state)
     app.add_typer(operator_cmd.network, name="network")
     app.add_typer(interdomain_cmd.app, name="interdomain")
 

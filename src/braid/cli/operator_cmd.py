@@ -1,4 +1,4 @@
-"""`braid audit | maintenance | network`: what the REST API offers operators, from the shell."""
+"""`braid audit | maintenance | link-state | network`: the operators' REST calls, from a shell."""
 
 from __future__ import annotations
 
@@ -57,6 +57,18 @@ def maintenance(
     body = given_fields(link=link, node=node, start=start, end=end, reason=reason)
     done = call_api(url, token, as_json, lambda b: b.maintenance(body))
     show_answer(done, as_json, views.maintenance)
+
+
+def link_state(
+    link: Annotated[str, typer.Argument(help="A link id, as in `braid network show --json`.")],
+    state: Annotated[str, typer.Argument(help="up or down.")],
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Say a link is up or down (operators, monitors); its reservations fail over or back."""
+    done = call_api(url, token, as_json, lambda b: b.link_state(link, state))
+    show_answer(done, as_json, views.link_state)
 
 
 @network.command("show")

@@ -81,3 +81,14 @@ def test_a_bad_policy_rule_names_its_path(tmp_path: Path) -> None:
 
 def test_the_policy_cannot_come_from_one_environment_variable() -> None:
     assert load_settings(None, env={"BRAID_POLICY": "anything"}).policy == Policy()
+
+
+def test_failback_is_a_flag_from_file_or_environment(tmp_path: Path) -> None:
+    assert load_settings(env={}).failback is True
+    assert load_settings(env={"BRAID_FAILBACK": "false"}).failback is False
+    config = tmp_path / "braid.yaml"
+    config.write_text("failback: no\n")
+    assert load_settings(config, env={}).failback is False
+    with pytest.raises(InputError) as bad:
+        load_settings(env={"BRAID_FAILBACK": "sometimes"})
+    assert bad.value.field == "failback"

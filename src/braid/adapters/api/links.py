@@ -10,8 +10,11 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from braid.adapters.api.deps import Authorized
+from braid.adapters.api.models import LinkStateIn, LinkStateOut
 from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
+from braid.adapters.api.views import link_state_view
+from braid.app import link_state as link_state_app
 from braid.app import links, network_history
 from braid.core.model.instants import format_instant
 from braid.core.model.timeline import Step
@@ -66,6 +69,22 @@ async def link_usage(
     ask = partial(links.usage, link=link, start=start, end=end)
     answer = await off_loop(ask, caller.service, caller.user)
     return JSONResponse(usage_view(answer))
+
+
+@router.post(
+    "/v1/links/{link}/state", response_model=LinkStateOut, responses=errors(401, 403, 409, 422)
+)
+async def link_state(link: str, body: LinkStateIn, caller: Authorized) -> JSONResponse:
+    """Say a link is `up` or `down` (operators and monitors); its reservations follow.
+
+    Down: protected reservations move to their standby, others are re-planned
+    around it or marked degraded; no new plan uses it. Up: protected ones go
+    back to their primary (unless the `failback` setting is false).
+    Every move is in the audit log; the switches follow through the driver.
+    """
+    ask = partial(link_state_app.set_link_state, link=link, body=body.sent())
+    done = await off_loop(ask, caller.service, caller.user)
+    return JSONResponse(link_state_view(done))
 
 
 @router.get("/v1/maintenance", responses=errors(401))

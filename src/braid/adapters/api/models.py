@@ -82,6 +82,11 @@ class ReservationIn(_Body):
     split: Split = None
     directional: Flag = Field(None, description="book one direction only (default both)")
     hold: Flag = Field(None, description="hold for confirmation instead of reserving")
+    protect: Flag = Field(
+        None,
+        description="also book a standby path (link-disjoint where one exists) and fail over "
+        "to it when a link of the primary goes down; one path only",
+    )
     description: Text = None
 
 
@@ -96,6 +101,10 @@ class MaintenanceIn(_Body):
     start: Instant = None
     end: Instant = None
     reason: Text = None
+
+
+class LinkStateIn(_Body):
+    state: Annotated[Any, WithJsonSchema({"type": "string", "enum": ["up", "down"]})] = None
 
 
 class TopologyIn(BaseModel):
@@ -158,6 +167,14 @@ class ReservationOut(_Out):
     provisioning: ProvisioningOut | None = Field(
         None, description="what the switches hold of it; null where braid programs none"
     )
+    protection: dict[str, Any] | None = Field(
+        None,
+        description="a protected reservation's primary and standby paths, which one carries "
+        "its traffic (`on`) and the links they share; null when unprotected",
+    )
+    degraded: dict[str, Any] | None = Field(
+        None, description="down links under its traffic and why it could not move; else null"
+    )
     hold_expires_at: str | None
     created_at: str
     updated_at: str
@@ -216,6 +233,20 @@ class MaintenanceOut(_Out):
     maintenance: ReservationOut
     rerouted: list[dict[str, Any]]
     failed: list[dict[str, str]]
+
+
+class LinkMoveOut(_Out):
+    id: str
+    action: str = Field(description="failover, failback, rerouted, degraded or restored")
+    why: str
+
+
+class LinkStateOut(_Out):
+    link: str
+    state: str
+    changed: bool = Field(description="false when the link was in that state already")
+    topology_version: int
+    moved: list[LinkMoveOut]
 
 
 class HealthOut(_Out):

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from braid.adapters.plan_contract import encode, paths_field
+from braid.app.link_state import LinkStateDone
+from braid.app.plan_facts import protection_of
 from braid.app.records import AuditEntry
 from braid.app.requests_rest import readable_reason
 from braid.app.results import Availability, MaintenanceDone, Page, Seen
@@ -37,6 +39,8 @@ def reservation_view(seen: Seen) -> dict[str, Any]:
         "resequence": plan.get("resequence", False),
         "recommended_streams": plan.get("recommended_streams", 2 * len(r.allocations)),
         "vlans": vlans_view(plan, len(r.allocations)),
+        "protection": protection_view(plan),
+        "degraded": degraded_view(plan),
         "provisioning": provisioning_view(seen.provisioning),
         "hold_expires_at": format_instant(r.hold_expires_at),
         "created_at": format_instant(r.created_at),
@@ -58,9 +62,48 @@ def provisioning_view(status: Status | None) -> dict[str, Any] | None:
     }
 
 
+def protection_view(plan: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A protected reservation's two paths (with their VLANs) and which carries its traffic."""
+    paths = protection_of(plan)
+    if paths is None:
+        return None
+    vlans = plan.get("vlans") if isinstance(plan.get("vlans"), list) else [None, None]
+    assert isinstance(vlans, list)
+    return {
+        "on": "standby" if paths.on_standby else "primary",
+        "primary": {**paths.primary.as_dict(), "vlan": vlans[0]},
+        "standby": {**paths.standby.as_dict(), "vlan": vlans[-1]},
+        "shared_links": list(plan["protection"].get("shared_links", [])),
+    }
+
+
+def degraded_view(plan: Mapping[str, Any]) -> dict[str, Any] | None:
+    found = plan.get("degraded")
+    if not isinstance(found, Mapping):
+        return None
+    return {**found, "since": format_instant(found.get("since"))}
+
+
+def link_state_view(done: LinkStateDone) -> dict[str, Any]:
+    return {
+        "link": done.link,
+        "state": done.state,
+        "changed": done.changed,
+        "topology_version": done.topology_version,
+        "moved": [{"id": m.id, "action": m.action, "why": m.why} for m in done.moves],
+    }
+
+
 def vlans_view(plan: Mapping[str, Any], paths: int) -> list[dict[str, Any]]:
-    """Each path's VLAN, assigned at booking (null for reservations booked before braid did)."""
+    """Each path's VLAN, assigned at booking (null for reservations booked before braid did).
+
+    A protected reservation's VLANs are stored primary first: its one path's
+    VLAN is the one of the side carrying its traffic.
+    """
+    protected = protection_of(plan)
     vlans = plan.get("vlans")
+    if protected is not None and isinstance(vlans, list) and len(vlans) == 2:
+        return [{"path": 0, "vlan": vlans[1] if protected.on_standby else vlans[0]}]
     if not isinstance(vlans, list) or len(vlans) != paths:
         return [{"path": i, "vlan": None} for i in range(paths)]
     return [{"path": i, "vlan": vlan} for i, vlan in enumerate(vlans)]
