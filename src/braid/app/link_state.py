@@ -93,12 +93,45 @@ def set_link_state(
             continue  # the topology or a booking moved meanwhile: work it out again
         finally:
             service.live.rebuild(now)
-        for callback in service.on_change:
-            callback()
         version = done[0]
         assert isinstance(version, TopologyVersion)
+        # Bookings committed between the read above and this commit were
+        # planned on the old topology: place them too. None can come later
+        # (the store refuses writes planned on the old version).
+        moves += settle_links(service, user.name, link)
+        for callback in service.on_change:
+            callback()
         return LinkStateDone(link, str(state), True, version.version, tuple(moves))
     raise RejectedError("the topology or the bookings kept changing; try again")
+
+
+def settle_links(service: ReservationService, actor: str, link: str = "") -> list[Moved]:
+    """Put every booked reservation where the current link states want it.
+
+    Run after each link-state change, and when `braid serve` starts: a
+    process killed between a link-state change and this pass leaves it to
+    the next start. Returns what it moved.
+    """
+    for _ in range(ATTEMPTS):
+        now = service.clock()
+        topology = service.topology
+        booked = [r for r in service.repo.booked() if counting_at(now)(r)]
+        cause = link or _first_down(topology)
+        steps, moves = _placements(service, topology, booked, now, cause)
+        if not steps:
+            return []
+        try:
+            service.repo.apply(steps, now=now, actor=actor, counting=counting_at(now))
+        except ConflictError:
+            continue
+        finally:
+            service.live.rebuild(now)
+        return moves
+    raise RejectedError("the bookings kept changing; try again")
+
+
+def _first_down(topology: Topology) -> str:
+    return min(down_links(topology), default="")
 
 
 def _request() -> dict[str, str]:

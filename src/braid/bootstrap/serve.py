@@ -18,6 +18,7 @@ from typing import Any
 from braid.adapters.store import SqlRepository, open_repository
 from braid.adapters.topology_files import load_topology
 from braid.app import operations
+from braid.app.link_state import settle_links
 from braid.app.ports import Repository
 from braid.app.provisioning.runner import ProvisioningLoop
 from braid.app.service import ReservationService
@@ -143,6 +144,11 @@ def _started(repo: Repository, settings: Settings, default_capacity: str | None)
         else:
             initial = initial_topology(Path(settings.topology_file), default_capacity)
     service.start(initial)
+    # A process killed in the middle of a link-state change may have left
+    # bookings where the link states no longer want them: place them now.
+    moved = settle_links(service, "braid")
+    if moved:
+        notes.append(f"placed {len(moved)} reservation(s) by the current link states")
     return Serving(repo, service, notes)
 
 
