@@ -3,7 +3,7 @@
 A modification is parsed whole here. A booking's planner fields are kept as
 sent: they are checked against the current topology, with the same rules
 and messages as `braid plan`, at admission (`requests_rest.to_request`);
-the service's own `hold` is parsed here.
+the service's own `hold` and `protect` are parsed here.
 """
 
 from __future__ import annotations
@@ -30,15 +30,22 @@ class Reserve:
     body: Mapping[str, Any] = field(hash=False)
     hold: bool = False
     id: str | None = None
+    protect: bool = False  # book a standby path too (fail-over)
 
     @staticmethod
     def parse(body: object) -> Reserve:
         if not isinstance(body, Mapping):
             raise InputError("", "the body must be a JSON object")
-        hold = body.get("hold", False)
+        hold, protect = body.get("hold", False), body.get("protect", False)
         if not isinstance(hold, bool):
             raise InputError("hold", "must be true or false")
-        return Reserve(body, hold)
+        if not isinstance(protect, bool):
+            raise InputError("protect", "must be true or false")
+        if protect and body.get("max_paths", 1) != 1:
+            raise InputError(
+                "protect", "a protected reservation takes one path; leave max_paths at 1"
+            )
+        return Reserve(body, hold, protect=protect)
 
 
 @dataclass(frozen=True, slots=True)

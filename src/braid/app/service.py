@@ -153,8 +153,7 @@ class ReservationService:
             return self._reserve(user, command, limits)
 
     def _reserve(self, user: User, command: Reserve, limits: Limits) -> Seen:
-        body, hold = command.body, command.hold
-        protect = protect_flag(body)
+        body, hold, protect = command.body, command.hold, command.protect
         started = time.perf_counter()
         refused = False
         for _ in range(ATTEMPTS):
@@ -541,16 +540,6 @@ def _not_provisioned(r: Reservation, now: int) -> Status | None:
 def counting_at(now: int) -> Callable[[Reservation], bool]:
     """Which stored reservations still take bandwidth, as writers see it at `now`."""
     return lambda r: counts_against_capacity(r.state, r.end, now, r.hold_expires_at)
-
-
-def protect_flag(body: Mapping[str, Any]) -> bool:
-    """Whether a booking body asks for a standby path (`protect`), checked."""
-    protect = body.get("protect", False) if isinstance(body, Mapping) else False
-    if not isinstance(protect, bool):
-        raise InputError("protect", "must be true or false")
-    if protect and body.get("max_paths", 1) != 1:
-        raise InputError("protect", "a protected reservation takes one path; leave max_paths at 1")
-    return protect
 
 
 def new_id() -> str:

@@ -365,6 +365,24 @@ def service(
     _run("service", out, strict, lambda p: run_service(options, p))
 
 
+@app.command("service-failover")
+def service_failover(
+    driver: DriverOpt = "direct",
+    short: ShortOpt = False,
+    out: OutOpt = None,
+    mtu: MtuOpt = 9000,
+    strict: StrictOpt = False,
+) -> None:
+    """A protected reservation's traffic on its standby after a cut link is posted down."""
+    from braid.emulation.experiments.service_failover import (
+        ServiceFailoverOptions,
+        run_service_failover,
+    )
+
+    options = _options(ServiceFailoverOptions.of, driver, mtu, short, None, None, None, None)
+    _run("service-failover", out, strict, lambda p: run_service_failover(options, p))
+
+
 @app.command("failover")
 def failover(
     short: ShortOpt = False,

@@ -242,6 +242,7 @@ PLOTTERS: dict[str, list[Plotter]] = {
     "multipath": [plot_multipath],
     "tenants": [plot_tenants, plot_tenant_timeline],
     "service": [],  # a handful of counts: the table says it all
+    "service-failover": [],  # one row of times and counts
     "packet-split": [plot_packet_split, plot_congestion, plot_mptcp, plot_fairness],
     "failover": [plot_traces, plot_impulse_responses, plot_extra_flows],
 }

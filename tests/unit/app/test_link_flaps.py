@@ -69,7 +69,7 @@ def test_random_flaps_never_overbook_or_lose_anything(script: list[tuple[Any, ..
                 "start": at(10 + 50 * offset), "end": at(200 + 50 * offset),
             }  # fmt: skip
             try:
-                seen = service.reserve(ALICE, Reserve(body))
+                seen = service.reserve(ALICE, Reserve.parse(body))
             except RejectedError:
                 continue
             down = down_links(service.topology)

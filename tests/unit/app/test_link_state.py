@@ -50,7 +50,7 @@ def service() -> ReservationService:
 
 
 def book(service: ReservationService, **extra: Any) -> Reservation:
-    return service.reserve(ALICE, Reserve(body(**extra))).record
+    return service.reserve(ALICE, Reserve.parse(body(**extra))).record
 
 
 def links_of(r: Reservation) -> list[str]:

@@ -76,7 +76,7 @@ def run_service(options: ServiceOptions, progress: Progress | None = None) -> Re
         EmulationSession(service_topology(path_bps), hosts, options.session) as session,
         tempfile.TemporaryDirectory(prefix="braid-probe-") as workdir,
     ):
-        loop = _provisioning(session, options.lead)
+        loop = provisioning_loop(session, options.lead)
         try:
             rows, trace_checks = _timeline(session, options, path_bps, Path(workdir), progress)
         finally:
@@ -89,8 +89,11 @@ def run_service(options: ServiceOptions, progress: Progress | None = None) -> Re
     return report
 
 
-def _provisioning(session: EmulationSession, lead: int) -> ProvisioningLoop:
-    """The provisioning loop of `braid serve`, on the session's service and switches."""
+def provisioning_loop(session: EmulationSession, lead: int) -> ProvisioningLoop:
+    """The provisioning loop of `braid serve`, on the session's service and switches.
+
+    h1 stands for s1 and h2 for s3 (the hosts of `service_topology`).
+    """
     ports = session.net.port_map
     driver = session.live_driver
     tables = DriverTables(
