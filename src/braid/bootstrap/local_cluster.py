@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from braid.adapters.domain_files import load_multidomain
+from braid.adapters.domain_files import load_multidomain, write_domain_files
 from braid.adapters.rpc.channels import open_channel
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
@@ -52,6 +52,9 @@ class LocalCluster:
     orchestrator_args: list[str] = field(default_factory=list)
     agent_args: list[str] = field(default_factory=list)
     domain_args: dict[str, list[str]] = field(default_factory=dict)  # one agent's own flags
+    # Each agent reads only its own domain's file and the orchestrator no file at all
+    # (it learns the domain graph from the agents' published views).
+    per_domain: bool = False
     ports: dict[str, int] = field(default_factory=dict)
     processes: dict[str, Process] = field(default_factory=dict)
     _channels: dict[str, Any] = field(default_factory=dict)
@@ -89,7 +92,12 @@ class LocalCluster:
         self.ports["orchestrator"] = free_port()
         self.file = self.workdir / "topology.yaml"
         self.file.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-        load_multidomain(self.file)  # fail here, not in a child, on a bad file
+        network = load_multidomain(self.file)  # fail here, not in a child, on a bad file
+        self.files = (
+            write_domain_files(network, self.workdir / "domains")
+            if self.per_domain
+            else dict.fromkeys(network.view.domains, self.file)
+        )
 
     def _launch(self, name: str, args: list[str], extra_env: dict[str, str] | None) -> Process:
         command = [sys.executable, "-m", "braid.cli.agent_cmd", *args]
@@ -118,7 +126,7 @@ class LocalCluster:
 
     def _agent_args(self, domain: str) -> list[str]:
         return [
-            "agent", "--topology", str(self.file), "--domain", domain,
+            "agent", "--topology", str(self.files[domain]), "--domain", domain,
             "--store", str(self.workdir / f"{domain}.db"),
             "--listen", f"127.0.0.1:{self.ports[domain]}", *self.agent_args,
             *self.domain_args.get(domain, ()),
@@ -128,8 +136,13 @@ class LocalCluster:
         return self._ready(self._launch(domain, self._agent_args(domain), env))
 
     def start_orchestrator(self, env: dict[str, str] | None = None) -> Process:
+        where = (
+            [a for d in self.domains for a in ("--agent", f"127.0.0.1:{self.ports[d]}")]
+            if self.per_domain
+            else ["--topology", str(self.file)]
+        )
         args = [
-            "orchestrator", "--topology", str(self.file),
+            "orchestrator", *where,
             "--store", str(self.workdir / "orchestrator.db"),
             "--listen", f"127.0.0.1:{self.ports['orchestrator']}", *self.orchestrator_args,
         ]  # fmt: skip

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,11 +23,15 @@ from braid.adapters.negotiation.decision_log import SqliteDecisionLog
 from braid.adapters.negotiation.owner_book import SqliteOwnerBook
 from braid.adapters.rpc.agent_client import GrpcAgentPool
 from braid.adapters.rpc.channels import TlsFiles, start_server
+from braid.adapters.rpc.view_source import GrpcViewSource
 from braid.app.interdomain import InterdomainService
 from braid.app.negotiation.delivery import Finisher
+from braid.app.negotiation.domain_graph import DomainGraph, Listener
 from braid.app.negotiation.negotiator import Orchestrator, OrchestratorConfig
 from braid.app.negotiation.results import NegotiationResult, TraceEvent
+from braid.app.periodic import Periodic
 from braid.core.errors import InputError
+from braid.core.negotiation.published import DomainPart, MergedView, domain_part
 from braid.core.negotiation.transaction import Decision, Transaction
 from braid.core.policy import Policy
 
@@ -43,6 +48,9 @@ class NegotiationRuntime:
     _pool: GrpcAgentPool
     _decisions: SqliteDecisionLog
     _finisher: Finisher
+    graph: DomainGraph
+    _views: GrpcViewSource
+    _refresher: Periodic
     server: Any = None
     port: int = 0
 
@@ -57,31 +65,43 @@ class NegotiationRuntime:
     def close(self) -> None:
         if self.server is not None:
             self.server.stop(1.0).wait()
+        self._refresher.stop()
         self._finisher.stop()
+        self._views.close()
         self._pool.close()
         self._decisions.close()
 
 
 def start_negotiation(
-    topology: Path,
+    topology: Path | None,
     decisions: Path,
     *,
+    agents: Sequence[str] = (),
     config: OrchestratorConfig | None = None,
     timeout: float = 2.0,
     tls: TlsFiles | None = None,
     synchronous: str = "FULL",
     finish_period: float = 1.0,
+    refresh_period: float = 5.0,
     parallel: bool = True,
     batch: bool = True,
     linger: float = 0.004,
 ) -> NegotiationRuntime:
-    domains = load_multidomain(topology)
-    addresses = {d: spec.agent for d, spec in domains.view.domains.items() if spec.agent}
+    """Negotiate over the domain graph the agents publish (at `agents`, and at the
+    addresses a single `topology` file gives, whose parts stand in for an agent
+    until it first answers); asked again every `refresh_period` seconds."""
+    graph, source = _domain_graph(topology, agents, timeout=timeout, tls=tls)
     pool = GrpcAgentPool(
-        addresses, timeout=timeout, tls=tls, parallel=parallel, batch=batch, linger=linger
+        {d: a for d, a in graph.addresses.items() if a},
+        timeout=timeout,
+        tls=tls,
+        parallel=parallel,
+        batch=batch,
+        linger=linger,
     )
     log = SqliteDecisionLog(decisions, synchronous=synchronous)
-    orchestrator = Orchestrator(domains.view, pool, log, config)
+    orchestrator = Orchestrator(graph.merged.view, pool, log, config)
+    graph.listeners.append(_follower(orchestrator, pool))
     pool.in_progress = orchestrator.in_progress
     fault = os.environ.get(FAULT_VARIABLE, "")
     if fault == "exit-after-decide":
@@ -95,7 +115,41 @@ def start_negotiation(
         orchestrator.delivery.finish()
     finisher = Finisher(orchestrator.delivery, finish_period)
     finisher.start()
-    return NegotiationRuntime(orchestrator, len(recovered), pool, log, finisher)
+    refresher = Periodic(graph.refresh, refresh_period, "braid-domain-graph")
+    refresher.start()
+    return NegotiationRuntime(
+        orchestrator, len(recovered), pool, log, finisher, graph, source, refresher
+    )
+
+
+def _domain_graph(
+    topology: Path | None, agents: Sequence[str], *, timeout: float, tls: TlsFiles | None
+) -> tuple[DomainGraph, GrpcViewSource]:
+    """The graph as the agents publish it now (a file's parts for those who do not answer)."""
+    seed: dict[str, tuple[str, DomainPart]] = {}
+    if topology is not None:
+        network = load_multidomain(topology)
+        seed = {
+            d: (spec.agent or "", domain_part(network, d))
+            for d, spec in network.view.domains.items()
+        }
+    addresses = [*agents, *(address for address, _ in seed.values() if address)]
+    if not addresses:
+        raise InputError("--agent", "no agent to ask: give --agent HOST:PORT (or a --topology)")
+    source = GrpcViewSource(addresses, timeout=timeout, tls=tls)
+    graph = DomainGraph(source, seed)
+    graph.refresh()
+    return graph, source
+
+
+def _follower(orchestrator: Orchestrator, pool: GrpcAgentPool) -> Listener:
+    def follow(merged: MergedView, addresses: Mapping[str, str]) -> None:
+        for domain, address in addresses.items():
+            if address:
+                pool.connect(domain, address)
+        orchestrator.update_view(merged.view)
+
+    return follow
 
 
 def _exit_now(tx: Transaction) -> None:
@@ -167,8 +221,16 @@ def open_interdomain(
     except sqlite3.Error:
         runtime.close()
         raise
-    network = load_multidomain(domains)
-    points = {d: network.points(d) for d in network.view.domains}
-    return InterdomainService(
-        runtime.orchestrator, owners, on_close=runtime.close, policy=policy, points=points
+    service = InterdomainService(
+        runtime.orchestrator,
+        owners,
+        on_close=runtime.close,
+        policy=policy,
+        points=runtime.graph.merged.points,
     )
+
+    def follow(merged: MergedView, addresses: Mapping[str, str]) -> None:
+        service.points = dict(merged.points)
+
+    runtime.graph.listeners.append(follow)
+    return service

@@ -22,7 +22,13 @@ if TYPE_CHECKING:
     from braid.adapters.rpc.channels import TlsFiles
 
 TopologyOpt = Annotated[
-    Path, typer.Option("--topology", "-t", help="Multi-domain topology file (with `domains`).")
+    Path,
+    typer.Option(
+        "--topology",
+        "-t",
+        help="This domain's own file (see `braid topology split`), or a single "
+        "multi-domain file, of which only this domain's part is used.",
+    ),
 ]
 ListenOpt = Annotated[
     str | None,
@@ -106,7 +112,6 @@ def agent(
 
 
 def orchestrator(
-    topology: TopologyOpt,
     store: Annotated[Path, typer.Option("--store", help="SQLite file for the decision log.")],
     listen: Annotated[str, typer.Option("--listen", help="host:port to serve on.")] = (
         "127.0.0.1:7100"
@@ -149,6 +154,27 @@ def orchestrator(
             help="host:port agents use to ask for decisions (default: the --listen address).",
         ),
     ] = None,
+    topology: Annotated[
+        Path | None,
+        typer.Option(
+            "--topology",
+            "-t",
+            help="A single multi-domain file: its agents' addresses (and their parts "
+            "until they answer). Without it, give --agent.",
+        ),
+    ] = None,
+    agents: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--agent",
+            help="host:port of a domain agent (repeat it); the domain graph is built "
+            "from the views the agents publish.",
+        ),
+    ] = None,
+    refresh: Annotated[
+        float,
+        typer.Option("--refresh", help="Seconds between asking the agents for their views."),
+    ] = 5.0,
     tls_cert: CertOpt = None,
     tls_key: KeyOpt = None,
     tls_ca: CaOpt = None,
@@ -163,9 +189,13 @@ def orchestrator(
     try:
         chosen = check_strategy(strategy) or "partial-offers"
         config = OrchestratorConfig(chosen, max_paths, hold)
+        if refresh <= 0:
+            fail("--refresh: must be more than 0 seconds")
         runtime = start_negotiation(
             topology,
             store,
+            agents=agents or (),
+            refresh_period=refresh,
             config=config,
             timeout=timeout,
             tls=tls,
@@ -179,7 +209,8 @@ def orchestrator(
         fail(str(exc))
     typer.echo(
         f"braid orchestrator listening on port {runtime.port} "
-        f"({runtime.recovered} in-doubt transactions finished)"
+        f"({runtime.recovered} in-doubt transactions finished, "
+        f"{len(runtime.graph.heard)} of {len(runtime.graph.addresses)} domains heard from)"
     )
     _wait_for_signal()
     runtime.close()

@@ -82,3 +82,25 @@ def wiring(
     except InputError as exc:
         fail(f"--{exc.field}: {exc.message}")
     typer.echo(yaml.safe_dump(data, sort_keys=False), nl=False)
+
+
+@app.command("split")
+def split(
+    topology: Annotated[Path, typer.Option("--topology", "-t", help="A single multi-domain file.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the domains' files.")],
+) -> None:
+    """Write each domain's own topology file (`OUT/DOMAIN.yaml`) for `braid agent -t`.
+
+    Each holds its domain, its nodes and inside links, and its border links
+    with their far ends; no file holds another domain's insides.
+    """
+    from braid.adapters.domain_files import load_multidomain, write_domain_files
+    from braid.cli.common import fail
+    from braid.core.errors import BraidError
+
+    try:
+        written = write_domain_files(load_multidomain(topology), out)
+    except (BraidError, OSError) as exc:
+        fail(str(exc))
+    for domain, path in written.items():
+        typer.echo(f"{domain}\t{path}")

@@ -103,32 +103,48 @@ class GrpcAgentPool:
         # sent with every Prep; set once its server listens.
         self.coordinator = ""
         self.parallel = parallel
-        self._channels = {d: open_channel(a, tls=tls) for d, a in addresses.items()}
-        self._stubs = {d: pb_grpc.DomainAgentStub(c) for d, c in self._channels.items()}
+        self._tls = tls
+        self._batching = (batch_depth, linger) if batch and parallel else None
+        self._addresses: dict[str, str] = {}
+        self._channels: dict[str, Any] = {}
+        self._retired: list[Any] = []  # channels of agents that moved, closed at the end
+        self._stubs: dict[str, Any] = {}
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="braid-agent-call")
         # How many negotiations are in progress (the orchestrator's count, wired in
         # by the runtime): the messages a round may bring to one agent at most.
         self.in_progress: Callable[[], int] = lambda: 0
-        self.coalescers = (
-            {
-                d: Coalescer(
-                    d,
-                    stub.Exchange,
-                    self._pool,
-                    timeout=timeout,
-                    depth=batch_depth,
-                    linger=linger,
-                    expected=lambda: self.in_progress(),
-                )
-                for d, stub in self._stubs.items()
-            }
-            if batch and parallel
-            else {}
+        self.coalescers: dict[str, Coalescer] = {}
+        for domain, address in addresses.items():
+            self.connect(domain, address)
+
+    def connect(self, domain: str, address: str) -> None:
+        """Call `domain`'s agent at `address` from now on (a new domain, or one that moved)."""
+        if self._addresses.get(domain) == address:
+            return
+        channel = open_channel(address, tls=self._tls)
+        stub = pb_grpc.DomainAgentStub(channel)
+        if self._batching is not None:
+            depth, linger = self._batching
+            self.coalescers[domain] = Coalescer(
+                domain,
+                stub.Exchange,
+                self._pool,
+                timeout=self.timeout,
+                depth=depth,
+                linger=linger,
+                expected=lambda: self.in_progress(),
+            )
+        if domain in self._channels:  # calls under way on it finish; it closes with the pool
+            self._retired.append(self._channels[domain])
+        self._addresses[domain], self._channels[domain], self._stubs[domain] = (
+            address,
+            channel,
+            stub,
         )
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
-        for channel in self._channels.values():
+        for channel in [*self._channels.values(), *self._retired]:
             channel.close()
 
     def _call(self, domain: str, method: str, request: Any, convert: Callable[[Any], T]) -> Any:

@@ -7,6 +7,7 @@ from typing import Any, NoReturn, TypeVar, cast
 
 import grpc
 
+from braid.adapters.rpc.published_views import KIND_OF, part_to_pb
 from braid.adapters.rpc.switch_plans import plans_from_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
@@ -38,7 +39,6 @@ STATUS_OF = {
     "CONFLICT": grpc.StatusCode.FAILED_PRECONDITION,
 }
 MAX_BATCH = 256
-KIND_OF = {"site": pb.DOMAIN_KIND_SITE, "wan": pb.DOMAIN_KIND_WAN, "sdx": pb.DOMAIN_KIND_SDX}
 STATE_OF = {
     HoldState.HELD: pb.HOLD_STATE_HELD,
     HoldState.COMMITTED: pb.HOLD_STATE_COMMITTED,
@@ -74,6 +74,9 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
         return pb.DomainInfo(
             domain=s.domain, kind=KIND_OF[s.kind], visible=s.visible, points=sorted(s.points)
         )
+
+    def View(self, request: pb.ViewQuery, context: Any) -> pb.DomainView:  # noqa: N802
+        return part_to_pb(self.service.part)
 
     def RequestOffers(self, request: pb.ReqOffers, context: Any) -> pb.SendOffers:  # noqa: N802
         call = offers_call(request)

@@ -41,6 +41,7 @@ from braid.core.negotiation.holds import (
     StateConflictError,
     UnknownTransactionError,
 )
+from braid.core.negotiation.published import domain_part
 from braid.core.negotiation.result_rules import SwitchPlan
 
 _TRANSACTION_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
@@ -73,6 +74,7 @@ class AgentService:
         }
         self.book = HoldBook(Network(topology), vlans)
         self.points = frozenset(topology.nodes)
+        self.part = domain_part(domains, domain)  # what it publishes (DomainAgent.View)
         self.ceiling = sum(link.capacity for link in topology.links.values())
         self.store = store
         self.max_hold = max_hold_seconds

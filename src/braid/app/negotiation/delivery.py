@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 
 from braid.app.negotiation.ports import AgentPool, CallFailedError, DecisionLog
 from braid.app.negotiation.results import NegotiationResult, TraceEvent
+from braid.app.periodic import Periodic
 from braid.core.negotiation.result_rules import SwitchPlan
 from braid.core.negotiation.transaction import (
     RELEASE_LABEL,
@@ -181,25 +182,9 @@ def _log_event(event: TraceEvent) -> None:
     log.info("recovery %s", event.line())
 
 
-class Finisher:
-    """A background thread that calls `Delivery.finish` every `period` seconds."""
+class Finisher(Periodic):
+    """A background thread that calls `Delivery.finish` every `period` seconds (a crash
+    there would strand holds: it keeps finishing later)."""
 
     def __init__(self, delivery: Delivery, period: float = 1.0) -> None:
-        self._delivery = delivery
-        self._period = period
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="braid-finisher", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-
-    def _run(self) -> None:
-        while not self._stop.wait(self._period):
-            try:
-                self._delivery.finish()
-            except Exception:  # keep finishing later; a crash here would strand holds
-                log.exception("finishing in-doubt transactions failed")
+        super().__init__(delivery.finish, period, "braid-finisher")

@@ -167,20 +167,28 @@ class Orchestrator:
         release = self.decisions.transaction(f"{transaction}/{RELEASE_LABEL}")
         return answer(main, release, domain, live)
 
+    def update_view(self, view: GlobalView) -> None:
+        """Negotiate on a new domain graph from now on (the agents published a change)."""
+        kinds = {d: spec.kind for d, spec in view.domains.items()}
+        pairs = domain_pairs(view)
+        with self._lock:
+            self.view, self.kinds, self.pairs, self._routes = view, kinds, pairs, {}
+
     def routes(
         self, src: str, src_point: str, dst: str, dst_point: str, k: int
     ) -> tuple[list[tuple[str, ...]], tuple[tuple[Leg, ...], ...]]:
-        """The candidate domain paths and their legs; the view never changes, so they
-        are kept (a bounded number of end-point pairs) instead of found again."""
+        """The candidate domain paths and their legs; kept (a bounded number of end-point
+        pairs) until the view changes, instead of found again."""
         key = (src, src_point, dst, dst_point, k)
-        known = self._routes.get(key)
+        routes, view = self._routes, self.view
+        known = routes.get(key)
         if known is None:
             paths = domain_paths(self.kinds, self.pairs, src, dst, k)
-            legs = tuple(route_legs(self.view, p, src_point, dst_point) for p in paths)
+            legs = tuple(route_legs(view, p, src_point, dst_point) for p in paths)
             known = (list(paths), legs)
-            if len(self._routes) >= _ROUTES_KEPT:
-                self._routes.clear()
-            self._routes[key] = known
+            if len(routes) >= _ROUTES_KEPT:
+                routes.clear()
+            routes[key] = known
         return list(known[0]), known[1]
 
     def in_progress(self) -> int:

@@ -838,6 +838,144 @@ class DomainInfo(_message.Message):
 Global___DomainInfo: _TypeAlias = DomainInfo
 
 @_typing.final
+class ViewQuery(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ViewQuery: _TypeAlias = ViewQuery
+
+@_typing.final
+class Peering(_message.Message):
+    """An inter-domain link at the publishing domain's border, as its file has it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LINK_FIELD_NUMBER: _builtins.int
+    A_FIELD_NUMBER: _builtins.int
+    B_FIELD_NUMBER: _builtins.int
+    A_DOMAIN_FIELD_NUMBER: _builtins.int
+    B_DOMAIN_FIELD_NUMBER: _builtins.int
+    CAPACITY_BPS_FIELD_NUMBER: _builtins.int
+    VLAN_LOW_FIELD_NUMBER: _builtins.int
+    VLAN_HIGH_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
+    link: _builtins.str
+    a: _builtins.str
+    b: _builtins.str
+    a_domain: _builtins.str
+    b_domain: _builtins.str
+    capacity_bps: _builtins.int
+    """each way"""
+    vlan_low: _builtins.int
+    """the VLAN range its owner hands out"""
+    vlan_high: _builtins.int
+    owner: _builtins.str
+    """the domain that books it and picks its VLANs"""
+    def __init__(
+        self,
+        *,
+        link: _builtins.str = ...,
+        a: _builtins.str = ...,
+        b: _builtins.str = ...,
+        a_domain: _builtins.str = ...,
+        b_domain: _builtins.str = ...,
+        capacity_bps: _builtins.int = ...,
+        vlan_low: _builtins.int = ...,
+        vlan_high: _builtins.int = ...,
+        owner: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "a",
+        b"a",
+        "a_domain",
+        b"a_domain",
+        "b",
+        b"b",
+        "b_domain",
+        b"b_domain",
+        "capacity_bps",
+        b"capacity_bps",
+        "link",
+        b"link",
+        "owner",
+        b"owner",
+        "vlan_high",
+        b"vlan_high",
+        "vlan_low",
+        b"vlan_low",
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Peering: _TypeAlias = Peering
+
+@_typing.final
+class DomainView(_message.Message):
+    """A domain's abstract view: what it publishes; its inside stays its own. The
+    orchestrator builds its domain graph from these and asks again when it
+    refreshes; `version` changes whenever anything here does.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DOMAIN_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    VISIBLE_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    PEERINGS_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    domain: _builtins.str
+    kind: Global___DomainKind.ValueType
+    visible: _builtins.bool
+    version: _builtins.str
+    @_builtins.property
+    def points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the points a request or a span may name"""
+
+    @_builtins.property
+    def peerings(self) -> _containers.RepeatedCompositeFieldContainer[Global___Peering]: ...
+    def __init__(
+        self,
+        *,
+        domain: _builtins.str = ...,
+        kind: Global___DomainKind.ValueType = ...,
+        visible: _builtins.bool = ...,
+        points: _abc.Iterable[_builtins.str] | None = ...,
+        peerings: _abc.Iterable[Global___Peering] | None = ...,
+        version: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "domain",
+        b"domain",
+        "kind",
+        b"kind",
+        "peerings",
+        b"peerings",
+        "points",
+        b"points",
+        "version",
+        b"version",
+        "visible",
+        b"visible",
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DomainView: _TypeAlias = DomainView
+
+@_typing.final
 class AgentMessage(_message.Message):
     """Batching: several transactions' messages to one domain in one call. The
     orchestrator coalesces the messages that concurrent negotiations have for

@@ -45,6 +45,12 @@ class DomainAgentStub:
             response_deserializer=braid_dot_v1_dot_negotiation__pb2.DomainInfo.FromString,
             _registered_method=True,
         )
+        self.View = channel.unary_unary(
+            "/braid.v1.DomainAgent/View",
+            request_serializer=braid_dot_v1_dot_negotiation__pb2.ViewQuery.SerializeToString,
+            response_deserializer=braid_dot_v1_dot_negotiation__pb2.DomainView.FromString,
+            _registered_method=True,
+        )
         self.RequestOffers = channel.unary_unary(
             "/braid.v1.DomainAgent/RequestOffers",
             request_serializer=braid_dot_v1_dot_negotiation__pb2.ReqOffers.SerializeToString,
@@ -98,6 +104,12 @@ class DomainAgentServicer:
         context.set_details("Method not implemented!")
         raise NotImplementedError("Method not implemented!")
 
+    def View(self, request, context):
+        """The domain's abstract view (border points, peerings with VLAN ranges)."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details("Method not implemented!")
+        raise NotImplementedError("Method not implemented!")
+
     def RequestOffers(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -147,6 +159,11 @@ def add_DomainAgentServicer_to_server(servicer, server):
             servicer.Describe,
             request_deserializer=braid_dot_v1_dot_negotiation__pb2.DescribeQuery.FromString,
             response_serializer=braid_dot_v1_dot_negotiation__pb2.DomainInfo.SerializeToString,
+        ),
+        "View": grpc.unary_unary_rpc_method_handler(
+            servicer.View,
+            request_deserializer=braid_dot_v1_dot_negotiation__pb2.ViewQuery.FromString,
+            response_serializer=braid_dot_v1_dot_negotiation__pb2.DomainView.SerializeToString,
         ),
         "RequestOffers": grpc.unary_unary_rpc_method_handler(
             servicer.RequestOffers,
@@ -214,6 +231,36 @@ class DomainAgent:
             "/braid.v1.DomainAgent/Describe",
             braid_dot_v1_dot_negotiation__pb2.DescribeQuery.SerializeToString,
             braid_dot_v1_dot_negotiation__pb2.DomainInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True,
+        )
+
+    @staticmethod
+    def View(
+        request,
+        target,
+        options=(),
+        channel_credentials=None,
+        call_credentials=None,
+        insecure=False,
+        compression=None,
+        wait_for_ready=None,
+        timeout=None,
+        metadata=None,
+    ):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            "/braid.v1.DomainAgent/View",
+            braid_dot_v1_dot_negotiation__pb2.ViewQuery.SerializeToString,
+            braid_dot_v1_dot_negotiation__pb2.DomainView.FromString,
             options,
             channel_credentials,
             insecure,

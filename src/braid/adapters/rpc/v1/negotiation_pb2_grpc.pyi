@@ -55,6 +55,8 @@ class DomainAgentStub:
     Describe: _grpc.UnaryUnaryMultiCallable[
         _negotiation_pb2.DescribeQuery, _negotiation_pb2.DomainInfo
     ]
+    View: _grpc.UnaryUnaryMultiCallable[_negotiation_pb2.ViewQuery, _negotiation_pb2.DomainView]
+    """The domain's abstract view (border points, peerings with VLAN ranges)."""
     RequestOffers: _grpc.UnaryUnaryMultiCallable[
         _negotiation_pb2.ReqOffers, _negotiation_pb2.SendOffers
     ]
@@ -80,6 +82,8 @@ class DomainAgentAsyncStub(DomainAgentStub):
     Describe: _aio.UnaryUnaryMultiCallable[
         _negotiation_pb2.DescribeQuery, _negotiation_pb2.DomainInfo
     ]  # type: ignore[assignment]
+    View: _aio.UnaryUnaryMultiCallable[_negotiation_pb2.ViewQuery, _negotiation_pb2.DomainView]  # type: ignore[assignment]
+    """The domain's abstract view (border points, peerings with VLAN ranges)."""
     RequestOffers: _aio.UnaryUnaryMultiCallable[
         _negotiation_pb2.ReqOffers, _negotiation_pb2.SendOffers
     ]  # type: ignore[assignment]
@@ -108,6 +112,14 @@ class DomainAgentServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[
         _negotiation_pb2.DomainInfo, _abc.Awaitable[_negotiation_pb2.DomainInfo]
     ]: ...
+    @_abc_1.abstractmethod
+    def View(
+        self,
+        request: _negotiation_pb2.ViewQuery,
+        context: _ServicerContext,
+    ) -> _typing.Union[_negotiation_pb2.DomainView, _abc.Awaitable[_negotiation_pb2.DomainView]]:
+        """The domain's abstract view (border points, peerings with VLAN ranges)."""
+
     @_abc_1.abstractmethod
     def RequestOffers(
         self,
