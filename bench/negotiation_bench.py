@@ -229,9 +229,8 @@ def main() -> int:
         extra += ["--sequential"] if args.sequential else []
         extra += args.orchestrator_args.split()
         run = Path(folder) / "run"
-        with LocalCluster(
-            source, run, orchestrator_args=extra, per_domain=args.per_domain
-        ) as cluster:
+        own = {"per_domain": True} if args.per_domain else {}
+        with LocalCluster(source, run, orchestrator_args=extra, **own) as cluster:
             base = int(time.time())
             warm = cluster.reserve(reservation("warm-up", 10**6, base))
             bare = bare_round_trips_ms(cluster, 200)

@@ -65,11 +65,15 @@ def start_server(
     return server, port
 
 
-def open_channel(address: str, *, tls: TlsFiles | None = None) -> Any:
+def open_channel(address: str, *, tls: TlsFiles | None = None, own: bool = False) -> Any:
+    """A channel to `address`. `own`: its connections are its own, not shared with other
+    channels to the same address (gRPC shares them by default), so its failed attempts
+    never put another channel's calls into reconnect backoff."""
+    options = [*_OPTIONS, ("grpc.use_local_subchannel_pool", 1)] if own else _OPTIONS
     if tls is None or tls.ca is None:
-        return grpc.insecure_channel(address, options=_OPTIONS)
+        return grpc.insecure_channel(address, options=options)
     cert, key, ca = tls.read()
     credentials = grpc.ssl_channel_credentials(
         root_certificates=ca, private_key=key, certificate_chain=cert
     )
-    return grpc.secure_channel(address, credentials, options=_OPTIONS)
+    return grpc.secure_channel(address, credentials, options=options)

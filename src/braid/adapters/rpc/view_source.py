@@ -24,7 +24,11 @@ class GrpcViewSource:
         self, addresses: Sequence[str], *, timeout: float = 2.0, tls: TlsFiles | None = None
     ) -> None:
         self.timeout = timeout
-        self._channels = {a: open_channel(a, tls=tls) for a in dict.fromkeys(addresses)}
+        # Own connections: asking a down agent must not put the negotiation's calls
+        # to it into reconnect backoff once it is back.
+        self._channels = {
+            a: open_channel(a, tls=tls, own=True) for a in dict.fromkeys(addresses)
+        }
         self._stubs = {a: pb_grpc.DomainAgentStub(c) for a, c in self._channels.items()}
 
     def fetch(self) -> list[Published]:

@@ -12,6 +12,7 @@ Release are idempotent: a repeat reports the state and changes nothing.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -318,20 +319,31 @@ class HoldBook:
         for vlan in range(span.low, span.high + 1):
             if vlan in mine:
                 continue
-            if not any(s < hold.end and hold.start < e for s, e, _ in use.get(vlan, ())):
+            if not _overlaps(use.get(vlan, ()), hold.start, hold.end):
                 return vlan
         raise PrepRefused(f"{NO_FREE_VLAN} {link} in {span.low}-{span.high}")
 
     def _use_vlans(self, hold: Hold) -> None:
         for pick in hold.vlans:
             windows = self._vlan_use.setdefault(pick.link, {}).setdefault(pick.vlan, [])
-            windows.append((hold.start, hold.end, hold.transaction))
+            bisect.insort(windows, (hold.start, hold.end, hold.transaction))
 
     def _free_vlans(self, hold: Hold) -> None:
         for pick in hold.vlans:
             windows = self._vlan_use.get(pick.link, {}).get(pick.vlan)
             if windows:
                 windows[:] = [w for w in windows if w[2] != hold.transaction]
+
+
+def _overlaps(windows: Sequence[tuple[int, int, str]], start: int, end: int) -> bool:
+    """Whether one VLAN's uses of one link (sorted by start) meet [start, end).
+
+    They never meet one another (a VLAN is given only where it is free), so of
+    those starting before `end` the last one ends last: a binary search, not a
+    scan of every booking the VLAN ever had.
+    """
+    before_end = bisect.bisect_left(windows, (end,))
+    return before_end > 0 and windows[before_end - 1][1] > start
 
 
 def _largest_capacity(network: Network) -> int:

@@ -164,3 +164,44 @@ def test_capacity_always_equals_what_live_holds_take(script: list[tuple[str, int
         )
         assert live <= 10 * G
         assert b.offer("in", "out", 0, 50, True) == 10 * G - live
+
+
+windowed = st.lists(
+    st.tuples(
+        st.sampled_from(["prep", "prep", "abort", "release"]),
+        st.integers(0, 7),
+        st.integers(0, 40),
+        st.integers(1, 20),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(windowed)
+def test_a_vlan_is_refused_only_when_every_one_is_in_use_then(
+    script: list[tuple[str, int, int, int]],
+) -> None:
+    """Live holds never share a VLAN at the same time, and a Prep is refused for want of
+    a VLAN only when, counted by brute force, both are in use somewhere in its window."""
+    b = book()
+    for action, n, start, length in script:
+        tx, end = f"t{n}", start + length
+        live = [h for h in b.holds.values() if h.state in (HoldState.HELD, HoldState.COMMITTED)]
+        taken = {v.vlan for h in live if h.start < end and start < h.end for v in h.vlans}
+        try:
+            if action == "prep":
+                b.prepare(tx, TOKEN, [seg(1)], start, end, 100, True)
+            elif action == "abort":
+                b.abort(tx, TOKEN)
+            else:
+                b.release(tx, TOKEN)
+        except PrepRefused as refused:
+            assert "no free VLAN" not in str(refused) or taken == {100, 101}
+        except (StateConflictError, UnknownTransactionError):
+            pass
+        live = [h for h in b.holds.values() if h.state in (HoldState.HELD, HoldState.COMMITTED)]
+        for i, h in enumerate(live):
+            for other in live[i + 1 :]:
+                if h.start < other.end and other.start < h.end:
+                    assert not {v.vlan for v in h.vlans} & {v.vlan for v in other.vlans}
