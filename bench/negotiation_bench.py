@@ -229,8 +229,9 @@ def main() -> int:
         extra += ["--sequential"] if args.sequential else []
         extra += args.orchestrator_args.split()
         run = Path(folder) / "run"
-        own = {"per_domain": True} if args.per_domain else {}
-        with LocalCluster(source, run, orchestrator_args=extra, **own) as cluster:
+        cluster = LocalCluster(source, run, orchestrator_args=extra)
+        cluster.per_domain = args.per_domain
+        with cluster:
             base = int(time.time())
             warm = cluster.reserve(reservation("warm-up", 10**6, base))
             bare = bare_round_trips_ms(cluster, 200)

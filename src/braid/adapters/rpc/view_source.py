@@ -26,9 +26,7 @@ class GrpcViewSource:
         self.timeout = timeout
         # Own connections: asking a down agent must not put the negotiation's calls
         # to it into reconnect backoff once it is back.
-        self._channels = {
-            a: open_channel(a, tls=tls, own=True) for a in dict.fromkeys(addresses)
-        }
+        self._channels = {a: open_channel(a, tls=tls, own=True) for a in dict.fromkeys(addresses)}
         self._stubs = {a: pb_grpc.DomainAgentStub(c) for a, c in self._channels.items()}
 
     def fetch(self) -> list[Published]:
