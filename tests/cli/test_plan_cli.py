@@ -124,3 +124,18 @@ def test_version() -> None:
 def test_shell_completion_is_offered() -> None:
     done = braid("--show-completion", "bash")
     assert done.returncode == 0 and "complete" in done.stdout
+
+
+def test_topology_split_writes_each_domains_own_file(tmp_path: Path) -> None:
+    result = braid("topology", "split", "-t", str(EXAMPLES / "fig6a.yaml"), "-o", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    written = dict(line.split("\t") for line in result.stdout.splitlines())
+    assert len(written) == 9 and Path(written["re1"]).is_file()
+    re1 = Path(written["re1"]).read_text()
+    assert "re1-core" in re1 and "a-lan" not in re1 and "re2-core" not in re1
+
+
+def test_topology_split_of_a_file_without_domains_says_which_field(tmp_path: Path) -> None:
+    result = braid("topology", "split", "-t", str(TOPOLOGY), "-o", str(tmp_path / "out"))
+    assert result.returncode != 0
+    assert "domains" in result.stderr and not (tmp_path / "out").exists()
