@@ -211,11 +211,6 @@ def _p90(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
 
 
-def left_live(onsa: Onsa) -> list[tuple[str, ...]]:
-    listed = onsa.run("query").all_states()
-    return [s for s in listed if s[0] == "ReserveHeld" or s[::2] == ("ReserveStart", "Created")]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cycles", type=int, default=30, help="timed cycles per provider")
@@ -246,7 +241,7 @@ def main() -> int:
                 "OpenNSA": ("peer.test:topology:p1?vlan=1782", "peer.test:topology:p2?vlan=1782"),
             }
             by_onsa = onsa_figures(onsas, stps, args.onsa_cycles)
-            live = {name: left_live(onsa) for name, onsa in onsas.items()}
+            live = {name: onsa.run("query").live() for name, onsa in onsas.items()}
     ok = report(
         "Step latency (request -> confirmation at replyTo), loopback", protocol, STEPS, True
     )

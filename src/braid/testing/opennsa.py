@@ -32,6 +32,7 @@ __all__ = [
     "free_port",
     "opennsa_peer",
     "peer_script",
+    "wait_for_log",
 ]
 
 PEER_SCRIPT = "../shared/peers/opennsa/run-opennsa"  # relative to the repository's root
@@ -90,6 +91,15 @@ class OnsaResult:
             for m in re.findall(r"States\s+(.+)", self.output)
         ]
 
+    def live(self) -> list[tuple[str, ...]]:
+        """The listed connections still held, or committed and not terminated (a failed
+        reserve holds nothing)."""
+        return [
+            s
+            for s in self.all_states()
+            if s[0] == "ReserveHeld" or s[::2] == ("ReserveStart", "Created")
+        ]
+
 
 @dataclass(frozen=True)
 class Onsa:
@@ -116,19 +126,43 @@ class Onsa:
 
 
 @contextmanager
-def opennsa_peer(script: Path, home: Path, domain: str = "peer.test") -> Iterator[str]:
-    """A running OpenNSA (dud backend) on a free port; yields its provider URL; stops it after."""
+def opennsa_peer(
+    script: Path,
+    home: Path,
+    domain: str = "peer.test",
+    *,
+    nrm: Path | None = None,
+    peers: str | None = None,
+) -> Iterator[str]:
+    """A running OpenNSA (dud backend) on a free port; yields its provider URL; stops it after.
+
+    `nrm` is its port file (default: ports p1-p3, VLANs 1780-1789); `peers` the
+    discovery document URLs of the providers it aggregates over.
+    """
     port = free_port()
     env = {**os.environ, "OPENNSA_HOME": str(home)}
     argv = [str(script), "start", "--port", str(port), "--domain", domain]
+    argv += ["--nrm", str(nrm)] if nrm is not None else []
+    argv += ["--peers", peers] if peers is not None else []
     done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600, check=False)
-    if done.returncode != 0:
-        raise PeerMissingError(f"the OpenNSA peer did not start:\n{done.stdout}{done.stderr}")
     try:
+        if done.returncode != 0:
+            raise PeerMissingError(f"the OpenNSA peer did not start:\n{done.stdout}{done.stderr}")
         yield f"http://127.0.0.1:{port}/NSI/services/CS2"
     finally:
         stop = [str(script), "stop", "--port", str(port)]
         subprocess.run(stop, capture_output=True, env=env, timeout=60, check=False)
+
+
+def wait_for_log(home: Path, text: str, timeout: float = 60) -> None:
+    """Wait until the peer's log (in `home`) says `text`, e.g. that it found a peer."""
+    log = home / "opennsa.log"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if log.exists() and text in log.read_text(encoding="utf-8", errors="replace"):
+            return
+        time.sleep(0.2)
+    raise PeerMissingError(f"the OpenNSA peer never logged {text!r} (see {log})")
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from braid.testing.opennsa import (
     free_port,
     opennsa_peer,
     peer_script,
+    wait_for_log,
 )
 
 pytestmark = pytest.mark.slow
@@ -223,11 +224,9 @@ def test_the_same_cycle_against_opennsa_itself_leaves_nothing_held_or_active(
     assert at_braid[1:] == at_peer[1:]  # the same states at every step after the hold
     # Both providers, asked for every connection of the requester: none left held or active.
     for provider in (peer, onsa):
-        listed = provider.run("query").all_states()
-        assert listed, "the query listed nothing"
-        # Held, or committed and not terminated (a failed reserve holds nothing).
-        live = [s for s in listed if s[0] == "ReserveHeld" or s[::2] == ("ReserveStart", "Created")]
-        assert live == [], listed
+        listed = provider.run("query")
+        assert listed.all_states(), "the query listed nothing"
+        assert listed.live() == [], listed.output
     assert _booked(braid, operator) == []
 
 
@@ -235,3 +234,61 @@ def _rss_kib(pid: int) -> int:
     status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
     line = next(x for x in status.splitlines() if x.startswith("VmRSS:"))
     return int(line.split()[1])
+
+
+AGGREGATOR_NRM = """\
+ethernet p1 - vlan:1780-1789 1000 em1 -
+ethernet tobraid braid.test:topology#p1(-in|-out) vlan:1780-1789 1000 em2 -
+"""
+
+
+def test_opennsa_as_aggregator_commits_in_its_domain_and_in_braid(
+    script: Path,
+    braid: BraidNsi,
+    operator: dict[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """onsa asks OpenNSA for a path from its own port to braid's p3: OpenNSA reserves its
+    segment and, as braid's requester, braid's (found through braid's discovery document)."""
+    home = tmp_path_factory.mktemp("aggregator")
+    nrm = home / "aggregator.nrm"
+    nrm.write_text(AGGREGATOR_NRM, encoding="utf-8")
+    discovery = braid.url + "/NSI/discovery.xml"
+    try:
+        with opennsa_peer(script, home, "agg.test", nrm=nrm, peers=discovery) as url:
+            wait_for_log(home, "Spawned new provider for <NetworkServiceAgent braid.test:nsa>")
+            agg = Onsa(script, url, "agg.test:nsa", free_port())
+            reserved = agg.reserve(
+                "agg.test:topology:p1?vlan=1786",
+                "braid.test:topology:p3?vlan=1786",
+                100,
+                "2030-03-01T10:00:00",
+                "2030-03-01T11:00:00",
+            )
+            cid = reserved.connection_id
+            assert agg.step("query", cid).states[0] == "ReserveHeld"
+            child = _child(braid, operator)
+            assert child["state"] == "held" and child["dst"] == "p3"
+            assert "committed" in agg.step("reservecommit", cid).output
+            assert agg.step("query", cid).states == ("ReserveStart", "Released", "Created")
+            assert (
+                _rest(braid, operator, f"/v1/reservations/{child['id']}").json()["state"]
+                == "reserved"
+            )
+            assert "terminated" in agg.step("terminate", cid).output
+            assert agg.step("query", cid).states[2] == "Terminated"
+            assert agg.run("query").live() == []
+    except PeerMissingError as exc:
+        _missing(str(exc))
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    assert _booked(braid, operator) == []
+
+
+def _child(braid: BraidNsi, operator: dict[str, str]) -> dict[str, object]:
+    """The one reservation the aggregator holds at braid (it books as its NSA id)."""
+    booked = [
+        r for r in _booked(braid, operator) if r["owner"] == "nsi:urn:ogf:network:agg.test:nsa"
+    ]
+    assert len(booked) == 1, booked
+    return booked[0]
