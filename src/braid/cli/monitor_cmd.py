@@ -56,7 +56,7 @@ def monitor(
     alternate: Annotated[
         bool, typer.Option(help="Each fail-over to the next path (else always the second).")
     ] = False,
-    action: Annotated[str, typer.Option(help="none, direct or controller.")] = "none",
+    action: Annotated[str, typer.Option(help="none, direct, controller or service.")] = "none",
     rules: Annotated[
         Path | None, typer.Option(help="Rule sets of the site's switch per path (JSON).")
     ] = None,
@@ -67,6 +67,19 @@ def monitor(
         str | None, typer.Option(help="controller: braid controller's HOST:PORT.")
     ] = None,
     extra_flows: Annotated[int, typer.Option(help="Extra entries per fail-over.", min=0)] = 0,
+    service: Annotated[
+        str | None, typer.Option(help="service: braid serve's URL (posts --link's state).")
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            help="service: a monitor token (braid token create --role monitor).",
+            envvar="BRAID_TOKEN",
+        ),
+    ] = None,
+    link: Annotated[
+        str | None, typer.Option(help="service: the watched link's id in braid serve's topology.")
+    ] = None,
     log: Annotated[Path | None, typer.Option(help="Event log (JSON lines), appended.")] = None,
     log_probes: Annotated[bool, typer.Option(help="Log every probe, not only events.")] = True,
     metrics_port: Annotated[int | None, typer.Option(help="Serve Prometheus metrics.")] = None,
@@ -80,7 +93,7 @@ def monitor(
     from braid.adapters.failover.metrics import MonitorMetrics
     from braid.adapters.failover.probe import UdpEcho
     from braid.adapters.failover.runner import MonitorConfig, run_monitor
-    from braid.bootstrap.monitor import site_action
+    from braid.bootstrap.monitor import ServiceTarget, site_action
     from braid.core.failover import DetectionRule
     from braid.core.model.units import parse_bandwidth
 
@@ -103,8 +116,9 @@ def monitor(
         fail(f"{_OPTIONS.get(exc.field, exc.field)}: {exc.message}")
     try:
         run_action = site_action(
-            action, rules, rule.paths, bridge=bridge, controller=controller, extra=extra_flows
-        )
+            action, rules, rule.paths, bridge=bridge, controller=controller, extra=extra_flows,
+            service=ServiceTarget(service, token, link),
+        )  # fmt: skip
     except InputError as exc:
         fail(str(exc))
     if floor is not None and throughput_iface is None:
