@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Self
 
 from braid.adapters.emulation.iperf import ClientOptions, IperfResult, IperfServer, run_client
 from braid.adapters.failover.counters import InterfaceRate
@@ -109,27 +110,44 @@ def _sample(
         last = now
 
 
-class RateSampler:
-    """Throughput delivered to `host` (its switch port's transmit counter), every `step`
-    seconds: the rate a receiver sees, finer than iperf3's one-second reports."""
+class BackgroundSampler:
+    """Samples something every `step` seconds on a thread while the `with` block runs.
 
-    def __init__(self, session: EmulationSession, step: float = 0.1, host: str = "h2") -> None:
-        port = session.net.wiring.hosts[host]
-        self.reader = InterfaceRate(f"{session.net.bridges[port.switch]}-eth{port.port}", "tx")
+    Subclasses give `_run`, which loops until `_stop` is set; the thread is a
+    daemon so a hung sample never keeps an experiment's process alive.
+    """
+
+    def __init__(self, step: float) -> None:
         self.step = step
         self.times: list[float] = []
-        self.rates: list[float] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> RateSampler:
-        self.reader.read()
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
     def __exit__(self, *_: object) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+
+class RateSampler(BackgroundSampler):
+    """Throughput delivered to `host` (its switch port's transmit counter), every `step`
+    seconds: the rate a receiver sees, finer than iperf3's one-second reports."""
+
+    def __init__(self, session: EmulationSession, step: float = 0.1, host: str = "h2") -> None:
+        super().__init__(step)
+        port = session.net.wiring.hosts[host]
+        self.reader = InterfaceRate(f"{session.net.bridges[port.switch]}-eth{port.port}", "tx")
+        self.rates: list[float] = []
+
+    def __enter__(self) -> Self:
+        self.reader.read()  # the first read only sets the counter's origin
+        return super().__enter__()
 
     def _run(self) -> None:
         next_at = time.monotonic() + self.step

@@ -27,7 +27,7 @@ from braid.emulation.host_edges import running_edges
 from braid.emulation.report import Progress, Report
 from braid.emulation.session import EMULATOR, EmulationSession, path_of
 from braid.emulation.split_lab import MBPS, Case, book, set_case
-from braid.emulation.traffic import RateSampler
+from braid.emulation.traffic import BackgroundSampler, RateSampler
 
 __all__ = ["CongestionTimes", "run_congestion"]
 
@@ -194,24 +194,14 @@ def _series(
     }
 
 
-class CwndSampler:
+class CwndSampler(BackgroundSampler):
     """The sender's congestion window (segments) towards `dst`, every `step` seconds
     (`ss -ti` in its namespace; the connection that has carried the most data)."""
 
     def __init__(self, host: Any, dst: str, step: float = STEP) -> None:
-        self.host, self.dst, self.step = host, dst, step
-        self.times: list[float] = []
+        super().__init__(step)
+        self.host, self.dst = host, dst
         self.values: list[int] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> CwndSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
 
     def _run(self) -> None:
         while not self._stop.wait(self.step):
