@@ -18,6 +18,7 @@ from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 from braid.app.agent.service import AgentService
 from braid.app.provisioning.runner import ProvisioningLoop
 from braid.bootstrap.agent_southbound import start_agent_provisioning
+from braid.core.negotiation.peers import check_vlan_links
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,9 @@ def start_agent(
     a `policy` file, only its peers may negotiate, within their limits."""
     domains = load_multidomain(topology)
     peers = load_peer_policy(policy) if policy is not None else None
+    if peers is not None:  # before the store is opened: a bad policy changes nothing
+        owned = {k: link.vlans for k, link in domains.view.links.items() if link.owner == domain}
+        check_vlan_links(peers, owned, f"{policy}: peers")
     spec = domains.view.require_domain(domain, "--domain")
     address = listen or spec.agent
     if not address:

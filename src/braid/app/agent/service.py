@@ -144,8 +144,7 @@ class AgentService:
         return cast(tuple[Hold, bool], self.exchange([ReleaseCall(transaction, token)])[0].value())
 
     def exchange(self, calls: Sequence[AgentCall], caller: Caller | None = None) -> list[Outcome]:
-        """Handle several messages of one caller in order under one lock; one store write
-        for them all.
+        """Handle one caller's messages in order under one lock; one store write for all.
 
         Each message is handled as if it came alone; a rejected one is its own
         outcome. Every change is in the store before this returns. With a peer
