@@ -260,3 +260,44 @@ def test_capacity_not_vlans_is_named_when_capacity_is_short() -> None:
     with pytest.raises(PrepRefused) as refused:
         b.prepare("t1", TOKEN, [seg(21)], 0, 50, 100, True)
     assert "VLAN" not in str(refused.value)
+
+
+shares = st.lists(
+    st.tuples(
+        st.integers(0, 50),  # start
+        st.integers(1, 30),  # length
+        st.sampled_from([None, {"p1": ((100, 100),)}, {"p2": ((201, 201),)}, {"p1": ()}]),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(shares)
+def test_picks_stay_in_the_peers_ranges_and_a_refusal_means_none_was_free(
+    script: list[tuple[int, int, dict[str, tuple[tuple[int, int], ...]] | None]],
+) -> None:
+    """Across parallel links: every VLAN picked lies in the ranges the Prep allowed, live
+    holds never share a (link, VLAN) at once, and a Prep is refused for want of VLANs
+    only when, counted by brute force, no allowed VLAN of either link was free."""
+    b = parallel_book()
+    whole = {"p1": [100], "p2": [200, 201]}
+    for n, (start, length, share) in enumerate(script):
+        end = start + length
+        allowed = {
+            link: [v for v in vlans if share is None or link not in share
+                   or any(lo <= v <= hi for lo, hi in share[link])]
+            for link, vlans in whole.items()
+        }  # fmt: skip
+        live = [h for h in b.holds.values() if h.state is HoldState.HELD]
+        busy = {(v.link, v.vlan) for h in live if h.start < end and start < h.end for v in h.vlans}
+        free = [
+            (link, v) for link, vlans in allowed.items() for v in vlans if (link, v) not in busy
+        ]
+        try:
+            hold = b.prepare(f"t{n}", TOKEN, [seg(1)], start, end, 100, True, vlan_ranges=share)
+        except PrepRefused as refused:
+            assert str(refused).startswith("no free VLAN") and free == []
+            continue
+        (pick,) = hold.vlans
+        assert (pick.link, pick.vlan) in free
