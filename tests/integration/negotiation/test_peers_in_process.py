@@ -36,6 +36,7 @@ from braid.core.errors import InputError
 from braid.core.negotiation.holds import Hold, HoldState, SegmentAsk
 from braid.core.negotiation.peers import PeerPolicy, peer_policy_from_dict
 from braid.core.negotiation.result_rules import SwitchPlan
+from tests.integration.negotiation.test_domain_southbound import NET
 from tests.integration.negotiation.test_negotiator_in_process import FakePool
 
 G = 10**9
@@ -111,12 +112,14 @@ def world(tmp_path: Path) -> Iterator[Any]:
     logs: list[SqliteDecisionLog] = []
 
     def make(
-        policies: dict[str, PeerPolicy] | None = None, caller: Caller = EAST
+        policies: dict[str, PeerPolicy] | None = None,
+        caller: Caller = EAST,
+        net: dict[str, Any] = PARALLEL,
     ) -> tuple[Orchestrator, dict[str, AgentService]]:
         folder = tmp_path / f"w{len(logs)}"
         folder.mkdir()
         source = folder / "parallel.yaml"
-        source.write_text(yaml.safe_dump(PARALLEL))
+        source.write_text(yaml.safe_dump(net))
         domains = load_multidomain(source)
         services = {
             d: AgentService(
@@ -175,6 +178,32 @@ def test_a_split_needing_a_link_out_of_vlans_names_only_that_link(world: Any) ->
     assert re.fullmatch(
         r"w1 voted no: no free VLAN on link (a-w1 in 100-100|a-w1-2 in 200-201)", refused.reason
     ), refused.reason
+    _nothing_held(services)
+
+
+def test_two_paths_share_parallel_links_then_fewer_paths_then_the_cause(world: Any) -> None:
+    """Site A meets SDX x1 over two parallel links of one VLAN each; two domain paths
+    (one per WAN) leave x1. A two-path split takes one VLAN on each link; the next
+    finds none, is tried again on one path, and its refusal names both ranges."""
+    narrow = {**NET, "links": [dict(link) for link in NET["links"]]}
+    (a_x1,) = [link for link in narrow["links"] if link["id"] == "a-x1"]
+    a_x1["vlans"] = "150"
+    narrow["links"].append({**a_x1, "id": "a-x1-2", "vlans": "160"})
+    orchestrator, services = world(net=narrow)
+    both = orchestrator.reserve(request("both", 12))  # more than one 10G WAN: two paths
+    assert both.success, both.reason
+    assert sorted(v for p in both.paths for v in p.vlans if v[0].startswith("a-x1")) == [
+        ("a-x1", 150),
+        ("a-x1-2", 160),
+    ]
+    refused = orchestrator.reserve(request("more", 2))
+    assert not refused.success
+    (retry,) = [e.text for e in refused.trace if e.phase == "retry"]
+    assert retry.endswith("again with at most 1 path(s)")
+    assert refused.reason == (
+        "x1 voted no: no free VLAN on link a-x1 in 150-150, a-x1-2 in 160-160; "
+        "with more paths: x1: no free VLAN on link a-x1 in 150-150, a-x1-2 in 160-160"
+    )
     _nothing_held(services)
 
 
