@@ -10,6 +10,7 @@ from typing import Any
 
 from braid.adapters.domain_files import load_multidomain
 from braid.adapters.negotiation.hold_store import SqliteHoldStore
+from braid.adapters.peer_policy_files import load_peer_policy
 from braid.adapters.rpc.channels import TlsFiles, start_server
 from braid.adapters.rpc.decision_client import GrpcDecisionSource
 from braid.adapters.rpc.faults import servicer_for
@@ -17,6 +18,7 @@ from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 from braid.app.agent.service import AgentService
 from braid.app.provisioning.runner import ProvisioningLoop
 from braid.bootstrap.agent_southbound import start_agent_provisioning
+from braid.core.negotiation.peers import check_vlan_links
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +54,16 @@ def start_agent(
     sweep_seconds: float = 1.0,
     southbound: Path | None = None,
     provision_lead: int = 5,
+    policy: Path | None = None,
 ) -> AgentHandle:
     """Serve `domain` of the multi-domain `topology`, with holds kept in `store`; with a
-    `southbound` wiring file, install committed rules on the domain's own switches."""
+    `southbound` wiring file, install committed rules on the domain's own switches; with
+    a `policy` file, only its peers may negotiate, within their limits."""
     domains = load_multidomain(topology)
+    peers = load_peer_policy(policy) if policy is not None else None
+    if peers is not None:  # before the store is opened: a bad policy changes nothing
+        owned = {k: link.vlans for k, link in domains.view.links.items() if link.owner == domain}
+        check_vlan_links(peers, owned, f"{policy}: peers")
     spec = domains.view.require_domain(domain, "--domain")
     address = listen or spec.agent
     if not address:
@@ -67,7 +75,14 @@ def start_agent(
         SqliteHoldStore(store),
         max_hold_seconds=max_hold_seconds,
         decisions=decisions,
+        policy=peers,
     )
+    if peers is None:
+        log.warning(
+            "agent %s has no peer policy (--policy): any caller%s may reserve in this domain",
+            domain,
+            " with a certificate from the CA" if tls is not None and tls.ca is not None else "",
+        )
     loop = None
     if southbound is not None:  # before serving: a bad wiring file stops the agent at once
         loop = start_agent_provisioning(domains, service, southbound, lead=provision_lead)

@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from braid.adapters.domain_files import load_multidomain, write_domain_files
-from braid.adapters.rpc.channels import open_channel
+from braid.adapters.rpc.channels import TlsFiles, open_channel
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 
@@ -55,6 +55,8 @@ class LocalCluster:
     # Each agent reads only its own domain's file and the orchestrator no file at all
     # (it learns the domain graph from the agents' published views).
     per_domain: bool = False
+    # The test's own calls (Reserve, Status) over TLS with this client certificate.
+    client_tls: TlsFiles | None = None
     ports: dict[str, int] = field(default_factory=dict)
     processes: dict[str, Process] = field(default_factory=dict)
     _channels: dict[str, Any] = field(default_factory=dict)
@@ -186,7 +188,8 @@ class LocalCluster:
 
     def channel(self, name: str) -> Any:
         if name not in self._channels:
-            self._channels[name] = open_channel(f"127.0.0.1:{self.ports[name]}")
+            address = f"127.0.0.1:{self.ports[name]}"
+            self._channels[name] = open_channel(address, tls=self.client_tls)
         return self._channels[name]
 
     def _drop_channel(self, name: str) -> None:

@@ -86,10 +86,12 @@ def start_negotiation(
     parallel: bool = True,
     batch: bool = True,
     linger: float = 0.004,
+    token: str | None = None,
 ) -> NegotiationRuntime:
     """Negotiate over the domain graph the agents publish (at `agents`, and at the
     addresses a single `topology` file gives, whose parts stand in for an agent
-    until it first answers); asked again every `refresh_period` seconds."""
+    until it first answers); asked again every `refresh_period` seconds. `token`:
+    the bearer token agents with a peer policy know this orchestrator by."""
     graph, source = _domain_graph(topology, agents, timeout=timeout, tls=tls)
     pool = GrpcAgentPool(
         {d: a for d, a in graph.addresses.items() if a},
@@ -98,6 +100,7 @@ def start_negotiation(
         parallel=parallel,
         batch=batch,
         linger=linger,
+        token=token,
     )
     log = SqliteDecisionLog(decisions, synchronous=synchronous)
     orchestrator = Orchestrator(graph.merged.view, pool, log, config)

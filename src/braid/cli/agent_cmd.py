@@ -83,6 +83,14 @@ def agent(
     provision_lead: Annotated[
         int, typer.Option("--provision-lead", help="Seconds before a window its rules go in.")
     ] = 5,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            help="Peer policy (YAML): which orchestrators may reserve here, within which "
+            "limits. Without it the agent is open to any caller.",
+        ),
+    ] = None,
 ) -> None:
     """Serve one domain's offers, holds and bookings over gRPC (the D-O interface)."""
     from braid.bootstrap.agent import start_agent
@@ -98,6 +106,7 @@ def agent(
             max_hold_seconds=max_hold,
             southbound=southbound,
             provision_lead=provision_lead,
+            policy=policy,
         )
     except (BraidError, OSError, ValueError) as exc:
         fail(str(exc))
@@ -178,8 +187,17 @@ def orchestrator(
     tls_cert: CertOpt = None,
     tls_key: KeyOpt = None,
     tls_ca: CaOpt = None,
+    peer_token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--peer-token-file",
+            help="File holding the bearer token agents with a peer policy know this "
+            "orchestrator by (sent with every call to an agent; use it over TLS).",
+        ),
+    ] = None,
 ) -> None:
     """Negotiate multi-domain reservations with the agents (Orchestrator gRPC service)."""
+    from braid.adapters.rpc.channels import read_token
     from braid.app.negotiation.negotiator import OrchestratorConfig
     from braid.app.negotiation.results import check_strategy
     from braid.bootstrap.orchestrator import serve_orchestrator, start_negotiation
@@ -191,6 +209,7 @@ def orchestrator(
         config = OrchestratorConfig(chosen, max_paths, hold)
         if refresh <= 0:
             fail("--refresh: must be more than 0 seconds")
+        token = read_token(peer_token_file) if peer_token_file is not None else None
         runtime = start_negotiation(
             topology,
             store,
@@ -203,6 +222,7 @@ def orchestrator(
             parallel=parallel,
             batch=batch,
             linger=linger_ms / 1000,
+            token=token,
         )
         serve_orchestrator(runtime, listen, tls=tls, advertise=advertise or "")
     except (BraidError, OSError, ValueError) as exc:

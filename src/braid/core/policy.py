@@ -24,6 +24,7 @@ __all__ = [
     "Policy",
     "Violation",
     "check_booking",
+    "limits_from_dict",
     "peak_bandwidth",
     "policy_from_dict",
 ]
@@ -140,7 +141,8 @@ def policy_from_dict(data: object, where: str = "policy") -> Policy:
     for group in ("roles", "users"):
         entries = _mapping(section.get(group) or {}, f"{where}.{group}")
         groups[group] = {
-            str(name): _limits(value, f"{where}.{group}.{name}") for name, value in entries.items()
+            str(name): limits_from_dict(value, f"{where}.{group}.{name}")
+            for name, value in entries.items()
         }
     return Policy(roles=groups["roles"], users=groups["users"])
 
@@ -151,7 +153,8 @@ def _mapping(value: object, where: str) -> Mapping[str, Any]:
     return value
 
 
-def _limits(value: object, where: str) -> Limits:
+def limits_from_dict(value: object, where: str) -> Limits:
+    """One set of rules (`{horizon: 30d, max_bandwidth: 10G, ...}`); errors name `where.RULE`."""
     entries = _mapping(value or {}, where)
     unknown = sorted(set(entries) - set(RULES))
     if unknown:

@@ -97,8 +97,10 @@ class GrpcAgentPool:
         batch: bool = True,
         batch_depth: int = 1,
         linger: float = 0.004,
+        token: str | None = None,
     ) -> None:
         self.timeout = timeout
+        self._token = token  # a bearer token for agents' peer policies
         # This orchestrator's address for decision questions (Orchestrator.Decide),
         # sent with every Prep; set once its server listens.
         self.coordinator = ""
@@ -121,7 +123,7 @@ class GrpcAgentPool:
         """Call `domain`'s agent at `address` from now on (a new domain, or one that moved)."""
         if self._addresses.get(domain) == address:
             return
-        channel = open_channel(address, tls=self._tls)
+        channel = open_channel(address, tls=self._tls, token=self._token)
         stub = pb_grpc.DomainAgentStub(channel)
         if self._batching is not None:
             depth, linger = self._batching

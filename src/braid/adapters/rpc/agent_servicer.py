@@ -22,6 +22,7 @@ from braid.app.agent.messages import (
     ReleaseCall,
     Vote,
 )
+from braid.app.agent.peers import Caller
 from braid.app.agent.service import AgentService
 from braid.core.errors import InputError
 from braid.core.negotiation.holds import Hold, HoldState, SegmentAsk
@@ -37,6 +38,8 @@ STATUS_OF = {
     "UNKNOWN_TRANSACTION": grpc.StatusCode.NOT_FOUND,
     "BLIND_DOMAIN": grpc.StatusCode.FAILED_PRECONDITION,
     "CONFLICT": grpc.StatusCode.FAILED_PRECONDITION,
+    "UNAUTHENTICATED": grpc.StatusCode.UNAUTHENTICATED,
+    "POLICY": grpc.StatusCode.PERMISSION_DENIED,
 }
 MAX_BATCH = 256
 STATE_OF = {
@@ -65,9 +68,28 @@ def _reject(context: Any, code: str, message: str) -> NoReturn:
     raise AssertionError("context.abort returns only by raising")  # pragma: no cover
 
 
+def caller_of(context: Any) -> Caller:
+    """The caller as the transport knows it: the names of its client certificate (gRPC
+    puts them in the auth context only once the handshake verified it against the CA)
+    and the bearer token of its `authorization` metadata."""
+    names: list[str] = []
+    auth = context.auth_context() or {}
+    for key in ("x509_common_name", "x509_subject_alternative_name"):
+        names += [v.decode("utf-8", "replace") for v in auth.get(key, ())]
+    token = None
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            token = value[len("Bearer ") :].strip()
+    return Caller(tuple(dict.fromkeys(names)), token)
+
+
 class AgentServicer(pb_grpc.DomainAgentServicer):
     def __init__(self, service: AgentService) -> None:
         self.service = service
+
+    def caller(self, context: Any) -> Caller | None:
+        """Who calls, when the agent's policy asks (an open agent does not look)."""
+        return None if self.service.policy is None else caller_of(context)
 
     def Describe(self, request: pb.DescribeQuery, context: Any) -> pb.DomainInfo:  # noqa: N802
         s = self.service
@@ -80,27 +102,37 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
 
     def RequestOffers(self, request: pb.ReqOffers, context: Any) -> pb.SendOffers:  # noqa: N802
         call = offers_call(request)
-        values = _answer(context, lambda: self.service.exchange([call])[0].value())
+        values = _answer(
+            context, lambda: self.service.exchange([call], self.caller(context))[0].value()
+        )
         return self.send_offers(request, cast(list[int], values))
 
     def Prepare(self, request: pb.ReservationPrep, context: Any) -> pb.PrepVote:  # noqa: N802
         call = prep_call(request)
-        vote = _answer(context, lambda: self.service.exchange([call])[0].value())
+        vote = _answer(
+            context, lambda: self.service.exchange([call], self.caller(context))[0].value()
+        )
         return self.prep_vote(request, cast(Vote, vote))
 
     def CommitHold(self, request: pb.Commit, context: Any) -> pb.Ack:  # noqa: N802
         call = commit_call(request)
-        answer = _answer(context, lambda: self.service.exchange([call])[0].value())
+        answer = _answer(
+            context, lambda: self.service.exchange([call], self.caller(context))[0].value()
+        )
         return ack(*cast(tuple[Hold, bool], answer))
 
     def AbortHold(self, request: pb.Abort, context: Any) -> pb.Ack:  # noqa: N802
         call = AbortCall(request.transaction_id, request.token)
-        answer = _answer(context, lambda: self.service.exchange([call])[0].value())
+        answer = _answer(
+            context, lambda: self.service.exchange([call], self.caller(context))[0].value()
+        )
         return ack(*cast(tuple[Hold, bool], answer))
 
     def ReleaseHold(self, request: pb.Release, context: Any) -> pb.Ack:  # noqa: N802
         call = ReleaseCall(request.transaction_id, request.token)
-        answer = _answer(context, lambda: self.service.exchange([call])[0].value())
+        answer = _answer(
+            context, lambda: self.service.exchange([call], self.caller(context))[0].value()
+        )
         return ack(*cast(tuple[Hold, bool], answer))
 
     def send_offers(self, request: pb.ReqOffers, values: list[int]) -> pb.SendOffers:
@@ -135,7 +167,10 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
         if not 0 < len(items) <= MAX_BATCH:
             _reject(context, "MALFORMED", f"items: a batch holds 1-{MAX_BATCH} messages")
         calls: list[AgentCall | AgentError] = [call_of(item) for item in items]
-        outcomes = iter(self.service.exchange([c for c in calls if not isinstance(c, AgentError)]))
+        valid = [c for c in calls if not isinstance(c, AgentError)]
+        outcomes = iter(
+            _answer(context, lambda: self.service.exchange(valid, self.caller(context)))
+        )
         reply = pb.AgentBatchReply()
         for item, call in zip(items, calls, strict=True):
             result = reply.results.add()

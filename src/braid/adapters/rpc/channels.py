@@ -65,15 +65,66 @@ def start_server(
     return server, port
 
 
-def open_channel(address: str, *, tls: TlsFiles | None = None, own: bool = False) -> Any:
+def open_channel(
+    address: str, *, tls: TlsFiles | None = None, own: bool = False, token: str | None = None
+) -> Any:
     """A channel to `address`. `own`: its connections are its own, not shared with other
     channels to the same address (gRPC shares them by default), so its failed attempts
-    never put another channel's calls into reconnect backoff."""
+    never put another channel's calls into reconnect backoff. `token`: every call
+    carries it as a bearer token (`authorization` metadata), for an agent's peer policy."""
     options = [*_OPTIONS, ("grpc.use_local_subchannel_pool", 1)] if own else _OPTIONS
     if tls is None or tls.ca is None:
-        return grpc.insecure_channel(address, options=options)
-    cert, key, ca = tls.read()
-    credentials = grpc.ssl_channel_credentials(
-        root_certificates=ca, private_key=key, certificate_chain=cert
-    )
-    return grpc.secure_channel(address, credentials, options=options)
+        channel = grpc.insecure_channel(address, options=options)
+    else:
+        cert, key, ca = tls.read()
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=ca, private_key=key, certificate_chain=cert
+        )
+        channel = grpc.secure_channel(address, credentials, options=options)
+    if token is None:
+        return channel
+    return grpc.intercept_channel(channel, _Bearer(token))
+
+
+def read_token(path: Path, flag: str = "--peer-token-file") -> str:
+    """The bearer token in `path` (one word; surrounding white space is not part of it)."""
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise ValueError(f"{flag}: cannot read {path}: {exc.strerror}") from exc
+    if len(token) < 16 or any(c.isspace() for c in token):
+        raise ValueError(f"{flag}: {path} must hold one word of at least 16 characters")
+    return token
+
+
+class _Bearer(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]  # grpc is untyped
+    """Adds `authorization: Bearer TOKEN` to every unary call of a channel."""
+
+    def __init__(self, token: str) -> None:
+        self._header = ("authorization", f"Bearer {token}")
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        metadata = [*(details.metadata or ()), self._header]
+        return continuation(_with_metadata(details, metadata), request)
+
+
+def _with_metadata(details: Any, metadata: list[tuple[str, str]]) -> Any:
+    new = _CallDetails()
+    new.method = details.method
+    new.timeout = details.timeout
+    new.metadata = metadata
+    new.credentials = details.credentials
+    new.wait_for_ready = getattr(details, "wait_for_ready", None)
+    new.compression = getattr(details, "compression", None)
+    return new
+
+
+class _CallDetails(grpc.ClientCallDetails):  # type: ignore[misc]  # grpc is untyped
+    """A call's details with metadata added (gRPC reads only these attributes)."""
+
+    method: str
+    timeout: float | None
+    metadata: list[tuple[str, str]]
+    credentials: Any
+    wait_for_ready: bool | None
+    compression: Any

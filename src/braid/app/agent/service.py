@@ -26,6 +26,7 @@ from braid.app.agent.messages import (
     ReleaseCall,
     Vote,
 )
+from braid.app.agent.peers import Caller, admit, offer_refusal, prep_refusal
 from braid.app.agent.ports import DecisionSource, HoldStore
 from braid.core.errors import InputError
 from braid.core.model.network import Network
@@ -41,6 +42,7 @@ from braid.core.negotiation.holds import (
     StateConflictError,
     UnknownTransactionError,
 )
+from braid.core.negotiation.peers import Peer, PeerPolicy, check_vlan_links
 from braid.core.negotiation.published import domain_part
 from braid.core.negotiation.result_rules import SwitchPlan
 
@@ -63,6 +65,7 @@ class AgentService:
         past_grace_seconds: int = 5,
         clock: Callable[[], float] = time.time,
         decisions: DecisionSource | None = None,
+        policy: PeerPolicy | None = None,
     ) -> None:
         spec = domains.view.require_domain(domain, "--domain")
         self.domain = domain
@@ -73,6 +76,10 @@ class AgentService:
             link.id: link.vlans for link in domains.view.links.values() if link.owner == domain
         }
         self.book = HoldBook(Network(topology), vlans)
+        if policy is not None:
+            check_vlan_links(policy, vlans)
+        # Who may call and within which limits; None: anyone, without limits.
+        self.policy = policy
         self.points = frozenset(topology.nodes)
         self.part = domain_part(domains, domain)  # what it publishes (DomainAgent.View)
         self.ceiling = sum(link.capacity for link in topology.links.values())
@@ -136,12 +143,14 @@ class AgentService:
     def release(self, transaction: str, token: str) -> tuple[Hold, bool]:
         return cast(tuple[Hold, bool], self.exchange([ReleaseCall(transaction, token)])[0].value())
 
-    def exchange(self, calls: Sequence[AgentCall]) -> list[Outcome]:
-        """Handle several messages in order under one lock; one store write for them all.
+    def exchange(self, calls: Sequence[AgentCall], caller: Caller | None = None) -> list[Outcome]:
+        """Handle one caller's messages in order under one lock; one store write for all.
 
         Each message is handled as if it came alone; a rejected one is its own
-        outcome. Every change is in the store before this returns.
+        outcome. Every change is in the store before this returns. With a peer
+        policy, a caller that is no known peer is rejected as a whole (AgentError).
         """
+        peer = admit(self.policy, caller, self.domain)
         outcomes: list[Outcome] = []
         changes: dict[str, tuple[Hold, bool]] = {}
         rules: dict[str, tuple[SwitchPlan, ...]] = {}
@@ -150,7 +159,7 @@ class AgentService:
             try:
                 for call in calls:
                     try:
-                        value, change = self._apply(now, call)
+                        value, change = self._apply(now, call, peer)
                     except InputError as exc:
                         outcomes.append(Outcome(None, _as_agent_error(exc)))
                         continue
@@ -186,12 +195,14 @@ class AgentService:
         for hook in self.on_change:
             hook()
 
-    def _apply(self, now: int, call: AgentCall) -> tuple[object, tuple[Hold, bool] | None]:
+    def _apply(
+        self, now: int, call: AgentCall, peer: Peer | None
+    ) -> tuple[object, tuple[Hold, bool] | None]:
         """One message's answer and the hold it changed (with: whether its row is new)."""
         if isinstance(call, OffersCall):
-            return self._offers(call), None
+            return self._offers(now, call, peer), None
         if isinstance(call, PrepCall):
-            return self._prepare(now, call)
+            return self._prepare(now, call, peer)
         self._check_ids(call.transaction, call.token)
         book = self.book
         act = (
@@ -207,12 +218,15 @@ class AgentService:
         # An Abort before any Prep leaves a new row (a tombstone); else only the state changes.
         return (hold, changed), ((hold, not hold.segments) if changed else None)
 
-    def _offers(self, call: OffersCall) -> list[int]:
+    def _offers(self, now: int, call: OffersCall, peer: Peer | None) -> list[int]:
         if not self.visible:
             raise AgentError("BLIND_DOMAIN", "", f"domain {self.domain} gives no offers (blind)")
         self._check_ids(call.transaction, call.token)
         start, end = self._check_window(call.window)
         self._check_spans(call.spans)
+        refused = offer_refusal(peer, (start, end), now)
+        if refused is not None:
+            raise refused
         # A span on several paths (a site's LAN, say) is one question: answered once.
         values = {
             span: self.book.offer(*span, start, end, call.symmetric)
@@ -220,7 +234,9 @@ class AgentService:
         }
         return [values[span] for span in call.spans]
 
-    def _prepare(self, now: int, call: PrepCall) -> tuple[Vote, tuple[Hold, bool] | None]:
+    def _prepare(
+        self, now: int, call: PrepCall, peer: Peer | None
+    ) -> tuple[Vote, tuple[Hold, bool] | None]:
         self._check_ids(call.transaction, call.token)
         start, end = self._check_window(call.window)
         segments = call.segments
@@ -234,6 +250,10 @@ class AgentService:
                     f"segments[{i}].bandwidth_bps",
                     f"must be between 1 and {self.ceiling} bit/s here, got {s.bandwidth}",
                 )
+        total = sum(s.bandwidth for s in segments)
+        refused = prep_refusal(peer, (start, end), total, now)
+        if refused is not None:  # a no vote holds nothing
+            return Vote(False, None, refused), None
         lifetime = min(call.hold_seconds or self.max_hold, self.max_hold)
         known = self.book.holds.get(call.transaction)
         try:
@@ -247,6 +267,7 @@ class AgentService:
                     now + lifetime,
                     call.symmetric,
                     call.coordinator,
+                    peer.vlans if peer is not None else None,
                 )
             )
         except PrepRefused as exc:

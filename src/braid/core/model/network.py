@@ -226,6 +226,17 @@ class WindowView:
         free.update(self._cache)
         self._cache = free
 
+    def without(self, links: Iterable[str]) -> WindowView:
+        """This window with nothing free on `links` (say, links with no VLAN left): a
+        view of its own, not the network's shared one, with what this one read so far."""
+        view = WindowView(self.network, self.start, self.end, self.symmetric)
+        view._cache.update(self._cache)
+        view._pair.update(self._pair)
+        for link in links:
+            view._cache[link] = 0
+            view._pair[(link, True)] = view._pair[(link, False)] = 0
+        return view
+
     def usable(self, hop: Hop) -> int:
         """Bandwidth a new booking can take crossing `hop` throughout the window."""
         link = hop.link

@@ -20,9 +20,13 @@ from enum import Enum
 from braid.core.errors import InputError
 from braid.core.graph.search import shortest_feasible_path
 from braid.core.model.booking import Allocation, Booking
-from braid.core.model.network import Network
+from braid.core.model.network import Network, WindowView
 from braid.core.model.timeline import OverbookingError
-from braid.core.multipath import SplitPlan, max_flow_value, split_fixed
+from braid.core.model.vlans import VlanSpans
+from braid.core.multipath import SplitPlan, max_flow_value
+from braid.core.multipath.mdi import DEFAULT_POLICY
+from braid.core.multipath.plan import Gate
+from braid.core.multipath.split import split_in_view
 from braid.core.negotiation.domains import VlanRange
 
 
@@ -130,8 +134,13 @@ class HoldBook:
         expires_at: int,
         symmetric: bool,
         coordinator: str = "",
+        vlan_ranges: Mapping[str, VlanSpans] | None = None,
     ) -> Hold:
-        """Hold every segment or none; raises PrepRefused with the reason for a no vote."""
+        """Hold every segment or none; raises PrepRefused with the reason for a no vote.
+
+        `vlan_ranges`: per owned link, the VLANs this Prep may be given (a peer's
+        share); a link it does not name offers its whole range.
+        """
         known = self.holds.get(transaction)
         if known is not None:
             if known.token != token:
@@ -142,11 +151,16 @@ class HoldBook:
                 "transaction_id", f"transaction {transaction!r} is {known.state.value}"
             )
         booked: list[tuple[Allocation, ...]] = []
+        picks: list[VlanPick] = []
+        ranges = {link: [(r.low, r.high)] for link, r in self.vlan_links.items()}
+        ranges.update({link: list(spans) for link, spans in (vlan_ranges or {}).items()})
         try:
             for index, segment in enumerate(segments):
-                booked.append(
-                    self._hold_segment(transaction, index, segment, start, end, symmetric)
+                allocations, chosen = self._hold_segment(
+                    transaction, index, segment, (start, end), symmetric, (ranges, picks)
                 )
+                booked.append(allocations)
+                picks += chosen
             hold = Hold(
                 transaction,
                 token,
@@ -158,8 +172,8 @@ class HoldBook:
                 tuple(segments),
                 tuple(booked),
                 coordinator=coordinator,
+                vlans=tuple(picks),
             )
-            hold = replace(hold, vlans=self._pick_vlans(hold))
         except PrepRefused:
             for index, allocations in enumerate(booked):
                 if allocations:
@@ -174,43 +188,46 @@ class HoldBook:
         transaction: str,
         index: int,
         segment: SegmentAsk,
-        start: int,
-        end: int,
+        window: tuple[int, int],
         symmetric: bool,
-    ) -> tuple[Allocation, ...]:
+        vlans: tuple[Mapping[str, Sequence[tuple[int, int]]], Sequence[VlanPick]],
+    ) -> tuple[tuple[Allocation, ...], list[VlanPick]]:
+        """Book one segment and pick a VLAN on each owned link it crosses.
+
+        A placement crossing a link with no VLAN left (in the ranges this Prep may
+        use) is placed again without that link — over a parallel border link,
+        say — until one fits or none does.
+        """
         if segment.entry == segment.exit:
-            return ()
-        booking_id = f"{transaction}#{index}"
-        # Most segments fit on one path: the one `split_fixed` would pick first
-        # (the lowest-latency path with room), found without its max-flow work.
+            return (), []
+        start, end = window
+        ranges, taken = vlans
         view = self.network.window(start, end, symmetric=symmetric)
-        topology = self.network.topology
-        single = shortest_feasible_path(
-            topology, segment.entry, segment.exit, view.usable, segment.bandwidth
-        )
-        if single is not None:
-            booking = Booking(
-                booking_id, start, end, (Allocation(single, segment.bandwidth),), symmetric
-            )
-        else:
-            plan = split_fixed(
-                self.network,
-                segment.entry,
-                segment.exit,
-                segment.bandwidth,
-                start,
-                end,
-                max_paths=4,
-                symmetric=symmetric,
-            )
-            if not isinstance(plan, SplitPlan):
-                raise PrepRefused(plan.reason)
-            booking = plan.booking(booking_id, start, end, symmetric=symmetric)
+        short: dict[str, str] = {}
+        while True:
+            found = _place(view, segment)
+            if isinstance(found, str):
+                if short:  # it fitted before the links out of VLANs were left out
+                    out = ", ".join(f"{link} in {spans}" for link, spans in sorted(short.items()))
+                    raise PrepRefused(f"{NO_FREE_VLAN} {out}")
+                raise PrepRefused(found)
+            crossed = sorted({link for a in found for link in a.path.links if link in ranges})
+            picks = [
+                (link, self._free_vlan(link, ranges[link], taken, start, end)) for link in crossed
+            ]
+            empty = [link for link, vlan in picks if vlan is None]
+            if not empty:
+                break
+            short.update((link, _spans_text(ranges[link])) for link in empty)
+            view = view.without(empty)
+        booking = Booking(f"{transaction}#{index}", start, end, found, symmetric)
         try:
             self.network.commit(booking)
-        except OverbookingError as exc:  # pragma: no cover - split_fixed checked the room
+        except OverbookingError as exc:  # pragma: no cover - the placement checked the room
             raise PrepRefused(str(exc)) from exc
-        return booking.allocations
+        return booking.allocations, [
+            VlanPick(link, vlan, segment.path_index) for link, vlan in picks if vlan is not None
+        ]
 
     def commit(self, transaction: str, token: str) -> tuple[Hold, bool]:
         """(the hold, whether this call changed it); Commit after expiry or Abort conflicts."""
@@ -303,25 +320,21 @@ class HoldBook:
 
     # -- VLANs on owned inter-domain links -------------------------------------
 
-    def _pick_vlans(self, hold: Hold) -> tuple[VlanPick, ...]:
-        picks: list[VlanPick] = []
-        for segment, allocations in zip(hold.segments, hold.allocations, strict=True):
-            for link in sorted({link for a in allocations for link in a.path.links}):
-                if link in self.vlan_links:
-                    vlan = self._free_vlan(link, hold, picks)
-                    picks.append(VlanPick(link, vlan, segment.path_index))
-        return tuple(dict.fromkeys(picks))
-
-    def _free_vlan(self, link: str, hold: Hold, taken_now: Sequence[VlanPick]) -> int:
+    def _free_vlan(
+        self,
+        link: str,
+        spans: Sequence[tuple[int, int]],
+        taken_now: Sequence[VlanPick],
+        start: int,
+        end: int,
+    ) -> int | None:
         mine = {p.vlan for p in taken_now if p.link == link}
         use = self._vlan_use.get(link, {})
-        span = self.vlan_links[link]
-        for vlan in range(span.low, span.high + 1):
-            if vlan in mine:
-                continue
-            if not _overlaps(use.get(vlan, ()), hold.start, hold.end):
-                return vlan
-        raise PrepRefused(f"{NO_FREE_VLAN} {link} in {span.low}-{span.high}")
+        for low, high in spans:
+            for vlan in range(low, high + 1):
+                if vlan not in mine and not _overlaps(use.get(vlan, ()), start, end):
+                    return vlan
+        return None
 
     def _use_vlans(self, hold: Hold) -> None:
         for pick in hold.vlans:
@@ -333,6 +346,27 @@ class HoldBook:
             windows = self._vlan_use.get(pick.link, {}).get(pick.vlan)
             if windows:
                 windows[:] = [w for w in windows if w[2] != hold.transaction]
+
+
+def _place(view: WindowView, segment: SegmentAsk) -> tuple[Allocation, ...] | str:
+    """Where the segment fits in `view`, or why it does not.
+
+    Most segments fit on one path: the one `split_fixed` would pick first (the
+    lowest-latency path with room), found without its max-flow work.
+    """
+    single = shortest_feasible_path(
+        view.topology, segment.entry, segment.exit, view.usable, segment.bandwidth
+    )
+    if single is not None:
+        return (Allocation(single, segment.bandwidth),)
+    gate = Gate(view.topology, "flow", DEFAULT_POLICY)
+    plan = split_in_view(view, segment.entry, segment.exit, segment.bandwidth, 4, gate)
+    return plan.allocations if isinstance(plan, SplitPlan) else plan.reason
+
+
+def _spans_text(spans: Sequence[tuple[int, int]]) -> str:
+    """`150-150`, `100-119,150-159`: as refusals have always written a link's range."""
+    return ",".join(f"{low}-{high}" for low, high in spans)
 
 
 def _overlaps(windows: Sequence[tuple[int, int, str]], start: int, end: int) -> bool:

@@ -205,3 +205,99 @@ def test_a_vlan_is_refused_only_when_every_one_is_in_use_then(
             for other in live[i + 1 :]:
                 if h.start < other.end and other.start < h.end:
                     assert not {v.vlan for v in h.vlans} & {v.vlan for v in other.vlans}
+
+
+def parallel_book() -> HoldBook:
+    """Two parallel border links (p1, p2) from the far end `in` to `x`, one VLAN each."""
+    topology = topology_from_dict(
+        {
+            "nodes": [{"id": n} for n in ("in", "x", "out")],
+            "links": [
+                {"id": "p1", "a": "in", "b": "x", "capacity": "10G"},
+                {"id": "p2", "a": "in", "b": "x", "capacity": "10G"},
+                {"id": "l2", "a": "x", "b": "out", "capacity": "40G"},
+            ],
+        }
+    )
+    return HoldBook(Network(topology), {"p1": VlanRange(100, 100), "p2": VlanRange(200, 201)})
+
+
+def test_a_link_out_of_vlans_is_passed_by_on_a_parallel_link() -> None:
+    b = parallel_book()
+    for tx in ("t1", "t2", "t3"):
+        b.prepare(tx, TOKEN, [seg(1)], 0, 50, 100, True)
+    picks = sorted((v.link, v.vlan) for tx in ("t1", "t2", "t3") for v in b.holds[tx].vlans)
+    assert picks == [("p1", 100), ("p2", 200), ("p2", 201)]
+    # Capacity is left on both links, VLANs on neither: the refusal names both ranges.
+    with pytest.raises(PrepRefused) as refused:
+        b.prepare("t4", TOKEN, [seg(1)], 0, 50, 100, True)
+    assert str(refused.value) == "no free VLAN on link p1 in 100-100, p2 in 200-201"
+    assert "t4" not in b.holds and b.offer("in", "out", 0, 50, True) == 17 * G
+
+
+def test_two_segments_of_one_prep_take_two_vlans_across_parallel_links() -> None:
+    b = parallel_book()
+    b.prepare("t1", TOKEN, [seg(1, 0), seg(1, 1), seg(1, 2)], 0, 50, 100, True)
+    vlans = b.holds["t1"].vlans
+    assert sorted((v.link, v.vlan) for v in vlans) == [("p1", 100), ("p2", 200), ("p2", 201)]
+    assert sorted(v.path_index for v in vlans) == [0, 1, 2]
+
+
+def test_a_peers_vlan_ranges_bound_its_picks() -> None:
+    b = parallel_book()
+    share = {"p1": ((100, 100),), "p2": ((201, 201),)}
+    b.prepare("t1", TOKEN, [seg(1)], 0, 50, 100, True, vlan_ranges=share)
+    b.prepare("t2", TOKEN, [seg(1)], 0, 50, 100, True, vlan_ranges=share)
+    assert sorted(v.vlan for tx in ("t1", "t2") for v in b.holds[tx].vlans) == [100, 201]
+    with pytest.raises(PrepRefused, match="p1 in 100-100, p2 in 201-201"):
+        b.prepare("t3", TOKEN, [seg(1)], 0, 50, 100, True, vlan_ranges=share)
+    b.prepare("t4", TOKEN, [seg(1)], 0, 50, 100, True)  # another peer: the whole range
+    assert [(v.link, v.vlan) for v in b.holds["t4"].vlans] == [("p2", 200)]
+
+
+def test_capacity_not_vlans_is_named_when_capacity_is_short() -> None:
+    b = parallel_book()
+    with pytest.raises(PrepRefused) as refused:
+        b.prepare("t1", TOKEN, [seg(21)], 0, 50, 100, True)
+    assert "VLAN" not in str(refused.value)
+
+
+shares = st.lists(
+    st.tuples(
+        st.integers(0, 50),  # start
+        st.integers(1, 30),  # length
+        st.sampled_from([None, {"p1": ((100, 100),)}, {"p2": ((201, 201),)}, {"p1": ()}]),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(shares)
+def test_picks_stay_in_the_peers_ranges_and_a_refusal_means_none_was_free(
+    script: list[tuple[int, int, dict[str, tuple[tuple[int, int], ...]] | None]],
+) -> None:
+    """Across parallel links: every VLAN picked lies in the ranges the Prep allowed, live
+    holds never share a (link, VLAN) at once, and a Prep is refused for want of VLANs
+    only when, counted by brute force, no allowed VLAN of either link was free."""
+    b = parallel_book()
+    whole = {"p1": [100], "p2": [200, 201]}
+    for n, (start, length, share) in enumerate(script):
+        end = start + length
+        allowed = {
+            link: [v for v in vlans if share is None or link not in share
+                   or any(lo <= v <= hi for lo, hi in share[link])]
+            for link, vlans in whole.items()
+        }  # fmt: skip
+        live = [h for h in b.holds.values() if h.state is HoldState.HELD]
+        busy = {(v.link, v.vlan) for h in live if h.start < end and start < h.end for v in h.vlans}
+        free = [
+            (link, v) for link, vlans in allowed.items() for v in vlans if (link, v) not in busy
+        ]
+        try:
+            hold = b.prepare(f"t{n}", TOKEN, [seg(1)], start, end, 100, True, vlan_ranges=share)
+        except PrepRefused as refused:
+            assert str(refused).startswith("no free VLAN") and free == []
+            continue
+        (pick,) = hold.vlans
+        assert (pick.link, pick.vlan) in free

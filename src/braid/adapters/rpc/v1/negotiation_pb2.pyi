@@ -64,6 +64,10 @@ class _ErrorCodeEnumTypeWrapper(
     """this domain gives no offers"""
     ERROR_CODE_CONFLICT: _ErrorCode.ValueType  # 8
     """e.g. Commit of an aborted or expired hold"""
+    ERROR_CODE_UNAUTHENTICATED: _ErrorCode.ValueType  # 9
+    """the agent has a peer policy; no certificate or token names a peer"""
+    ERROR_CODE_POLICY: _ErrorCode.ValueType  # 10
+    """the agent's peer policy refuses (the message names the rule)"""
 
 class ErrorCode(_ErrorCode, metaclass=_ErrorCodeEnumTypeWrapper):
     """Stable error identifiers sent in the "braid-error" trailing metadata."""
@@ -85,6 +89,10 @@ ERROR_CODE_BLIND_DOMAIN: ErrorCode.ValueType  # 7
 """this domain gives no offers"""
 ERROR_CODE_CONFLICT: ErrorCode.ValueType  # 8
 """e.g. Commit of an aborted or expired hold"""
+ERROR_CODE_UNAUTHENTICATED: ErrorCode.ValueType  # 9
+"""the agent has a peer policy; no certificate or token names a peer"""
+ERROR_CODE_POLICY: ErrorCode.ValueType  # 10
+"""the agent's peer policy refuses (the message names the rule)"""
 Global___ErrorCode: _TypeAlias = ErrorCode
 
 class _HoldState:
