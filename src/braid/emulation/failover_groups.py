@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-from braid.adapters.emulation.bfd import BfdSettings, relay_bfd, set_bfd
+from braid.adapters.emulation.bfd import BfdSettings, bfd_forwarding, relay_bfd, set_bfd
 from braid.adapters.emulation.probe import ProbeRun
 from braid.adapters.southbound.direct import OfctlDriver
 from braid.core.model.booking import Allocation
@@ -39,9 +39,11 @@ __all__ = [
     "border_interfaces",
     "compile_group",
     "link_down_outage",
+    "wait_bfd_up",
 ]
 
 GROUP_METHODS: Final = ("ff", "ff-bfd")
+BFD_UP_S: Final = 15.0  # a session comes up in a few 1 s intervals (RFC 5880: slow until up)
 # Each path's long-haul links: (border A to the middle, the middle to border B).
 LONG_HAUL: Final = {"primary": ("A-P", "P-B"), "standby": ("A-Q", "Q-B")}
 
@@ -82,6 +84,23 @@ def bfd_on(session: EmulationSession, settings: BfdSettings) -> None:
         relay = (ports.link_port(middle, first), ports.link_port(middle, second))
         relay_bfd(session.net.bridges[middle], relay)
     set_bfd(border_interfaces(session), settings)
+
+
+def wait_bfd_up(session: EmulationSession, timeout: float = BFD_UP_S) -> None:
+    """Until every border session says it forwards; else a clear error (nothing measured).
+
+    A session that never came up would leave its port not live from the start,
+    and the group on the standby before any cut: the figures would mean nothing.
+    """
+    interfaces = border_interfaces(session)
+    deadline = time.monotonic() + timeout
+    while True:
+        down = [i for i in interfaces if bfd_forwarding(i) is not True]
+        if not down:
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"BFD did not come up within {timeout:g} s on {', '.join(down)}")
+        time.sleep(0.2)
 
 
 def bfd_off(session: EmulationSession) -> None:

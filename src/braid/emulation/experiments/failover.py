@@ -47,6 +47,7 @@ from braid.emulation.failover_groups import (
     bfd_on,
     compile_group,
     link_down_outage,
+    wait_bfd_up,
 )
 from braid.emulation.failover_lab import (
     HOSTS,
@@ -83,7 +84,7 @@ SPLIT_MS: Final = 40.0  # one way: a probe packet slower than this took the slow
 MOVE_WINDOW: Final = 1.5  # seconds after an event in which a slow probe packet counts
 LEAD_IN: Final = 1.5  # seconds of TCP before the first degradation (its window: 1 s)
 PROBE_PORT: Final = 7001
-BFD_SETTLE: Final = 4.0  # seconds for BFD sessions to come up and reach their interval
+BFD_SETTLE: Final = 2.0  # seconds for BFD sessions that are up to reach their interval
 
 
 @dataclass(kw_only=True)
@@ -265,7 +266,8 @@ def _run(lab: _Lab, config: Config, options: FailoverOptions, work: Path) -> Con
                            options.rate_hz)  # fmt: skip
     if config.method == "ff-bfd":
         bfd_on(session, BfdSettings(options.bfd_ms, options.bfd_ms))
-        time.sleep(BFD_SETTLE)  # the sessions come up at 1 s intervals, then speed up
+        wait_bfd_up(session)
+        time.sleep(BFD_SETTLE)  # up, the sessions move from 1 s to their own interval
     h1, h2 = session.net.host("h1"), session.net.host("h2")
     probe = ProbeRun(h1, h2, session.net.ip("h2"), port=PROBE_PORT, rate=1000,
                      seconds=duration, workdir=work)  # fmt: skip
