@@ -11,6 +11,7 @@ back. serve listens on a small management link into the switches' namespace
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 import zlib
@@ -21,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from braid.adapters.dataplane import BraidDpMissingError, LinkEmulator, find_braid_dp
+from braid.adapters.emulation.bfd import BfdSettings
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox
 from tests.e2e.test_provisioning import BRAID, SWITCHES, Serve
 from tests.e2e.waiting import wait_for
@@ -54,18 +57,25 @@ def management(ovs: OvsSandbox) -> Iterator[tuple[str, str]]:
         subprocess.run(["ip", "link", "del", outer], check=False, capture_output=True)
 
 
-def _cable(ovs: OvsSandbox, scenario: Scenario, link: str) -> str:
-    """A veth pair for `link` between its two bridges, on the wiring's ports; one end's name."""
+def _cable(ovs: OvsSandbox, scenario: Scenario, link: str, *, spliced: bool = False) -> list[str]:
+    """`link` between its two bridges, on the wiring's ports; the bridges' interface names.
+
+    A veth pair; `spliced`: two, with braid's link emulator forwarding between
+    their far ends (`<end>d`), as the emulation delays a long haul.
+    """
     found = scenario.topology.links[link]
     ends = [f"{link}{found.a}", f"{link}{found.b}"]
+    pairs = [(e, e + "d") for e in ends] if spliced else [(ends[0], ends[1])]
     inside = ovs.command_in_namespace
-    subprocess.run(inside(["ip", "link", "add", ends[0], "type", "veth", "peer", "name",
-                           ends[1]]), check=True)  # fmt: skip
+    for a, b in pairs:
+        subprocess.run(inside(["ip", "link", "add", a, "type", "veth", "peer", "name", b]),
+                       check=True)  # fmt: skip
+        for name in (a, b):
+            subprocess.run(inside(["ip", "link", "set", name, "up"]), check=True)
     for node, end in zip((found.a, found.b), ends, strict=True):
-        subprocess.run(inside(["ip", "link", "set", end, "up"]), check=True)
         port = scenario.ports.link_port(node, link)
         ovs.vsctl("add-port", node, end, "--", "set", "Interface", end, f"ofport_request={port}")
-    return ends[0]
+    return ends
 
 
 def _iso(epoch: int) -> str:
@@ -108,7 +118,7 @@ def test_a_port_set_down_moves_the_protected_reservation_and_up_brings_it_back(
     try:
         for name in SWITCHES:
             ovs.add_bridge(name, scenario.ports.switch(name).dpid, "tcp:127.0.0.1:6653")
-        end = _cable(ovs, scenario, PRIMARY)
+        end = _cable(ovs, scenario, PRIMARY)[0]
         serve.start()
         now = int(time.time())
         body = {"src": "s1", "dst": "s3", "bandwidth": "100M", "protect": True,
@@ -132,6 +142,68 @@ def test_a_port_set_down_moves_the_protected_reservation_and_up_brings_it_back(
             ("failback", PRIMARY),
         ]
     finally:
+        serve.stop()
+        controller.terminate()
+        controller.wait(10)
+
+
+def _require_braid_dp() -> None:
+    try:
+        find_braid_dp()
+    except BraidDpMissingError as exc:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{exc} (CI=true: failing instead of skipping)")
+        pytest.skip(str(exc))
+
+
+def _bfd_up(ovs: OvsSandbox, interfaces: list[str]) -> bool:
+    found = [ovs.vsctl("get", "Interface", i, "bfd_status:forwarding").strip() for i in interfaces]
+    return all(f == '"true"' for f in found)
+
+
+def test_a_cut_no_port_sees_is_posted_once_bfd_takes_the_ports_liveness(
+    tmp_path: Path, ovs: OvsSandbox, management: tuple[str, str]
+) -> None:
+    """The primary's frames vanish in braid's link emulator; every port stays up."""
+    _require_braid_dp()
+    address, _ = management
+    scenario = two_path_scenario()
+    serve = Serve(tmp_path, ovs, scenario, "controller", host=address)
+    token = _monitor_token(serve)
+    controller = ovs.start_controller(
+        extra=["--service", serve.url, "--service-token-file", str(token),
+               "--topology", str(tmp_path / "topology.yaml"),
+               "--wiring", str(tmp_path / "wiring.yaml")],
+    )  # fmt: skip
+    emulator: LinkEmulator | None = None
+    try:
+        for name in SWITCHES:
+            ovs.add_bridge(name, scenario.ports.switch(name).dpid, "tcp:127.0.0.1:6653")
+        ends = _cable(ovs, scenario, PRIMARY, spliced=True)
+        emulator = LinkEmulator(ends[0] + "d", ends[1] + "d", namespace=ovs.netns)
+        emulator.start()
+        serve.start()
+        for end in ends:
+            ovs.vsctl("set", "Interface", end, *BfdSettings(100, 100).columns())
+        assert wait_for(lambda: _bfd_up(ovs, ends))
+        assert wait_for(lambda: _down_links(serve) == [])  # BFD coming up may have said down
+        now = int(time.time())
+        body = {"src": "s1", "dst": "s3", "bandwidth": "100M", "protect": True,
+                "start": _iso(now + 2), "end": _iso(now + 600)}  # fmt: skip
+        booked = serve.call("POST", "/v1/reservations", body)
+        assert booked.status_code == 201, booked.text
+        r = booked.json()
+        assert r["protection"]["primary"]["links"] == [PRIMARY]
+        emulator.cut()
+        assert wait_for(lambda: _down_links(serve) == [PRIMARY]), _down_links(serve)
+        assert wait_for(lambda: _on(serve, r["id"]) == "standby")
+        assert "LINK_DOWN" not in ovs.ofctl("dump-ports-desc", "s1").split("(l13s1)")[1][:200]
+        emulator.restore()
+        assert wait_for(lambda: _down_links(serve) == [])
+        assert wait_for(lambda: _on(serve, r["id"]) == "primary")
+    finally:
+        if emulator is not None:
+            emulator.stop()
         serve.stop()
         controller.terminate()
         controller.wait(10)

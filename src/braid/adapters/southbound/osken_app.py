@@ -55,8 +55,8 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
 
     OFP_VERSIONS: Final = [ofproto_v1_3.OFP_VERSION]
     state_file: Path | None = None
-    # Told of every port going down or up (dpid, port, up); set on the class like state_file.
-    port_listener: Callable[[int, int, bool], None] | None = None
+    # Told of every port status (dpid, port, up, live); set on the class like state_file.
+    port_listener: Callable[[int, int, bool, bool], None] | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -111,11 +111,15 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
     @set_ev_cls(ofp_event.EventOFPPortStatus, MAIN_DISPATCHER)  # type: ignore[untyped-decorator]
     def _port_status(self, ev: Any) -> None:
         msg = ev.msg
+        self.logger.info(
+            "port status: dpid %s port %s reason %s config %#x state %#x",
+            msg.datapath.id, msg.desc.port_no, msg.reason, msg.desc.config, msg.desc.state,
+        )  # fmt: skip
         listener = type(self).port_listener  # a plain function stays unbound
         if listener is None:
             return
-        up = of13.port_is_up(msg.datapath.ofproto, msg.reason, msg.desc)
-        listener(msg.datapath.id, msg.desc.port_no, up)
+        up, live = of13.port_is_up(msg.datapath.ofproto, msg.reason, msg.desc)
+        listener(msg.datapath.id, msg.desc.port_no, up, live)
 
     @set_ev_cls(ofp_event.EventOFPErrorMsg, MAIN_DISPATCHER)  # type: ignore[untyped-decorator]
     def _error(self, ev: Any) -> None:

@@ -1,7 +1,9 @@
 """`braid controller`'s port-status events, told to `braid serve` as link states.
 
 A switch sends OFPT_PORT_STATUS when one of its ports goes down or comes
-back (carrier lost, `ip link set … down`, the port deleted). The reporter
+back (carrier lost, `ip link set … down`, the port deleted), and Open
+vSwitch also when the port's liveness changes (BFD on the port lost or
+regained its session: a silent failure further along the path). The reporter
 maps the port to the link it belongs to (the wiring file), and when the
 link's state changes it posts it with a monitor token — the very client a
 monitor's `service` action uses — so the service moves the reservations on
@@ -52,9 +54,9 @@ class PortReporter:
 
     # --- from os-ken's event thread ---
 
-    def port_status(self, dpid: int, port: int, up: bool) -> None:
+    def port_status(self, dpid: int, port: int, up: bool, live: bool | None = None) -> None:
         """Queue one event; returns at once."""
-        self._events.put(PortEvent(dpid, port, up))
+        self._events.put(PortEvent(dpid, port, up, live))
 
     # --- the worker ---
 

@@ -1,9 +1,12 @@
 """From switch ports to link states: what a controller's port-status events say about links.
 
 A link is down while any end of it that the controller sees is down, and up
-again once none is. Pure: the caller feeds port events one at a time and
-posts the changes returned (`LinkChange`); ports that no link uses (hosts,
-unwired ports) change nothing.
+again once none is. An end is down when its port is (link down, port down,
+deleted) or, on a switch that reports liveness, not live: with BFD on the
+port, that is a failure further along the path that leaves every port up.
+Pure: the caller feeds port events one at a time and posts the changes
+returned (`LinkChange`); ports that no link uses (hosts, unwired ports)
+change nothing.
 """
 
 from __future__ import annotations
@@ -27,11 +30,18 @@ class LinkEnd:
 
 @dataclass(frozen=True, slots=True)
 class PortEvent:
-    """A switch (by datapath id) said one of its ports is up or down."""
+    """A switch (by datapath id) said one of its ports is up or down.
+
+    `up`: neither the link nor the port is down, and the port exists.
+    `live`: OpenFlow 1.3's OFPPS_LIVE, the liveness fast-failover groups
+    watch (None: not reported). Open vSwitch clears it when BFD on the port
+    says the path does not forward, though the port stays up.
+    """
 
     dpid: int
     port: int
     up: bool
+    live: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +60,9 @@ class PortLinks:
 
     ends: Mapping[tuple[int, int], LinkEnd] = field(hash=False)
     down: frozenset[LinkEnd] = frozenset()
+    # (dpid, port)s that reported themselves live once: from then on, not live is down
+    # (a switch that never sets the bit must not look down for it)
+    live_seen: frozenset[tuple[int, int]] = frozenset()
 
     @staticmethod
     def of(switches: Mapping[str, tuple[int, Mapping[str, int]]]) -> PortLinks:
@@ -72,11 +85,15 @@ class PortLinks:
 
 def port_changed(links: PortLinks, event: PortEvent) -> tuple[PortLinks, LinkChange | None]:
     """The new view, and the link change this event makes (None: no link changed state)."""
-    end = links.ends.get((event.dpid, event.port))
+    key = (event.dpid, event.port)
+    end = links.ends.get(key)
     if end is None:
         return links, None
+    seen = links.live_seen | {key} if event.live else links.live_seen
+    up = event.up and not (event.live is False and key in seen)
     was_down = links.is_down(end.link)
-    after = replace(links, down=links.down - {end} if event.up else links.down | {end})
+    down = links.down - {end} if up else links.down | {end}
+    after = replace(links, down=down, live_seen=seen)
     now_down = after.is_down(end.link)
     if now_down == was_down:
         return after, None

@@ -77,3 +77,32 @@ def test_two_links_on_one_port_are_refused_naming_the_field() -> None:
     with pytest.raises(InputError) as caught:
         PortLinks.of({"s1": (1, {"l12": 3, "l13": 3})})
     assert caught.value.field == "switches.s1.ports.l13"
+
+
+def test_a_port_that_reports_liveness_is_down_when_not_live() -> None:
+    # Open vSwitch with BFD on the port: the port stays up, its liveness follows the session.
+    scenario = two_path_scenario()
+    s1 = scenario.ports.switch("s1")
+    port = s1.link_ports["l13"]
+    links = _links(scenario.ports)
+    # added, not yet live (BFD coming up): nothing is known to be wrong
+    links, change = port_changed(links, PortEvent(s1.dpid, port, True, live=False))
+    assert change is None
+    links, change = port_changed(links, PortEvent(s1.dpid, port, True, live=True))
+    assert change is None
+    links, change = port_changed(links, PortEvent(s1.dpid, port, True, live=False))
+    assert change == LinkChange("l13", "down", "s1", port)
+    links, change = port_changed(links, PortEvent(s1.dpid, port, True, live=True))
+    assert change == LinkChange("l13", "up", "s1", port)
+
+
+def test_a_switch_that_never_reports_liveness_is_read_by_its_port_state() -> None:
+    scenario = two_path_scenario()
+    s1 = scenario.ports.switch("s1")
+    port = s1.link_ports["l13"]
+    links = _links(scenario.ports)
+    for live in (False, None):
+        after, change = port_changed(links, PortEvent(s1.dpid, port, True, live=live))
+        assert change is None and not after.is_down("l13")
+    after, change = port_changed(links, PortEvent(s1.dpid, port, False, live=False))
+    assert change == LinkChange("l13", "down", "s1", port)
