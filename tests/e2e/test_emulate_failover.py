@@ -65,3 +65,20 @@ def test_failover_short_runs_both_methods_and_writes_the_figures(tmp_path: Path)
         assert (out / plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert (out / plot).with_suffix(".pdf").read_bytes().startswith(b"%PDF")
     assert _emulators_left() == []  # every link emulator it started is gone
+
+
+@pytest.mark.usefixtures("emulation_host")
+def test_a_cut_mid_path_is_seen_by_bfd_and_not_by_a_plain_group(tmp_path: Path) -> None:
+    _require_braid_dp()
+    out = tmp_path / "failover-bfd"
+    argv = ["failover", "--short", "--methods", "ff,ff-bfd", "--degradations", "cut",
+            "--events", "1", "--out", str(out)]  # fmt: skip
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    rows = {r["method"]: r for r in json.loads((out / "results.json").read_text())["rows"]}
+    # The border port stays up: the plain group keeps sending into the cut ...
+    assert rows["ff"]["moved_ms_per_event"] == [None], rows["ff"]
+    # ... and BFD across the long haul takes the watched port's liveness down with it.
+    assert rows["ff-bfd"]["moved_ms_per_event"][0] is not None, rows["ff-bfd"]
+    assert rows["ff-bfd"]["pre_mbps"] > 0
+    assert _emulators_left() == []

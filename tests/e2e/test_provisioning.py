@@ -76,8 +76,10 @@ def _wiring(scenario: Scenario, ovs: OvsSandbox, driver: str) -> dict[str, Any]:
 class Serve:
     """A `braid serve` process with a southbound wiring file, and a client for it."""
 
-    def __init__(self, tmp: Path, ovs: OvsSandbox, scenario: Scenario, driver: str) -> None:
-        self.tmp, self.port = tmp, _free_port()
+    def __init__(
+        self, tmp: Path, ovs: OvsSandbox, scenario: Scenario, driver: str, host: str = "127.0.0.1"
+    ) -> None:
+        self.tmp, self.port, self.host = tmp, _free_port(), host
         self.db = f"sqlite:///{tmp / 'braid.db'}"
         (tmp / "topology.yaml").write_text(yaml.safe_dump(topology_to_dict(scenario.topology)))
         (tmp / "wiring.yaml").write_text(yaml.safe_dump(_wiring(scenario, ovs, driver)))
@@ -97,7 +99,8 @@ class Serve:
     def start(self) -> None:
         self.process = subprocess.Popen(
             [BRAID, "serve", "-t", str(self.tmp / "topology.yaml"), "--database", self.db,
-             "--port", str(self.port), "--southbound", str(self.tmp / "wiring.yaml")],
+             "--host", self.host, "--port", str(self.port),
+             "--southbound", str(self.tmp / "wiring.yaml")],
             env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         assert wait_for(lambda: self._healthy()), "braid serve did not come up"
@@ -113,8 +116,12 @@ class Serve:
             self.process.wait(10)
 
     def call(self, method: str, path: str, body: Any = None) -> httpx.Response:
-        url = f"http://127.0.0.1:{self.port}{path}"
+        url = f"{self.url}{path}"
         return httpx.request(method, url, json=body, headers=self.headers, timeout=10)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
 
     def reserve(
         self, start_in: int, seconds: int, src: str = "s1", dst: str = "s3"

@@ -27,6 +27,12 @@ STATE_HELP = (
     "connects is reconciled to it."
 )
 
+SERVICE_HELP = (
+    "braid serve's URL: a port a switch reports down (or up again) is posted as its link's "
+    "state, and the service moves the reservations on it. Needs --service-token-file, "
+    "--topology and --wiring."
+)
+
 
 def controller(
     api: Annotated[str, typer.Option("--api", help=API_HELP)] = "127.0.0.1:7300",
@@ -36,6 +42,17 @@ def controller(
         Path | None, typer.Option("--api-token-file", help=TOKEN_HELP)
     ] = None,
     log_level: Annotated[str, typer.Option("--log-level", help="Python log level.")] = "WARNING",
+    service: Annotated[str | None, typer.Option("--service", help=SERVICE_HELP)] = None,
+    service_token_file: Annotated[
+        Path | None,
+        typer.Option("--service-token-file", help="File holding a monitor token for --service."),
+    ] = None,
+    topology: Annotated[
+        Path | None, typer.Option("--topology", help="The service's topology file (--service).")
+    ] = None,
+    wiring: Annotated[
+        Path | None, typer.Option("--wiring", help="The switches' wiring file (--service).")
+    ] = None,
 ) -> None:
     """Keep switch connections and install the rule sets braid sends, until Ctrl-C."""
     if importlib.util.find_spec("os_ken") is None:
@@ -56,6 +73,10 @@ def controller(
         log_level,
         *(["--state", str(state)] if state is not None else []),
         *(["--api-token-file", str(api_token_file)] if api_token_file is not None else []),
+        *(["--service", service] if service is not None else []),
+        *(["--service-token-file", str(service_token_file)] if service_token_file else []),
+        *(["--topology", str(topology)] if topology is not None else []),
+        *(["--wiring", str(wiring)] if wiring is not None else []),
     ]
     # Replace this process: os-ken must own a fresh interpreter's event loop.
     os.execv(sys.executable, command)

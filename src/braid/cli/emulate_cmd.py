@@ -393,24 +393,41 @@ def failover(
     period: Annotated[float | None, typer.Option("--period", help="T, seconds.")] = None,
     events: Annotated[int | None, typer.Option("--events", help="n degradations.")] = None,
     methods: Annotated[
-        str | None, typer.Option("--methods", help="direct,controller (comma-separated).")
+        str | None,
+        typer.Option(
+            "--methods",
+            help="direct,controller (monitors), ff,ff-bfd (fast-failover groups, without and "
+            "with BFD; cut only), comma-separated.",
+        ),
     ] = None,
     degradations: Annotated[
-        str | None, typer.Option("--degradations", help="path-switch,rtt-extension.")
+        str | None, typer.Option("--degradations", help="path-switch,rtt-extension,cut.")
     ] = None,
     extra: Annotated[
         str | None, typer.Option("--extra", help="Extra flow entries per fail-over, e.g. 10,100.")
     ] = None,
+    bfd_interval: Annotated[
+        int | None,
+        typer.Option("--bfd-interval", help="BFD's min_tx and min_rx for ff-bfd, ms [50]."),
+    ] = None,
 ) -> None:
     """Seed 003: monitors at two sites fail over direct vs controller; impulse responses."""
-    from braid.emulation.experiments.failover import FailoverOptions, run_failover
+    from braid.emulation.experiments.failover import (
+        DEGRADATIONS,
+        METHODS,
+        FailoverOptions,
+        check_options,
+        run_failover,
+    )
 
     options = _options(FailoverOptions.of, "direct", mtu, short, scale, None)
     options.period = period or options.period
     options.events = events or options.events
+    if bfd_interval is not None:
+        options.bfd_ms = bfd_interval
     picked = {
-        "--methods": (methods, ("direct", "controller")),
-        "--degradations": (degradations, ("path-switch", "rtt-extension")),
+        "--methods": (methods, METHODS),
+        "--degradations": (degradations, DEGRADATIONS),
     }
     for option, (given, known) in picked.items():
         names = tuple(n.strip() for n in given.split(",")) if given else None
@@ -429,4 +446,8 @@ def failover(
             fail(f"--extra: {extra!r}: each count must be 0 to 1000")
     if options.period <= 0 or options.events < 1:
         fail("--period must be positive and --events at least 1")
+    try:
+        check_options(options)
+    except ValueError as exc:
+        fail(str(exc))
     _run("failover", out, strict, lambda p: run_failover(options, p))

@@ -38,18 +38,24 @@ def _ms(value: float | None) -> float | None:
 
 def _row(result: ConfigResult) -> dict[str, Any]:
     run = result.analysis
+    early = [k < len(result.early) and result.early[k] for k in range(len(result.events))]
+
+    def clean(values: Sequence[float | None]) -> list[float | None]:
+        return [v for v, was in zip(values, early, strict=False) if not was]
+
     return {
         "config": result.config.label,
         "method": result.config.method,
         "degradation": result.config.degradation,
         "extra_flows": result.config.extra,
         "events": len(result.events),
-        "detect_ms": _ms(run.median("detect")),
+        "early_events": [k for k, was in enumerate(early) if was],
+        "detect_ms": _ms(_median(clean([e.detect for e in run.events]))),
         "rules_ms": _median(result.rules_ms),
         "rules_ms_per_event": [round(v, 3) for v in result.rules_ms],
-        "moved_ms": _ms(_median(result.moved_s)),
+        "moved_ms": _ms(_median(clean(result.moved_s))),
         "moved_ms_per_event": [None if v is None else round(1000 * v, 1) for v in result.moved_s],
-        "recovery_s": run.median("recovery"),
+        "recovery_s": _median(clean([e.recovery for e in run.events])),
         "pre_mbps": statistics.median(e.pre_rate for e in run.events) / 1e6,
         "actions": " / ".join(str(result.actions.get(s, 0)) for s in ("A", "B")),
         "monitor_lost_probes": result.lost_probes,
@@ -113,6 +119,10 @@ def _notes(options: FailoverOptions) -> list[str]:
         f"{DELAYS['rtt-extension']['primary']:g} ms, standby "
         f"{DELAYS['rtt-extension']['standby']:g} ms, extended to {EXTENDED_MS:g} ms",
         f"paths of {100 * options.scale:g} Mbit/s; iperf3 CUBIC, one stream, site A → site B",
+        f"cut: the primary's link emulator drops every frame for T/2 (no port goes down); "
+        f"primary {DELAYS['cut']['primary']:g} ms, standby {DELAYS['cut']['standby']:g} ms; "
+        f"ff-bfd: BFD min_tx = min_rx = {options.bfd_ms} ms on the border switches' long-haul "
+        "interfaces",
     ]
 
 
@@ -187,6 +197,7 @@ def _findings(rows: Sequence[dict[str, Any]], comparisons: dict[str, Any]) -> li
             f"{delays}; traffic on the other path, controller minus direct (ms): "
             f"{', '.join('—' if d is None else f'{d:g}' for d in result['moved_delay_ms'])}"
         )
+    lines += _cut_findings(rows)
     for row in rows:
         dead = [p for p, n in (row.get("emulator_frames") or {}).items() if n is None]
         if dead:
@@ -198,3 +209,33 @@ def _findings(rows: Sequence[dict[str, Any]], comparisons: dict[str, Any]) -> li
         if any(n > row["events"] for n in spare):
             lines.append(f"{row['config']}: more actions than degradations ({row['actions']})")
     return lines
+
+
+def _cut_findings(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """What each method made of a cut in the middle of the long haul."""
+    lines = []
+    for row in rows:
+        if row["degradation"] != "cut":
+            continue
+        moved = row["moved_ms_per_event"]
+        seen = [m for m in moved if m is not None]
+        per_event = ", ".join("—" if m is None else f"{m:g}" for m in moved)
+        lines.append(
+            f"{row['config']}: cut → traffic on the standby in {len(seen)} of {len(moved)} "
+            f"events within {_window_s():g} s (per event, ms: {per_event})"
+        )
+    for row in rows:
+        early = row.get("early_events") or []
+        if early:
+            lines.append(
+                f"{row['config']}: a site had failed over before event(s) "
+                f"{', '.join(str(k + 1) for k in early)} came (a false detection): left out "
+                "of the medians"
+            )
+    return lines
+
+
+def _window_s() -> float:
+    from braid.emulation.experiments.failover import MOVE_WINDOW
+
+    return MOVE_WINDOW

@@ -8,6 +8,7 @@ the reservation to its standby (audited as the monitor's doing).
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -36,7 +37,20 @@ def udp_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _answered(log: Path) -> bool:
+    """Whether the monitor's log holds a probe that was answered."""
+    try:
+        lines = log.read_text().splitlines()
+    except OSError:
+        return False
+    records = [json.loads(line) for line in lines if line.endswith("}")]
+    return any(
+        r["kind"] == "probe" and r.get("rtt_ms") is not None and not r.get("late") for r in records
+    )
+
+
 def test_a_monitor_losing_its_far_end_fails_the_service_over(tmp_path: Path) -> None:
+    log = tmp_path / "monitor.jsonl"
     database = f"sqlite:///{tmp_path / 'braid.db'}"
     topology = tmp_path / "ring.yaml"
     topology.write_text(yaml.safe_dump(RING))
@@ -59,13 +73,17 @@ def test_a_monitor_losing_its_far_end_fails_the_service_over(tmp_path: Path) -> 
             "--port", str(port), "--rate", "20", "--timeout", "0.2", "--rtt-samples", "3",
             "--rtt-threshold", "150",
             "--duration", "4", "--action", "service", "--service", server.url,
-            "--link", "A-B",
+            "--link", "A-B", "--log", str(log),
         ]  # fmt: skip
         env = {**clean_env(), "BRAID_TOKEN": watcher}
         monitor = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    text=True, env=env)  # fmt: skip
-        time.sleep(1.5)
-        echo.close()  # the far end goes quiet: the monitor fails over
+        # Once it has had an answer (its start-up takes seconds on a loaded host; a far end
+        # silent from the start is "target lost", which by design moves nothing) ...
+        deadline = time.monotonic() + 60
+        while not _answered(log) and monitor.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        echo.close()  # ... the far end goes quiet: the monitor fails over
         out, err = monitor.communicate(timeout=60)
         assert monitor.returncode == 0, err
         assert "switched to standby" in err and "actions 0" not in out, out + err

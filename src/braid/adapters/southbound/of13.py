@@ -220,3 +220,11 @@ def group_from_desc(desc: Any, any_port: int) -> Group:
         for b in desc.buckets
     )
     return Group(desc.group_id, kind, buckets)
+
+
+def port_is_up(ofp: Any, reason: int, desc: Any) -> tuple[bool, bool]:
+    """What an OFPT_PORT_STATUS says: (up: not deleted, set down or link down; live)."""
+    live = bool(desc.state & ofp.OFPPS_LIVE)
+    if reason == ofp.OFPPR_DELETE:
+        return False, live
+    return not (desc.config & ofp.OFPPC_PORT_DOWN or desc.state & ofp.OFPPS_LINK_DOWN), live

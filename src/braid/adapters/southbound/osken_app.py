@@ -7,6 +7,8 @@ and groups on the switch are read back and made equal to the desired state
 HTTP API); each switch has a lock so that requests and reconciliation never
 interleave. Changes to a switch are sent back to back and confirmed by one
 barrier; errors the switch reports before the barrier reply fail the request.
+Port-status events go to `port_listener` (`port_reporter` tells braid serve
+the links' states).
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
 
     OFP_VERSIONS: Final = [ofproto_v1_3.OFP_VERSION]
     state_file: Path | None = None
+    # Told of every port status (dpid, port, up, live); set on the class like state_file.
+    port_listener: Callable[[int, int, bool, bool], None] | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -103,6 +107,19 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
         more = getattr(msg, "flags", 0) & msg.datapath.ofproto.OFPMPF_REPLY_MORE
         if not more:
             waiter.done.set()
+
+    @set_ev_cls(ofp_event.EventOFPPortStatus, MAIN_DISPATCHER)  # type: ignore[untyped-decorator]
+    def _port_status(self, ev: Any) -> None:
+        msg = ev.msg
+        self.logger.info(
+            "port status: dpid %s port %s reason %s config %#x state %#x",
+            msg.datapath.id, msg.desc.port_no, msg.reason, msg.desc.config, msg.desc.state,
+        )  # fmt: skip
+        listener = type(self).port_listener  # a plain function stays unbound
+        if listener is None:
+            return
+        up, live = of13.port_is_up(msg.datapath.ofproto, msg.reason, msg.desc)
+        listener(msg.datapath.id, msg.desc.port_no, up, live)
 
     @set_ev_cls(ofp_event.EventOFPErrorMsg, MAIN_DISPATCHER)  # type: ignore[untyped-decorator]
     def _error(self, ev: Any) -> None:

@@ -1,7 +1,9 @@
 """Entry point of the `braid controller` process: os-ken plus the local HTTP API.
 
 Run as `python -m braid.adapters.southbound.osken_main --api 127.0.0.1:7300
---openflow 127.0.0.1:6653`. It is a process of its own because os-ken owns
+--openflow 127.0.0.1:6653`; with `--service URL --service-token-file FILE
+--topology FILE --wiring FILE` it also tells braid serve the state of each
+link whose port a switch reports down or up. It is a process of its own because os-ken owns
 its event loop (and, with the eventlet hub, monkey-patches the standard
 library); braid talks to it only over the HTTP API.
 """
@@ -14,8 +16,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["main"]
+if TYPE_CHECKING:
+    from braid.adapters.southbound.port_reporter import PortReporter
+
+__all__ = ["main", "parse_args", "reporter_from"]
 
 APP_MODULE = "braid.adapters.southbound.osken_app"
 
@@ -49,7 +55,42 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--api-token-file", type=Path, default=None, help="file holding the API's bearer token"
     )
     parser.add_argument("--log-level", default="WARNING")
+    parser.add_argument(
+        "--service", default=None, help="braid serve's URL: post port-status link states there"
+    )
+    parser.add_argument(
+        "--service-token-file", type=Path, default=None, help="file holding a monitor token"
+    )
+    parser.add_argument("--topology", type=Path, default=None, help="the service's topology file")
+    parser.add_argument("--wiring", type=Path, default=None, help="the switches' wiring file")
     return parser.parse_args(argv)
+
+
+REPORTER_OPTIONS = ("--service", "--service-token-file", "--topology", "--wiring")
+
+
+def reporter_from(args: argparse.Namespace) -> PortReporter | None:
+    """The port-status reporter the options ask for; a missing or bad one stops the process."""
+    from braid.adapters.failover.service_action import LinkStateClient
+    from braid.adapters.southbound.api_token import TokenFileError, read_token_file
+    from braid.adapters.southbound.port_reporter import PortReporter, port_links
+    from braid.adapters.topology_files import load_topology
+    from braid.adapters.wiring_files import load_wiring
+    from braid.core.errors import BraidError
+
+    given = {o: getattr(args, o[2:].replace("-", "_")) for o in REPORTER_OPTIONS}
+    if all(v is None for v in given.values()):
+        return None
+    missing = [o for o, v in given.items() if v is None]
+    try:
+        if missing:
+            raise BraidError(f"{missing[0]}: reporting port status to braid serve needs it")
+        token = read_token_file(args.service_token_file)
+        wiring = load_wiring(args.wiring, load_topology(args.topology), hosts=False)
+    except (BraidError, TokenFileError, OSError) as exc:
+        print(f"braid controller: {exc}", file=sys.stderr)
+        raise SystemExit(2) from exc
+    return PortReporter(port_links(wiring.ports), LinkStateClient.connect(args.service, token))
 
 
 def _token(path: Path | None) -> str | None:
@@ -68,6 +109,7 @@ def _token(path: Path | None) -> str | None:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     token = _token(args.api_token_file)
+    reporter = reporter_from(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
     # Imported here: os-ken reads its configuration and picks its hub at import time.
     from os_ken import cfg
@@ -87,6 +129,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     from braid.adapters.southbound.osken_app import BraidControllerApp
 
     BraidControllerApp.state_file = args.state
+    if reporter is not None:
+        reporter.start()
+        BraidControllerApp.port_listener = reporter.port_status
     services = manager.instantiate_apps(**manager.create_contexts())
     app = next(a for a in manager.applications.values() if a.__module__ == APP_MODULE)
     server = make_server(app, args.api, token)
@@ -98,8 +143,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         # nothing has been written, so leave at once.
         os._exit(2)
     guarded = "with a token" if token is not None else "without a token"
+    told = f"; port status to {args.service}" if reporter is not None else ""
     print(
-        f"braid controller: OpenFlow on {of_host}:{of_port}, API on {args.api} ({guarded})",
+        f"braid controller: OpenFlow on {of_host}:{of_port}, API on {args.api} ({guarded})" + told,
         flush=True,
     )
     try:
@@ -107,6 +153,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     finally:
         server.stop()
         manager.close()
+        if reporter is not None:
+            reporter.close()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -180,11 +180,13 @@ class OvsSandbox:
         openflow_port: int = 6653,
         state_file: Path | None = None,
         token_file: Path | None = None,
+        extra: Sequence[str] = (),
     ) -> subprocess.Popen[bytes]:
         """`braid controller` inside the namespace, reachable at `controller_api`.
 
-        With `token_file`, its API wants the token in that file. Waits until
-        its API socket exists; the caller stops it (terminate, wait).
+        With `token_file`, its API wants the token in that file; `extra` are
+        more of its options. Waits until its API socket exists; the caller
+        stops it (terminate, wait).
         """
         command = [
             sys.executable,
@@ -196,6 +198,7 @@ class OvsSandbox:
             f"127.0.0.1:{openflow_port}",
             *(["--state", str(state_file)] if state_file is not None else []),
             *(["--api-token-file", str(token_file)] if token_file is not None else []),
+            *extra,
         ]
         socket_path = Path(self.controller_api[len("unix:") :])
         socket_path.unlink(missing_ok=True)
