@@ -109,10 +109,11 @@ class Onsa:
     url: str
     provider: str  # e.g. braid.test:nsa
     callback: int
+    requester: str = REQUESTER  # whose connections it sees (a provider shows each its own)
 
     def run(self, command: str, *args: str, timeout: float = 60) -> OnsaResult:
         argv = [str(self.script), "onsa", command, "-u", self.url, "-p", self.provider]
-        argv += ["-r", REQUESTER, "-h", "127.0.0.1", "-o", str(self.callback), *args]
+        argv += ["-r", self.requester, "-h", "127.0.0.1", "-o", str(self.callback), *args]
         began = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
         return OnsaResult(done.stdout + done.stderr, time.perf_counter() - began)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from braid.core.errors import InputError
 from braid.core.negotiation.strategies import DomainPath
 
-KINDS = ("site", "wan", "sdx")
+KINDS = ("site", "wan", "sdx", "nsi")
 
 
 def domain_paths(
