@@ -24,7 +24,7 @@ import yaml
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.bootstrap.local_cluster import LocalCluster
 from braid.testing.opennsa import Onsa, PeerMissingError, free_port, opennsa_peer, peer_script
-from tests.integration.negotiation.conftest import states, wait_until
+from tests.integration.negotiation.conftest import assert_ledgers_agree, states, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -171,6 +171,7 @@ def test_a_reservation_across_a_braid_domain_and_opennsa_commits_and_cancels(
     held = {h.domain: h.state for h in _lookup(cluster, rid).holdings}
     assert held == {"site-a": "committed", "onsa": "committed", "site-b": "committed"}
     assert set(_agents(cluster, reply.transaction_id).values()) == {pb.HOLD_STATE_COMMITTED}
+    assert_ledgers_agree(cluster, [reply])  # an agent without a report (onsa) is not asked
     # OpenNSA picked the VLANs on the links it owns; braid's result carries them.
     assert {v.link for p in reply.paths for v in p.vlans} >= {"a-onsa", "onsa-b"}
     seen = _opennsa(onsa)
@@ -182,6 +183,7 @@ def test_a_reservation_across_a_braid_domain_and_opennsa_commits_and_cancels(
     assert set(_agents(cluster, reply.transaction_id).values()) == {pb.HOLD_STATE_RELEASED}
     assert _opennsa(onsa)[-1][2] == "Terminated"
     _nothing_live_at_opennsa(onsa)
+    assert_ledgers_agree(cluster, [])
 
 
 def test_orchestrator_killed_between_reserve_and_commit_ends_the_opennsa_connection(
@@ -216,6 +218,9 @@ def test_orchestrator_killed_between_reserve_and_commit_ends_the_opennsa_connect
     ), _agents(cluster, answer.transaction_id)
     assert len(_opennsa(onsa)) == before + 1
     _nothing_live_at_opennsa(onsa)
+    assert_ledgers_agree(cluster, [])
+    again = _lookup(cluster, rid)  # the answer after recovery stands
+    assert (again.status, again.transaction_id) == (answer.status, answer.transaction_id)
 
 
 def test_a_refusal_at_opennsa_refuses_the_whole_reservation(
@@ -238,6 +243,7 @@ def test_a_refusal_at_opennsa_refuses_the_whole_reservation(
         assert any("not available" in text and f"{DOMAIN}:nsa" in text for text in said), said
         assert all(s in FREED for s in _agents(cluster, reply.transaction_id).values())
         _nothing_live_at_opennsa(onsa)
+        assert_ledgers_agree(cluster, [])
     finally:
         for connection in blockers:
             other.step("terminate", connection)
