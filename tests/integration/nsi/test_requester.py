@@ -23,7 +23,15 @@ import yaml
 
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.bootstrap.local_cluster import LocalCluster
-from braid.testing.opennsa import Onsa, PeerMissingError, free_port, opennsa_peer, peer_script
+from braid.testing.opennsa import (
+    NARROW_NRM,
+    Onsa,
+    PeerMissingError,
+    free_port,
+    opennsa_peer,
+    peer_script,
+    requester_network,
+)
 from tests.integration.negotiation.conftest import assert_ledgers_agree, states, wait_until
 
 pytestmark = pytest.mark.slow
@@ -31,47 +39,11 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[3]
 DOMAIN = "onsa-req.test"
 REQUESTER = "braid-orchestrator.test:nsa"  # onsa prefixes urn:ogf:network:
-# p1 carries two VLANs only, so that a requester holding both leaves braid none.
-NRM = (
-    "ethernet p1 - vlan:1780-1781 1000 em1 -\n"
-    "ethernet p2 - vlan:1780-1789 1000 em2 -\n"
-    "ethernet p3 - vlan:1780-1789 1000 em3 -\n"
-)
 FREED = (pb.HOLD_STATE_ABORTED, pb.HOLD_STATE_RELEASED)
 
 
 def _topology(provider: str) -> dict[str, object]:
-    network = f"urn:ogf:network:{DOMAIN}:topology"
-    return {
-        "domains": [
-            {"id": "site-a", "kind": "site"},
-            {
-                "id": "onsa",
-                "kind": "nsi",
-                "nsi": {
-                    "provider": provider,
-                    "nsa": f"urn:ogf:network:{DOMAIN}:nsa",
-                    "requester": f"urn:ogf:network:{REQUESTER}",
-                    "stps": {"onsa-p1": f"{network}:p1", "onsa-p3": f"{network}:p3"},
-                },
-            },
-            {"id": "site-b", "kind": "site"},
-        ],
-        "nodes": [
-            {"id": "a-host", "domain": "site-a"},
-            {"id": "a-edge", "domain": "site-a"},
-            {"id": "onsa-p1", "domain": "onsa"},
-            {"id": "onsa-p3", "domain": "onsa"},
-            {"id": "b-edge", "domain": "site-b"},
-            {"id": "b-host", "domain": "site-b"},
-        ],
-        "links": [
-            {"id": "a-lan", "a": "a-host", "b": "a-edge", "capacity": "10G"},
-            {"id": "a-onsa", "a": "a-edge", "b": "onsa-p1", "capacity": "1G", "vlans": "1780-1781"},
-            {"id": "onsa-b", "a": "onsa-p3", "b": "b-edge", "capacity": "1G", "vlans": "1780-1789"},
-            {"id": "b-lan", "a": "b-edge", "b": "b-host", "capacity": "10G"},
-        ],
-    }
+    return requester_network(provider, DOMAIN, f"urn:ogf:network:{REQUESTER}")
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +60,7 @@ def script() -> Path:
 def peer(script: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     home = tmp_path_factory.mktemp("opennsa-requester")
     nrm = home / "ports.nrm"
-    nrm.write_text(NRM, encoding="utf-8")
+    nrm.write_text(NARROW_NRM, encoding="utf-8")
     try:
         with opennsa_peer(script, home, DOMAIN, nrm=nrm) as url:
             yield url

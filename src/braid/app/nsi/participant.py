@@ -85,7 +85,7 @@ class NsiParticipants:
         provider: NsiProvider,
         book: ConnectionBook,
         *,
-        poll: float = 0.2,
+        poll: float = 0.05,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.peers = dict(peers)
