@@ -4,7 +4,8 @@
 `nsi`. Such a domain is blind: it gives no offers and answers a concrete
 request yes or no. Its vote is NSI's reserve — each segment asked of it
 becomes one NSI connection, and the vote is yes once every one of them is
-ReserveHeld. COMMIT is reserveCommit, ABORT is reserveAbort followed by
+ReserveHeld. COMMIT is reserveCommit then provision (committed in braid means
+carried in the window), ABORT is reserveAbort followed by
 terminate (an aborted NSI reservation still exists, Created, and braid wants
 nothing left behind), a cancel's RELEASE is terminate.
 
@@ -39,7 +40,7 @@ from braid.core.errors import TopologyError
 from braid.core.negotiation.holds import SegmentAsk
 from braid.core.negotiation.result_rules import SwitchPlan
 from braid.core.nsi.peer import BorderEnd, NsiPeer, segment_stps, vlan_of
-from braid.core.nsi.states import LifecycleState, ReservationState
+from braid.core.nsi.states import LifecycleState, ProvisionState, ReservationState
 
 __all__ = ["NsiParticipants", "global_id"]
 
@@ -189,6 +190,11 @@ class NsiParticipants:
             if summary.states.reservation is not ReservationState.START or not live:
                 why = f"{summary.connection_id} cannot be committed: {_states(summary)}"
                 raise CallFailedError(domain, "FAILED_PRECONDITION", "ERROR_CODE_CONFLICT", why)
+            # Committed in braid means carried in its window; in NSI that also takes a
+            # provision (the provider then switches the data plane on at the start).
+            if summary.states.provision in (None, ProvisionState.RELEASED):
+                self._ask(domain, "provision", summary.connection_id)
+        self._settled(domain, ids, until=lambda s: s.states.provision is ProvisionState.PROVISIONED)
         return "HOLD_STATE_COMMITTED"
 
     def _end(self, domain: str, tx: str, answer: str) -> str:

@@ -17,6 +17,7 @@ from braid.core.negotiation.holds import SegmentAsk
 from braid.core.nsi.connection import ConnectionStates
 from braid.core.nsi.peer import BorderEnd, NsiPeer
 from braid.core.nsi.states import LifecycleState as L
+from braid.core.nsi.states import ProvisionState as P
 from braid.core.nsi.states import ReservationState as R
 
 NET = "urn:ogf:network:peer.test:topology"
@@ -30,7 +31,7 @@ ENDS = (
 SEGMENT = (SegmentAsk("a-edge", "b-edge", 10**8, 0),)
 WINDOW = (1_900_000_000, 1_900_003_600)
 # What each state becomes at the provider's next step.
-NEXT = {R.CHECKING: R.HELD, R.COMMITTING: R.START, R.ABORTING: R.START}
+NEXT = {R.CHECKING: R.HELD, R.ABORTING: R.START}
 
 
 @dataclass
@@ -74,6 +75,8 @@ class FakeProvider:
         }
         if operation == "terminate":
             after = replace(states, lifecycle=L.TERMINATING)
+        elif operation == "provision" and states.provision is P.RELEASED:
+            after = replace(states, provision=P.PROVISIONING)
         elif (operation, states.reservation) in moves:
             after = moves[(operation, states.reservation)]
         else:
@@ -86,8 +89,12 @@ class FakeProvider:
             states = known.summary.states
             if states.reservation is R.CHECKING and known.fail:
                 states = _states(R.FAILED)
+            elif states.reservation is R.COMMITTING:
+                states = replace(states, reservation=R.START, provision=P.RELEASED)
             elif states.reservation in NEXT:
                 states = replace(states, reservation=NEXT[states.reservation])
+            if states.provision is P.PROVISIONING:
+                states = replace(states, provision=P.PROVISIONED)
             if states.lifecycle is L.TERMINATING:
                 states = replace(states, lifecycle=L.TERMINATED)
             known.summary = replace(known.summary, states=states)
@@ -142,10 +149,11 @@ def test_held_is_yes_with_the_vlans_chosen_then_commit_then_release_terminates()
     assert asked.criteria.capacity == 100
     assert nsi.commit("onsa", "tx1", "token").result() == "HOLD_STATE_COMMITTED"
     assert provider.state(cid) == (R.START, L.CREATED)
+    assert provider.connections[cid].summary.states.provision is P.PROVISIONED
     assert nsi.commit("onsa", "tx1", "token").result() == "HOLD_STATE_COMMITTED"  # a re-send
     assert nsi.release("onsa", "tx1", "token").result() == "HOLD_STATE_RELEASED"
     assert provider.state(cid)[1] is L.TERMINATED
-    assert [op for op, _ in provider.sent] == ["reserveCommit", "terminate"]
+    assert [op for op, _ in provider.sent] == ["reserveCommit", "provision", "terminate"]
 
 
 def test_a_reserve_the_provider_fails_is_no_and_leaves_nothing() -> None:
