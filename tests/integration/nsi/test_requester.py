@@ -14,6 +14,7 @@ import shutil
 import threading
 import time
 import uuid
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,8 +22,10 @@ import grpc
 import pytest
 import yaml
 
+from braid.adapters.api.interdomain import mount_interdomain
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.bootstrap.local_cluster import LocalCluster
+from braid.bootstrap.orchestrator import open_interdomain
 from braid.testing.opennsa import (
     NARROW_NRM,
     Onsa,
@@ -220,3 +223,42 @@ def test_a_refusal_at_opennsa_refuses_the_whole_reservation(
     finally:
         for connection in blockers:
             other.step("terminate", connection)
+
+
+def test_through_braid_serve_s_rest_api_the_same_domain_commits_and_cancels(
+    cluster: LocalCluster, onsa: Onsa, tmp_path: Path
+) -> None:
+    """`braid serve --domains` runs its own orchestrator in-process: the same NSI domain,
+    seen and cancelled through REST."""
+    with warnings.catch_warnings():  # as tests/api/conftest.py: Starlette's, not ours
+        warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+        from tests.api.harness import build
+
+    service = open_interdomain(cluster.file, tmp_path / "serve-negotiation.db")
+    try:
+        api = build()
+        mount_interdomain(api.app, service)
+        start = int(time.time()) + 120
+        sent = {
+            "src": {"domain": "site-a", "point": "a-host"},
+            "dst": {"domain": "site-b", "point": "b-host"},
+            "bandwidth": "100M",
+            "start": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start)),
+            "end": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start + 3600)),
+        }
+        made = api.client.post("/v1/interdomain/reservations", json=sent, headers=api.auth("alice"))
+        assert made.status_code == 201, made.text
+        view = made.json()
+        assert view["holdings"] == dict.fromkeys(("site-a", "onsa", "site-b"), "committed")
+        assert {v["link"] for p in view["paths"] for v in p["vlans"]} >= {"a-onsa", "onsa-b"}
+        assert _opennsa(onsa)[-1] == ("ReserveStart", "Provisioned", "Created")
+        path = f"/v1/interdomain/reservations/{view['id']}"
+        gone = api.client.delete(path, headers=api.auth("alice"))
+        assert gone.status_code == 200, gone.text
+        shown = api.client.get(path, headers=api.auth("alice")).json()
+        assert shown["status"] == "cancelled"
+        assert set(shown["holdings"].values()) == {"released"}
+    finally:
+        service.close()
+    _nothing_live_at_opennsa(onsa)
+    assert_ledgers_agree(cluster, [])

@@ -126,3 +126,12 @@ def test_a_hand_off_point_it_does_not_have_is_an_error() -> None:
     with pytest.raises(TopologyError) as caught:
         segment_stps(peer, view.nsi_ends("onsa"), "somewhere", "b-edge", 10**6)
     assert caught.value.field == "entry"
+
+
+def test_two_nsi_domains_cannot_be_linked_directly() -> None:
+    data = copy.deepcopy(BASE)
+    data["domains"][2] = {**BASE["domains"][1], "id": "site-b"}  # site-b becomes an nsi domain
+    data["domains"][2]["nsi"] = {**BASE["domains"][1]["nsi"], "stps": {"b-edge": f"{NET}:p9"}}
+    with pytest.raises(TopologyError) as caught:
+        global_view_from_dict(data)
+    assert caught.value.field == "links[1]"
