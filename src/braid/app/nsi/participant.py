@@ -250,6 +250,8 @@ class NsiParticipants:
     ) -> list[Summary]:
         """The connections' summaries once none is on its way (or `until` holds for all);
         DEADLINE_EXCEEDED after the peer's timeout."""
+        if not ids:
+            return []
         done = until or (lambda s: s.states.reservation not in _BUSY)
         peer = self.peers[domain]
         deadline = time.monotonic() + peer.timeout
@@ -260,9 +262,9 @@ class NsiParticipants:
             except ProviderError as exc:
                 raise _failure(domain, exc) from None
             missing = [i for i in ids if i not in found]
-            if missing:
+            if missing:  # it holds nothing for it: settles an abort, refuses a commit
                 text = f"the provider does not know connection {missing[0]}"
-                raise CallFailedError(domain, "NOT_FOUND", "", text)
+                raise CallFailedError(domain, "NOT_FOUND", "ERROR_CODE_UNKNOWN_TRANSACTION", text)
             summaries = [found[i] for i in ids]
             if all(done(s) for s in summaries):
                 return summaries

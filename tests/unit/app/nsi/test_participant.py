@@ -210,3 +210,14 @@ def test_commits_that_cannot_be_honoured_or_reached() -> None:
     with pytest.raises(CallFailedError) as blind:
         nsi.offers("onsa", "tx6", "t", WINDOW, [("a-edge", "b-edge")], False).result()
     assert blind.value.error == "ERROR_CODE_BLIND_DOMAIN"
+
+
+def test_a_connection_the_provider_forgot_settles_an_abort_and_refuses_a_commit() -> None:
+    provider = FakeProvider()
+    nsi = _participants(provider)
+    assert nsi.prepare("onsa", "tx7", "t", WINDOW, SEGMENT, 30, False).result().yes
+    provider.connections.clear()  # the provider lost its database
+    for call in (nsi.commit, nsi.abort):
+        with pytest.raises(CallFailedError) as forgotten:
+            call("onsa", "tx7", "t").result()
+        assert forgotten.value.error == "ERROR_CODE_UNKNOWN_TRANSACTION"  # settled, not retried
