@@ -19,7 +19,7 @@ __all__ = ["DomainEntry", "DomainLink", "DomainNetwork", "domain_network"]
 @dataclass(frozen=True, slots=True)
 class DomainEntry:
     id: str
-    kind: str  # site, wan or sdx
+    kind: str  # site, wan, sdx or nsi
     visible: bool  # False: a blind domain (answers only yes or no)
     points: tuple[str, ...]  # every node of the domain, its border points last
     borders: tuple[str, ...]

@@ -89,6 +89,8 @@ class LocalCluster:
         self.workdir.mkdir(parents=True, exist_ok=True)
         data = yaml.safe_load(self.topology.read_text(encoding="utf-8"))
         for entry in data["domains"]:
+            if entry.get("kind") == "nsi":
+                continue  # an NSI provider's domain: no braid agent runs it
             self.ports[entry["id"]] = free_port()
             entry["agent"] = f"127.0.0.1:{self.ports[entry['id']]}"
         self.ports["orchestrator"] = free_port()

@@ -20,7 +20,9 @@ from typing import Any
 
 from braid.adapters.domain_files import load_multidomain
 from braid.adapters.negotiation.decision_log import SqliteDecisionLog
+from braid.adapters.negotiation.nsi_book import SqliteConnectionBook
 from braid.adapters.negotiation.owner_book import SqliteOwnerBook
+from braid.adapters.nsi.provider_client import SoapProvider
 from braid.adapters.rpc.agent_client import GrpcAgentPool
 from braid.adapters.rpc.channels import TlsFiles, start_server
 from braid.adapters.rpc.view_source import GrpcViewSource
@@ -29,8 +31,11 @@ from braid.app.negotiation.delivery import Finisher
 from braid.app.negotiation.domain_graph import DomainGraph, Listener
 from braid.app.negotiation.negotiator import Orchestrator, OrchestratorConfig
 from braid.app.negotiation.results import NegotiationResult, TraceEvent
+from braid.app.negotiation.routing import RoutedPool
+from braid.app.nsi.participant import NsiParticipants
 from braid.app.periodic import Periodic
 from braid.core.errors import InputError
+from braid.core.negotiation.domains import MultiDomainNetwork, nsi_peers
 from braid.core.negotiation.published import DomainPart, MergedView, domain_part
 from braid.core.negotiation.transaction import Decision, Transaction
 from braid.core.policy import Policy
@@ -51,6 +56,7 @@ class NegotiationRuntime:
     graph: DomainGraph
     _views: GrpcViewSource
     _refresher: Periodic
+    _nsi: NsiParticipants | None = None
     server: Any = None
     port: int = 0
 
@@ -69,6 +75,8 @@ class NegotiationRuntime:
         self._finisher.stop()
         self._views.close()
         self._pool.close()
+        if self._nsi is not None:
+            self._nsi.close()
         self._decisions.close()
 
 
@@ -92,7 +100,7 @@ def start_negotiation(
     addresses a single `topology` file gives, whose parts stand in for an agent
     until it first answers); asked again every `refresh_period` seconds. `token`:
     the bearer token agents with a peer policy know this orchestrator by."""
-    graph, source = _domain_graph(topology, agents, timeout=timeout, tls=tls)
+    graph, source, network = _domain_graph(topology, agents, timeout=timeout, tls=tls)
     pool = GrpcAgentPool(
         {d: a for d, a in graph.addresses.items() if a},
         timeout=timeout,
@@ -103,7 +111,9 @@ def start_negotiation(
         token=token,
     )
     log = SqliteDecisionLog(decisions, synchronous=synchronous)
-    orchestrator = Orchestrator(graph.merged.view, pool, log, config)
+    nsi = _nsi_participants(network, decisions, synchronous)
+    routed = pool if nsi is None else RoutedPool(pool, dict.fromkeys(nsi.peers, nsi))
+    orchestrator = Orchestrator(graph.merged.view, routed, log, config)
     graph.listeners.append(_follower(orchestrator, pool))
     pool.in_progress = orchestrator.in_progress
     fault = os.environ.get(FAULT_VARIABLE, "")
@@ -121,15 +131,30 @@ def start_negotiation(
     refresher = Periodic(graph.refresh, refresh_period, "braid-domain-graph")
     refresher.start()
     return NegotiationRuntime(
-        orchestrator, len(recovered), pool, log, finisher, graph, source, refresher
+        orchestrator, len(recovered), pool, log, finisher, graph, source, refresher, nsi
     )
+
+
+def _nsi_participants(
+    network: MultiDomainNetwork | None, decisions: Path, synchronous: str
+) -> NsiParticipants | None:
+    """The NSI domains of the topology file, reached as braid's NSI requester (or None)."""
+    peers = nsi_peers(network.view) if network is not None else {}
+    if not peers:
+        return None
+    assert network is not None
+    ends = {d: network.view.nsi_ends(d) for d in peers}
+    book = SqliteConnectionBook(decisions, synchronous=synchronous)
+    return NsiParticipants(peers, ends, SoapProvider(), book)
 
 
 def _domain_graph(
     topology: Path | None, agents: Sequence[str], *, timeout: float, tls: TlsFiles | None
-) -> tuple[DomainGraph, GrpcViewSource]:
-    """The graph as the agents publish it now (a file's parts for those who do not answer)."""
+) -> tuple[DomainGraph, GrpcViewSource, MultiDomainNetwork | None]:
+    """The graph as the agents publish it now (a file's parts for those who do not answer;
+    an NSI domain's part always comes from the file: no agent publishes it)."""
     seed: dict[str, tuple[str, DomainPart]] = {}
+    network = None
     if topology is not None:
         network = load_multidomain(topology)
         seed = {
@@ -142,7 +167,7 @@ def _domain_graph(
     source = GrpcViewSource(addresses, timeout=timeout, tls=tls)
     graph = DomainGraph(source, seed)
     graph.refresh()
-    return graph, source
+    return graph, source, network
 
 
 def _follower(orchestrator: Orchestrator, pool: GrpcAgentPool) -> Listener:

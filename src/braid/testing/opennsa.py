@@ -19,10 +19,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from braid.testing.serving import wait_healthy
 
 __all__ = [
+    "NARROW_NRM",
     "PEER_SCRIPT",
     "BraidNsi",
     "Onsa",
@@ -32,6 +34,7 @@ __all__ = [
     "free_port",
     "opennsa_peer",
     "peer_script",
+    "requester_network",
     "wait_for_log",
 ]
 
@@ -109,10 +112,11 @@ class Onsa:
     url: str
     provider: str  # e.g. braid.test:nsa
     callback: int
+    requester: str = REQUESTER  # whose connections it sees (a provider shows each its own)
 
     def run(self, command: str, *args: str, timeout: float = 60) -> OnsaResult:
         argv = [str(self.script), "onsa", command, "-u", self.url, "-p", self.provider]
-        argv += ["-r", REQUESTER, "-h", "127.0.0.1", "-o", str(self.callback), *args]
+        argv += ["-r", self.requester, "-h", "127.0.0.1", "-o", str(self.callback), *args]
         began = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
         return OnsaResult(done.stdout + done.stderr, time.perf_counter() - began)
@@ -195,3 +199,46 @@ def braid_with_nsi(
         finally:
             process.terminate()
             process.wait(timeout=15)
+
+
+# OpenNSA's ports for braid as its requester: p1 carries two VLANs only, so that
+# another requester holding both leaves braid none.
+NARROW_NRM = (
+    "ethernet p1 - vlan:1780-1781 1000 em1 -\n"
+    "ethernet p2 - vlan:1780-1789 1000 em2 -\n"
+    "ethernet p3 - vlan:1780-1789 1000 em3 -\n"
+)
+
+
+def requester_network(provider: str, domain: str, requester: str) -> dict[str, Any]:
+    """Sites a and b (braid agents) through an OpenNSA domain `onsa` (kind nsi) whose
+    provider is at `provider`: its ports p1 and p3 are braid's nodes onsa-p1 and onsa-p3."""
+    network = f"urn:ogf:network:{domain}:topology"
+    peer = {
+        "provider": provider,
+        "nsa": f"urn:ogf:network:{domain}:nsa",
+        "requester": requester,
+        "stps": {"onsa-p1": f"{network}:p1", "onsa-p3": f"{network}:p3"},
+    }
+    border = {"capacity": "1G"}
+    return {
+        "domains": [
+            {"id": "site-a", "kind": "site"},
+            {"id": "onsa", "kind": "nsi", "nsi": peer},
+            {"id": "site-b", "kind": "site"},
+        ],
+        "nodes": [
+            {"id": "a-host", "domain": "site-a"},
+            {"id": "a-edge", "domain": "site-a"},
+            {"id": "onsa-p1", "domain": "onsa"},
+            {"id": "onsa-p3", "domain": "onsa"},
+            {"id": "b-edge", "domain": "site-b"},
+            {"id": "b-host", "domain": "site-b"},
+        ],
+        "links": [
+            {"id": "a-lan", "a": "a-host", "b": "a-edge", "capacity": "10G"},
+            {"id": "a-onsa", "a": "a-edge", "b": "onsa-p1", **border, "vlans": "1780-1781"},
+            {"id": "onsa-b", "a": "onsa-p3", "b": "b-edge", **border, "vlans": "1780-1789"},
+            {"id": "b-lan", "a": "b-edge", "b": "b-host", "capacity": "10G"},
+        ],
+    }

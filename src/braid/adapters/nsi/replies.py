@@ -24,7 +24,14 @@ from braid.app.nsi.messages import (
 from braid.core.nsi.connection import ConnectionStates
 from braid.core.nsi.states import ProvisionState
 
-__all__ = ["ACTION", "acknowledgment", "encode", "reserve_response", "soap_action"]
+__all__ = [
+    "ACTION",
+    "acknowledgment",
+    "encode",
+    "reserve_response",
+    "soap_action",
+    "write_criteria",
+]
 
 ACTION: Final = "http://schemas.ogf.org/nsi/2013/12/connection/service/"
 
@@ -75,7 +82,7 @@ def _(message: ReserveConfirmed, body: etree._Element) -> None:
     node = sub(body, f"{{{CTYPES}}}reserveConfirmed")
     sub(node, "connectionId", message.connection_id)
     _described(node, message.global_reservation_id, message.description)
-    _criteria(node, message.criteria)
+    write_criteria(node, message.criteria)
 
 
 @_write.register
@@ -147,7 +154,7 @@ def _notification(
 def _summary(node: etree._Element, summary: Summary) -> None:
     sub(node, "connectionId", summary.connection_id)
     _described(node, summary.global_reservation_id, summary.description)
-    _criteria(node, summary.criteria, children=True)
+    write_criteria(node, summary.criteria, children=True)
     sub(node, "requesterNSA", summary.requester_nsa)
     _states(node, summary.states, active=summary.data_plane_active)
     sub(node, "notificationId", str(summary.notification_id))
@@ -160,7 +167,7 @@ def _described(node: etree._Element, global_id: str | None, description: str | N
         sub(node, "description", description)
 
 
-def _criteria(parent: etree._Element, criteria: Criteria, *, children: bool = False) -> None:
+def write_criteria(parent: etree._Element, criteria: Criteria, *, children: bool = False) -> None:
     node = sub(parent, "criteria")
     node.set("version", str(criteria.version))
     schedule = sub(node, "schedule")

@@ -37,6 +37,8 @@ __all__ = [
     "decode_request",
     "envelope",
     "fault",
+    "read_criteria",
+    "required",
     "sub",
     "text_of",
     "timestamp",
@@ -76,7 +78,7 @@ def decode_request(data: bytes) -> Request:
     if name == "reserve":
         return _reserve(header, operation)
     if name in GENERIC:
-        return GenericRequest(header, name, _required(operation, "connectionId"))
+        return GenericRequest(header, name, required(operation, "connectionId"))
     if name in QUERIES:
         ids = tuple(_texts(operation, "connectionId"))
         return QueryRequest(header, name, ids, tuple(_texts(operation, "globalReservationId")))
@@ -87,34 +89,38 @@ def _header(root: etree._Element) -> Header:
     soap_header = _one(root, f"{{{SOAP}}}Header", "Header")
     nsi = _one(soap_header, f"{{{HEADERS}}}nsiHeader", "nsiHeader")
     return Header(
-        correlation_id=_required(nsi, "correlationId"),
-        requester_nsa=_required(nsi, "requesterNSA"),
-        provider_nsa=_required(nsi, "providerNSA"),
+        correlation_id=required(nsi, "correlationId"),
+        requester_nsa=required(nsi, "requesterNSA"),
+        provider_nsa=required(nsi, "providerNSA"),
         reply_to=text_of(nsi, "replyTo"),
         protocol_version=text_of(nsi, "protocolVersion") or "",
     )
 
 
 def _reserve(header: Header, operation: etree._Element) -> ReserveRequest:
-    criteria = _one(operation, "criteria", "criteria")
-    schedule = criteria.find("schedule")
-    p2p = _one(criteria, f"{{{P2PS}}}p2ps", "p2ps")
     return ReserveRequest(
         header=header,
         connection_id=text_of(operation, "connectionId"),
         global_reservation_id=text_of(operation, "globalReservationId"),
         description=text_of(operation, "description"),
-        criteria=Criteria(
-            version=_integer(criteria.get("version", "0"), "criteria.version"),
-            start=_instant(schedule, "startTime"),
-            end=_instant(schedule, "endTime"),
-            capacity=_integer(_required(p2p, "capacity"), "capacity"),
-            source_stp=_required(p2p, "sourceSTP"),
-            dest_stp=_required(p2p, "destSTP"),
-            directionality=text_of(p2p, "directionality") or "Bidirectional",
-            symmetric_path=(text_of(p2p, "symmetricPath") or "false").lower() == "true",
-            service_type=text_of(criteria, "serviceType") or "",
-        ),
+        criteria=read_criteria(_one(operation, "criteria", "criteria")),
+    )
+
+
+def read_criteria(criteria: etree._Element) -> Criteria:
+    """A point-to-point `criteria` element (of a reserve, or of a provider's summary)."""
+    schedule = criteria.find("schedule")
+    p2p = _one(criteria, f"{{{P2PS}}}p2ps", "p2ps")
+    return Criteria(
+        version=_integer(criteria.get("version", "0"), "criteria.version"),
+        start=_instant(schedule, "startTime"),
+        end=_instant(schedule, "endTime"),
+        capacity=_integer(required(p2p, "capacity"), "capacity"),
+        source_stp=required(p2p, "sourceSTP"),
+        dest_stp=required(p2p, "destSTP"),
+        directionality=text_of(p2p, "directionality") or "Bidirectional",
+        symmetric_path=(text_of(p2p, "symmetricPath") or "false").lower() == "true",
+        service_type=text_of(criteria, "serviceType") or "",
     )
 
 
@@ -132,7 +138,7 @@ def text_of(parent: etree._Element, tag: str) -> str | None:
     return found.text.strip()
 
 
-def _required(parent: etree._Element, tag: str) -> str:
+def required(parent: etree._Element, tag: str) -> str:
     value = text_of(parent, tag)
     if value is None:
         raise NsiError(MISSING_PARAMETER, tag, f"{tag} is required")

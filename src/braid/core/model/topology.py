@@ -12,7 +12,7 @@ from braid.core.model.geo import fibre_latency_ms
 from braid.core.model.units import parse_bandwidth, to_mbps
 from braid.core.model.vlans import ALL_VLANS, VlanSpans, format_vlan_spans, parse_vlan_spans
 
-DOMAIN_KINDS = ("site", "wan", "sdx")
+DOMAIN_KINDS = ("site", "wan", "sdx", "nsi")
 LINK_STATES = ("up", "down")
 
 
@@ -144,11 +144,12 @@ def _domains(items: Sequence[Any]) -> dict[str, Domain]:
     domains: dict[str, Domain] = {}
     for i, item in enumerate(items):
         where = f"domains[{i}]"
-        entry = _entry(item, where, {"id", "kind", "visible", "agent", "name"})
+        # `nsi` (an NSI domain's provider) is read by the negotiation's view.
+        entry = _entry(item, where, {"id", "kind", "visible", "agent", "name", "nsi"})
         kind = entry.get("kind", "wan")
         if kind not in DOMAIN_KINDS:
             raise TopologyError(f"{where}.kind", f"must be one of {', '.join(DOMAIN_KINDS)}")
-        visible = entry.get("visible", True)
+        visible = entry.get("visible", kind != "nsi")
         if not isinstance(visible, bool):
             raise TopologyError(f"{where}.visible", "must be true or false")
         agent = entry.get("agent")

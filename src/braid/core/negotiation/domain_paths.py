@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from braid.core.errors import InputError
 from braid.core.negotiation.strategies import DomainPath
 
-KINDS = ("site", "wan", "sdx")
+KINDS = ("site", "wan", "sdx", "nsi")
 
 
 def domain_paths(
@@ -30,7 +30,7 @@ def domain_paths(
 ) -> list[DomainPath]:
     """Up to `k` simple domain paths from site `src` to site `dst`, shortest first.
 
-    `kinds` maps every domain id to its kind (``site``, ``wan`` or ``sdx``);
+    `kinds` maps every domain id to its kind (``site``, ``wan``, ``sdx`` or ``nsi``);
     `links` are the inter-domain links as unordered pairs of domain ids
     (parallel links collapse into one edge). `max_domains` bounds a path's
     length (default: every domain). Raises `InputError` naming the field on

@@ -24,9 +24,11 @@ from braid.core.errors import TopologyError
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.model.units import parse_bandwidth
 from braid.core.model.vlans import parse_vlan_spans
+from braid.core.nsi.peer import BorderEnd, NsiPeer, parse_nsi_peer
 
-DOMAIN_KINDS = ("site", "wan", "sdx")
-_OWNER_RANK = {"sdx": 0, "wan": 1, "site": 2}
+DOMAIN_KINDS = ("site", "wan", "sdx", "nsi")
+# An NSI domain owns its border links: only its provider can pick the VLAN.
+_OWNER_RANK = {"nsi": -1, "sdx": 0, "wan": 1, "site": 2}
 _ADDRESS = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$")
 
 
@@ -36,6 +38,8 @@ class DomainSpec:
     kind: str
     visible: bool
     agent: str | None
+    # How to reach the provider of a domain of kind nsi (none for braid agents' domains).
+    nsi: NsiPeer | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +83,15 @@ class GlobalView:
             link for link in self.links.values() if domain in (link.a_domain, link.b_domain)
         )
 
+    def nsi_ends(self, domain: str) -> tuple[BorderEnd, ...]:
+        """An NSI domain's border links, each with its hand-off point and its NSI-side node."""
+        out = []
+        for link in self.links_of(domain):
+            node = link.a if link.a_domain == domain else link.b
+            low, high = link.vlans.low, link.vlans.high
+            out.append(BorderEnd(link.id, link.handoff, node, link.capacity, low, high))
+        return tuple(out)
+
     def require_domain(self, domain: str, field: str) -> DomainSpec:
         spec = self.domains.get(domain)
         if spec is None:
@@ -102,7 +115,35 @@ def global_view_from_dict(data: Mapping[str, Any]) -> GlobalView:
     for link in links.values():
         borders[link.a_domain].add(link.a)
         borders[link.b_domain].add(link.b)
+    _check_nsi_stps(domains, borders, node_domain)
     return GlobalView(domains, links, {d: frozenset(p) for d, p in borders.items()})
+
+
+def nsi_peers(view: GlobalView) -> dict[str, NsiPeer]:
+    """The provider of every NSI domain; TopologyError if one has none (a neighbour's entry)."""
+    out = {}
+    for i, spec in enumerate(view.domains.values()):
+        if spec.kind == "nsi":
+            if spec.nsi is None:
+                raise TopologyError(f"domains[{i}].nsi", "an nsi domain needs provider, nsa, stps")
+            out[spec.id] = spec.nsi
+    return out
+
+
+def _check_nsi_stps(
+    domains: Mapping[str, DomainSpec], borders: Mapping[str, set[str]], nodes: Mapping[str, str]
+) -> None:
+    """Every border node of an NSI domain has an STP, and every STP is such a node."""
+    for i, spec in enumerate(domains.values()):
+        if spec.nsi is None:
+            continue
+        field = f"domains[{i}].nsi.stps"
+        for node in spec.nsi.stps:
+            if nodes.get(node) != spec.id:
+                raise TopologyError(f"{field}.{node}", f"not a node of domain {spec.id!r}")
+        missing = sorted(borders[spec.id] - set(spec.nsi.stps))
+        if missing:
+            raise TopologyError(field, f"no STP for border node {missing[0]!r}")
 
 
 def _domains(value: object) -> dict[str, DomainSpec]:
@@ -116,7 +157,7 @@ def _domains(value: object) -> dict[str, DomainSpec]:
         kind = item.get("kind", "wan")
         if kind not in DOMAIN_KINDS:
             raise TopologyError(f"{where}.kind", f"must be one of {', '.join(DOMAIN_KINDS)}")
-        visible = item.get("visible", True)
+        visible = item.get("visible", kind != "nsi")
         if not isinstance(visible, bool):
             raise TopologyError(f"{where}.visible", "must be true or false")
         agent = item.get("agent")
@@ -124,8 +165,25 @@ def _domains(value: object) -> dict[str, DomainSpec]:
             raise TopologyError(f"{where}.agent", f"must be 'host:port', got {agent!r}")
         if item["id"] in out:
             raise TopologyError(f"{where}.id", f"duplicate id {item['id']!r}")
-        out[item["id"]] = DomainSpec(item["id"], kind, visible, agent)
+        out[item["id"]] = DomainSpec(item["id"], kind, visible, agent, _nsi(item, kind, where))
     return out
+
+
+def _nsi(item: Mapping[str, Any], kind: str, where: str) -> NsiPeer | None:
+    """An NSI domain's provider; it is blind (yes or no to a concrete request) and has no agent."""
+    if kind != "nsi":
+        if "nsi" in item:
+            raise TopologyError(f"{where}.nsi", "only a domain of kind nsi has one")
+        return None
+    if item.get("visible", False) is not False:
+        raise TopologyError(f"{where}.visible", "an nsi domain is blind: leave it out or say false")
+    if item.get("agent") is not None:
+        raise TopologyError(
+            f"{where}.agent", "an nsi domain has no braid agent (see its nsi entry)"
+        )
+    # A neighbour's entry in an agent's own file names only its id and kind; the
+    # orchestrator requires the provider (`nsi_peers`).
+    return None if item.get("nsi") is None else parse_nsi_peer(item["nsi"], f"{where}.nsi")
 
 
 def _valid_address(text: str) -> bool:
@@ -189,9 +247,14 @@ def parse_vlan_range(value: object, field: str) -> VlanRange:
 def _owner(
     value: object, a_domain: str, b_domain: str, domains: Mapping[str, DomainSpec], field: str
 ) -> str:
+    nsi = [d for d in (a_domain, b_domain) if domains[d].kind == "nsi"]
+    if len(nsi) == 2:
+        raise TopologyError(field.rpartition(".")[0], "two nsi domains cannot be linked directly")
     if value is not None:
         if value not in (a_domain, b_domain):
             raise TopologyError(field, f"must be {a_domain!r} or {b_domain!r}, got {value!r}")
+        if nsi and value != nsi[0]:
+            raise TopologyError(field, f"a link of nsi domain {nsi[0]!r} is owned by it")
         return str(value)
     ranks = (_OWNER_RANK[domains[a_domain].kind], _OWNER_RANK[domains[b_domain].kind])
     return b_domain if ranks[1] < ranks[0] else a_domain

@@ -123,6 +123,9 @@ def domain_file_dict(network: MultiDomainNetwork, domain: str) -> dict[str, Any]
     entry: dict[str, Any] = {"id": own.id, "kind": own.kind, "visible": own.visible}
     if own.agent:
         entry["agent"] = own.agent
+    entries = [d for d in _mappings(network.data.get("domains")) if d.get("id") == domain]
+    if own.kind == "nsi" and entries and "nsi" in entries[0]:
+        entry["nsi"] = entries[0]["nsi"]  # the provider, for an orchestrator reading this file
     domains = [entry] + [{"id": d, "kind": view.domains[d].kind} for d in neighbours]
     nodes = [
         dict(n)

@@ -1,0 +1,57 @@
+"""One `AgentPool` over several: braid agents over gRPC, NSI providers over SOAP."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from braid.app.negotiation.ports import AgentPool, Pending, PrepReply, Window
+from braid.core.negotiation.holds import SegmentAsk
+from braid.core.negotiation.result_rules import SwitchPlan
+
+__all__ = ["RoutedPool"]
+
+
+class RoutedPool:
+    """Each domain's calls go to its own pool (`special`), every other domain's to `default`."""
+
+    def __init__(self, default: AgentPool, special: Mapping[str, AgentPool]) -> None:
+        self._default = default
+        self._special = dict(special)
+
+    def _for(self, domain: str) -> AgentPool:
+        return self._special.get(domain, self._default)
+
+    def offers(
+        self,
+        domain: str,
+        transaction: str,
+        token: str,
+        window: Window,
+        spans: Sequence[tuple[str, str]],
+        symmetric: bool,
+    ) -> Pending[list[int]]:
+        return self._for(domain).offers(domain, transaction, token, window, spans, symmetric)
+
+    def prepare(
+        self,
+        domain: str,
+        transaction: str,
+        token: str,
+        window: Window,
+        segments: Sequence[SegmentAsk],
+        hold_seconds: int,
+        symmetric: bool,
+    ) -> Pending[PrepReply]:
+        pool = self._for(domain)
+        return pool.prepare(domain, transaction, token, window, segments, hold_seconds, symmetric)
+
+    def commit(
+        self, domain: str, transaction: str, token: str, switches: Sequence[SwitchPlan] = ()
+    ) -> Pending[str]:
+        return self._for(domain).commit(domain, transaction, token, switches)
+
+    def abort(self, domain: str, transaction: str, token: str) -> Pending[str]:
+        return self._for(domain).abort(domain, transaction, token)
+
+    def release(self, domain: str, transaction: str, token: str) -> Pending[str]:
+        return self._for(domain).release(domain, transaction, token)
