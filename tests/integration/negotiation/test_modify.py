@@ -26,8 +26,8 @@ pytestmark = pytest.mark.slow
 FREED = {pb.HOLD_STATE_RELEASED}
 
 
-def modify(cluster: LocalCluster, rid: str, gbps: float, **fields: int) -> pb.ReservationResp:
-    query = pb.ModifyQuery(id=rid, bandwidth_bps=int(gbps * G), **fields)
+def modify(cluster: LocalCluster, rid: str, gbps: float, max_paths: int = 0) -> pb.ReservationResp:
+    query = pb.ModifyQuery(id=rid, bandwidth_bps=int(gbps * G), max_paths=max_paths)
     reply: pb.ReservationResp = cluster.orchestrator().Modify(query, timeout=30)
     return reply
 
