@@ -11,6 +11,11 @@ The transaction is in the decision log before its first Prep leaves (with
 every domain that may be asked), so a restart finds and aborts it if it was
 never decided; the decision is written together with the whole result
 (paths, shares, VLANs, rule plan), so a lookup after any crash returns it.
+
+A modify negotiates the reservation's new version the same way, as a fresh
+transaction beside the old bookings; its COMMIT and the old version's
+RELEASE are one durable write, and the release leaves only after the new
+version's Commits (see docs/multidomain.md, "Modify").
 """
 
 from __future__ import annotations
@@ -124,8 +129,11 @@ class Orchestrator:
                 return None
             if result.state != "committed":
                 raise RejectedError(f"reservation {reservation!r} is {result.state}: not modified")
-            if result.request is None:
-                raise RejectedError(f"reservation {reservation!r} keeps no request to modify")
+            if result.request is None:  # its result was written before modify existed
+                raise RejectedError(
+                    f"reservation {reservation!r} keeps no request to modify; "
+                    "cancel it and reserve anew"
+                )
             request = modified(result.request, change, int(self.clock()))
             self._check(request)
             if admit is not None:
