@@ -4,10 +4,13 @@ version's commit and the old one's release is finished by the next orchestrator.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from braid.app.errors import RejectedError
 from braid.app.negotiation.modification import Modification
@@ -150,3 +153,101 @@ def test_a_crash_before_the_modify_decides_leaves_the_old_version(
     assert now is not None and now.transaction == first.transaction and now.granted == 3 * G
     assert set(held(pool, first.transaction).values()) == {HoldState.COMMITTED}
     assert_consistent(again, pool, [first])
+
+
+def assert_standing(pool: FakePool, standing: list[NegotiationResult]) -> None:
+    """Every domain reached holds exactly the versions that stand; no link is overbooked
+    anywhere (a domain that is down may still hold a version it has not heard released)."""
+    committed = {r.transaction: {leg.domain for p in r.paths for leg in p.legs} for r in standing}
+    for domain, service in pool.services.items():
+        for peak in service.peaks():
+            assert peak.peak <= peak.capacity, (domain, peak)
+        if domain in pool.down:
+            continue
+        for hold in service.status():
+            assert hold.state is not HoldState.HELD, (domain, hold)
+            if hold.state is HoldState.COMMITTED:
+                assert domain in committed.get(hold.transaction, set()), (domain, hold)
+    for tx, domains in committed.items():
+        for domain in domains - pool.down:
+            assert held(pool, tx)[domain] is HoldState.COMMITTED
+
+
+operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("reserve"), st.integers(1, 12), st.integers(1, 2), st.integers(0, 2)),
+        st.tuples(st.just("modify"), st.integers(0, 5), st.integers(1, 14), st.integers(0, 2)),
+        st.tuples(st.just("cancel"), st.integers(0, 5), st.just(0), st.just(0)),
+    ),
+    min_size=2,
+    max_size=10,
+)
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(operations, st.lists(st.sampled_from([None, "w1", "w2"]), min_size=10, max_size=10))
+def test_any_mix_of_reserve_modify_and_cancel_never_splits_nor_overbooks(
+    world: Callable[[], Any], script: list[tuple[str, int, int, int]], outages: list[str | None]
+) -> None:
+    orchestrator, pool = world()
+    made: list[str] = []
+    for step, ((op, a, b, c), outage) in enumerate(zip(script, outages, strict=False)):
+        pool.down = {outage} if outage else set()
+        orchestrator.delivery.finish()  # the finisher: a domain back hears what it missed
+        if op == "reserve":
+            made.append(f"r{step}")
+            orchestrator.reserve(request(f"r{step}", a, "partial-offers", b, c))
+        elif made and op == "modify":
+            rid = made[a % len(made)]
+            before = orchestrator.lookup(rid)
+            assert before is not None
+            slot = request(rid, 1, "partial-offers", 1, c)
+            change = Modification(bandwidth=b * G, start=slot.start, end=slot.end)
+            try:
+                after = orchestrator.modify(rid, change)
+            except RejectedError:  # cancelled or failed: left as it was
+                assert before.state != "committed" and orchestrator.lookup(rid) == before
+                continue
+            assert after is not None
+            if not after.success:  # refused: the old version stands as it was
+                assert orchestrator.lookup(rid) == before
+        elif made and op == "cancel":
+            orchestrator.cancel(made[a % len(made)])
+        standing = [r for r in map(orchestrator.lookup, made) if r is not None and r.success]
+        assert_standing(pool, standing)
+    pool.down = set()
+    orchestrator.delivery.finish()  # everyone back: every release and commit is heard
+    assert orchestrator.delivery.open_transactions() == []
+    assert_standing(
+        pool, [r for r in map(orchestrator.lookup, made) if r is not None and r.success]
+    )
+
+
+def test_modifies_and_reservations_side_by_side_never_overbook(world: Callable[[], Any]) -> None:
+    orchestrator, pool = world()
+    ids = [f"r{i}" for i in range(6)]
+
+    def client(rid: str) -> None:
+        if not orchestrator.reserve(request(rid, 3, "partial-offers", 2, 0)).success:
+            return  # no room left: nothing to modify
+        for gbps in (5, 2, 6):  # the same window: the clients compete for it
+            orchestrator.modify(rid, Modification(bandwidth=gbps * G))
+
+    threads = [threading.Thread(target=client, args=(rid,)) for rid in ids]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    standing = [r for r in map(orchestrator.lookup, ids) if r is not None and r.success]
+    assert standing  # some fit; none may be booked above the links' capacity
+    assert_standing(pool, standing)
+    assert orchestrator.delivery.open_transactions() == []
+    with pytest.raises(RejectedError, match="being negotiated"):  # one change at a time
+
+        def again(tx: Transaction) -> None:
+            orchestrator.modify(standing[0].id, Modification(bandwidth=G))
+
+        orchestrator.before_prep = again
+        orchestrator.modify(standing[0].id, Modification(bandwidth=2 * G))
