@@ -73,6 +73,12 @@ def test_a_modify_that_does_not_fit_leaves_the_old_untouched(cluster: LocalClust
     with pytest.raises(grpc.RpcError) as unknown:
         modify(cluster, "r-nobody", 1)
     assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
+    backwards = pb.ModifyQuery(id="r-keep", window=pb.Window(end=1))
+    with pytest.raises(grpc.RpcError) as bad:  # an end before the reservation's start
+        cluster.orchestrator().Modify(backwards, timeout=10)
+    assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "window.end" in str(bad.value.details())
+    assert lookup(cluster, "r-keep") == before
 
 
 @pytest.mark.parametrize("fault", ["exit-after-decide", "exit-before-release"])
