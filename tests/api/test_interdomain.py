@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from braid.adapters.api.interdomain import mount_interdomain
 from braid.adapters.rpc.ledgers import check_ledgers
+from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.app.interdomain import InterdomainService
 from braid.app.negotiation.negotiator import OrchestratorConfig
 from braid.bootstrap.local_cluster import LocalCluster
@@ -248,3 +249,92 @@ def test_the_booking_policy_holds_across_domains_too(
     check = check_ledgers(cluster.reports(), committed_of(all_committed(api)))
     assert check.ok, check.summary()
     assert not check.held
+
+
+def patch(api: Api, who: str, rid: str, sent: dict[str, Any]) -> Any:
+    url = f"/v1/interdomain/reservations/{rid}"
+    return api.client.patch(url, json=sent, headers=api.auth(who))
+
+
+def test_modify_commits_the_new_version_and_releases_the_old(
+    api: Api, cluster: LocalCluster
+) -> None:
+    made = post(api, "alice", body(4, day=9))
+    assert made.status_code == 201, made.text
+    old = made.json()
+    assert patch(api, "bob", old["id"], {"bandwidth": "15G"}).status_code == 404
+    changed = patch(
+        api, "alice", old["id"], {"bandwidth": "15G", "end": iso(BASE + 9 * 86400 + 7200)}
+    )
+    assert changed.status_code == 200, changed.text
+    view = changed.json()
+    assert view["status"] == "committed" and view["transaction"] != old["transaction"]
+    assert view["bandwidth"] == 15000 and view["granted"] == 15000
+    assert view["end"] == iso(BASE + 9 * 86400 + 7200) and view["start"] == old["start"]
+    assert {d for p in view["paths"] for d in p["domains"]} >= {"re1", "re2"}
+    shown = api.client.get(f"/v1/interdomain/reservations/{old['id']}", headers=api.auth("alice"))
+    assert shown.json()["transaction"] == view["transaction"] and shown.json()["bandwidth"] == 15000
+    held = {
+        d: t.state
+        for d, r in cluster.reports().items()
+        for t in r.transactions
+        if t.transaction_id == old["transaction"]
+    }
+    assert held and set(held.values()) == {pb.HOLD_STATE_RELEASED}
+    check = check_ledgers(cluster.reports(), committed_of(all_committed(api)))
+    assert check.ok, check.summary()
+
+
+def test_a_modify_that_does_not_fit_is_409_and_changes_nothing(
+    api: Api, cluster: LocalCluster
+) -> None:
+    made = post(api, "alice", body(15, day=10))
+    assert made.status_code == 201, made.text
+    rid = made.json()["id"]
+    refused = patch(api, "olga", rid, {"bandwidth": "16G"})  # 16G beside 15G over 2 x 10G
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["error"]["code"] == "rejected" and refused.json()["error"]["message"]
+    shown = api.client.get(f"/v1/interdomain/reservations/{rid}", headers=api.auth("alice"))
+    assert shown.json()["transaction"] == made.json()["transaction"]
+    assert shown.json()["bandwidth"] == 15000 and shown.json()["status"] == "committed"
+    check = check_ledgers(cluster.reports(), committed_of(all_committed(api)))
+    assert check.ok, check.summary()
+    assert not check.held
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({}, "body"),
+        ({"bandwidth": "lots"}, "bandwidth"),
+        ({"bandwidth": 0}, "bandwidth"),
+        ({"start": "2030-01-01T10:00:00"}, "start"),
+        ({"start": iso(BASE - 30 * 86400)}, "start"),
+        ({"end": iso(BASE)}, "end"),
+        ({"src": {"domain": "site-b", "point": "b-dtn"}}, "src"),
+        ({"strategy": "greedy"}, "strategy"),
+        ({"max_paths": 9}, "max_paths"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+def test_a_bad_modify_is_422_naming_the_field_and_changes_nothing(
+    api: Api, change: dict[str, Any], field: str
+) -> None:
+    made = post(api, "alice", body(1, day=11))
+    assert made.status_code == 201, made.text
+    answer = patch(api, "alice", made.json()["id"], change)
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["error"]["field"] == field
+    shown = api.client.get(
+        f"/v1/interdomain/reservations/{made.json()['id']}", headers=api.auth("alice")
+    )
+    assert shown.json()["transaction"] == made.json()["transaction"]
+
+
+def test_only_a_committed_reservation_is_modified(api: Api) -> None:
+    assert patch(api, "alice", "x-nosuch", {"bandwidth": 1000}).status_code == 404
+    made = post(api, "alice", body(1, day=12))
+    rid = made.json()["id"]
+    assert api.client.delete(f"/v1/interdomain/reservations/{rid}", headers=api.auth("alice"))
+    answer = patch(api, "alice", rid, {"bandwidth": 2000})
+    assert answer.status_code == 409 and "cancelled" in answer.text

@@ -1,4 +1,4 @@
-"""`braid interdomain reserve | show | list | cancel` against a real server (Fig. 6a agents)."""
+"""`braid interdomain reserve | show | list | cancel | modify` against a real server (Fig. 6a)."""
 
 from __future__ import annotations
 
@@ -99,3 +99,26 @@ def test_a_refusal_and_bad_input_exit_non_zero_with_the_reason(served: tuple[str
     assert bad.exit_code == 2 and "max_paths" in bad.output
     unknown = run(served, "bob", "show", "x-nosuch")
     assert unknown.exit_code == 1 and "no multi-domain reservation" in unknown.output
+
+
+def test_modify_changes_it_or_says_why_not(served: tuple[str, Api]) -> None:
+    window = ["--start", iso(BASE + 2 * 86400), "--end", iso(BASE + 2 * 86400 + 3600)]
+    ends = ["--src", "site-a:a-dtn", "--dst", "site-c:c-dtn"]
+    made = run(served, "alice", "reserve", *ends, "--bandwidth", "4G", *window, "--json")
+    assert made.exit_code == 0, made.output
+    first = json.loads(made.output)
+    assert run(served, "bob", "modify", first["id"], "--bandwidth", "5G").exit_code == 1
+    changed = run(
+        served, "alice", "modify", first["id"], "--bandwidth", "12G",
+        "--end", iso(BASE + 2 * 86400 + 7200), "--json",
+    )  # fmt: skip
+    assert changed.exit_code == 0, changed.output
+    view = json.loads(changed.output)
+    assert view["bandwidth"] == 12000 and view["end"] == iso(BASE + 2 * 86400 + 7200)
+    assert view["transaction"] != first["transaction"] and view["status"] == "committed"
+    too_big = run(served, "alice", "modify", first["id"], "--bandwidth", "15G")
+    assert too_big.exit_code == 1 and "rejected" in too_big.output  # 15G beside 12G: no room
+    nothing = run(served, "alice", "modify", first["id"])
+    assert nothing.exit_code == 2 and "nothing to change" in nothing.output
+    shown = json.loads(run(served, "alice", "show", first["id"], "--json").output)
+    assert shown["transaction"] == view["transaction"] and shown["bandwidth"] == 12000

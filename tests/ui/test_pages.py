@@ -106,6 +106,19 @@ def test_a_user_books_views_and_cancels_a_multi_domain_reservation(
     expect(other.locator("p.error")).to_contain_text("no multi-domain reservation")
     assert other.locator("#x-cancel").count() == 0
 
+    # A change that does not fit beside the old bookings: refused, nothing changes.
+    before = page.text_content("#x-holdings")
+    page.fill("#x-mod-bw", "18")
+    page.click("#x-modify-submit")
+    expect(page.locator("p.status.error")).to_contain_text("stands as it was")
+    assert page.text_content("#x-holdings") == before
+    # One that fits (make-before-break): the new version is committed everywhere.
+    page.fill("#x-mod-bw", "4")
+    page.click("#x-modify-submit")
+    expect(page.locator("dl.facts")).to_contain_text("4 Gbit/s")
+    expect(page.locator("#x-status")).to_have_text("committed")
+    assert problems(page) == []  # the change form passes the accessibility check too
+
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("#x-cancel")
     expect(page.locator("#x-status")).to_have_text("cancelled")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol, TypeVar
 
 from braid.app.errors import NotFoundError, PolicyError, RejectedError
+from braid.app.negotiation.modification import Modification
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult, check_strategy
 from braid.app.records import User
@@ -161,6 +162,49 @@ class InterdomainService:
             raise RejectedError(f"reservation {reservation!r} failed: nothing to cancel")
         return result_view(result, entry)
 
+    def modify(self, user: User, reservation: str, body: Mapping[str, Any]) -> Outcome:
+        """Change bandwidth, window, max_paths or strategy (owner or operator), make-before-
+        break: the new version is committed and the old released, or nothing changes."""
+        entry = self.owners.get(reservation)
+        if entry is None or not _may_see(user, entry):
+            raise NotFoundError(f"no multi-domain reservation {reservation!r}")
+        change = self.check_change(body, entry)
+
+        def admit(request: NegotiationRequest) -> None:
+            self._check_policy(user, request, int(self.clock()))
+
+        try:
+            result = self.orchestrator.modify(reservation, change, admit)
+        except InputError as exc:
+            raise InputError(_REST_FIELDS.get(exc.field, exc.field), exc.message) from exc
+        if result is None:
+            raise RejectedError(f"reservation {reservation!r} is still being negotiated")
+        view = result_view(result, entry)
+        return Outcome(view, result.success, () if result.success else unreachable_of(result))
+
+    def check_change(self, body: Mapping[str, Any], entry: Entry) -> Modification:
+        """A modify's fields (all optional); the end points cannot change. Errors name the field."""
+        for side in ("src", "dst"):
+            if side in body and body[side] != entry.request.get(side):
+                raise InputError(side, "cannot be changed by a modify; cancel and reserve anew")
+        bandwidth = start = end = None
+        if body.get("bandwidth") is not None:
+            bandwidth = parse_bandwidth(body["bandwidth"], "bandwidth")
+            if bandwidth > MAX_BANDWIDTH_BPS:
+                raise InputError("bandwidth", "is far more than any network carries")
+        if body.get("start") is not None:
+            start = parse_instant(body["start"], "start")
+        if body.get("end") is not None:
+            end = parse_instant(body["end"], "end")
+        if start is not None and end is not None and end <= start:
+            raise InputError("end", "must be after start")
+        strategy = check_strategy(_optional_text(body.get("strategy"), "strategy"))
+        max_paths = _max_paths(body.get("max_paths")) or None
+        change = Modification(bandwidth, start, end, max_paths, strategy)
+        if change.empty():
+            raise InputError("body", "nothing to change: give bandwidth, start, end or max_paths")
+        return change
+
     def find(self, user: User, limit: int = 100) -> list[dict[str, Any]]:
         if not 1 <= limit <= LIST_LIMIT:
             raise InputError("limit", f"must be between 1 and {LIST_LIMIT}")
@@ -244,7 +288,7 @@ def result_view(result: NegotiationResult | None, entry: Entry) -> dict[str, Any
         "id": entry.id,
         "owner": entry.owner,
         "created_at": format_instant(entry.created_at),
-        **entry.request,
+        **_asked(result, entry),
         "status": result.state,
         "reason": result.reason,
         "strategy": result.strategy or entry.request.get("strategy"),
@@ -256,6 +300,20 @@ def result_view(result: NegotiationResult | None, entry: Entry) -> dict[str, Any
         "holdings": dict(result.holdings),
         "trace": [event.line() for event in result.trace],
     }
+
+
+def _asked(result: NegotiationResult, entry: Entry) -> dict[str, Any]:
+    """The request in REST spelling: as the reservation's current version asked (a modify
+    changes it; it is kept with the decision), else as first checked."""
+    out = dict(entry.request)
+    asked = result.request
+    if asked is not None:
+        out["bandwidth"] = to_mbps(asked.bandwidth)
+        out["start"] = format_instant(asked.start)
+        out["end"] = format_instant(asked.end)
+        out["max_paths"] = asked.max_paths or out.get("max_paths")
+        out["strategy"] = asked.strategy or out.get("strategy")
+    return out
 
 
 def _path_view(path: Any) -> dict[str, Any]:

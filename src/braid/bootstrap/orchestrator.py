@@ -42,7 +42,9 @@ from braid.core.policy import Policy
 
 # Fault injection for the fault tests: "exit-after-decide" kills the process
 # right after a decision became durable, before any participant heard it;
-# "exit-before-prep" once a transaction is logged, before its first Prep.
+# "exit-before-prep" once a transaction is logged, before its first Prep;
+# "exit-before-release" once a modify's new version is committed everywhere,
+# before the old version's release (decided with it) leaves.
 FAULT_VARIABLE = "BRAID_FAULT_ORCHESTRATOR"
 
 
@@ -121,6 +123,8 @@ def start_negotiation(
         orchestrator.after_decide = _exit_now
     elif fault == "exit-before-prep":
         orchestrator.before_prep = _exit_now
+    elif fault == "exit-before-release":  # a modify's new version committed, old not released
+        orchestrator.before_release = _exit_now
     recovered = orchestrator.delivery.recover()
     for tx in recovered:
         _record_recovered(log, tx)

@@ -1,4 +1,4 @@
-"""`braid interdomain reserve | show | list | cancel`: REST clients of the interdomain routes.
+"""`braid interdomain reserve | show | list | cancel | modify`: REST clients of /v1/interdomain.
 
 Thin, like the other client commands (and sharing their options, error
 reporting and exit codes): build the body, send it with `BraidClient`,
@@ -90,6 +90,31 @@ def cancel(
     """Release a multi-domain reservation in every domain; repeating it changes nothing."""
     path = f"{ROUTE}/{quote(reservation_id, safe='')}"
     view = client_cmd.call_api(url, token, as_json, lambda b: _send(b, "DELETE", path))
+    client_cmd.show_answer(view, as_json, plan)
+
+
+@app.command("modify")
+def modify(
+    reservation_id: IdArg,
+    bandwidth: Bandwidth = None,
+    start: Instant = None,
+    end: Instant = None,
+    strategy: Annotated[
+        str | None,
+        typer.Option(help="equal-split, partial-offers or full-offers.", show_default=False),
+    ] = None,
+    max_paths: MaxPaths = None,
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Change a multi-domain reservation, make-before-break: the new version is committed
+    in every domain and the old released, or nothing changes."""
+    body = client_cmd.given_fields(
+        bandwidth=bandwidth, start=start, end=end, strategy=strategy, max_paths=max_paths
+    )
+    path = f"{ROUTE}/{quote(reservation_id, safe='')}"
+    view = client_cmd.call_api(url, token, as_json, lambda b: _send(b, "PATCH", path, json=body))
     client_cmd.show_answer(view, as_json, plan)
 
 

@@ -19,6 +19,7 @@ from braid.adapters.negotiation.decision_log import SqliteDecisionLog
 from braid.adapters.negotiation.hold_store import SqliteHoldStore
 from braid.adapters.wiring_files import wiring_from_dict
 from braid.app.agent.service import AgentService
+from braid.app.negotiation.modification import Modification
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
 from braid.app.provisioning.memory import MemoryProvisioningStore
@@ -255,3 +256,34 @@ def test_a_link_out_of_vlans_is_retried_on_fewer_paths(tmp_path: Path) -> None:
         assert not any(h.state.value == "held" for s in world.services.values() for h in s.status())
     finally:
         world.log.close()
+
+
+def test_a_modify_installs_the_new_rules_before_the_old_leave(world: World) -> None:
+    """Make-before-break on the switches: while both versions are committed the SDXs bridge
+    the new VLANs beside the old and the edges keep the old entry (the new one clashes with
+    it); once the old version is released the edges move to the new paths, the old go."""
+    start = int(time.time()) + 3600
+    old = world.reserve("r-1", 4, start)
+    assert old.success
+    assert not any(world.step(start).values())
+    x1 = world.programmed["x1"].network.switches["x1-sw"]
+    old_vlans = {dict(p.vlans)["a-x1"] for p in old.paths}
+    seen: dict[str, dict[str, str]] = {}
+
+    def both_committed(release: Any) -> None:
+        seen.update(world.step(start))
+        for path in range(len(old.paths)):  # the old paths still carry the traffic
+            assert carried(world, old, path) == ("b-edge", 13)
+
+    world.orchestrator.before_release = both_committed
+    new = world.orchestrator.modify("r-1", Modification(bandwidth=12 * G))
+    assert new is not None and new.success and len(new.paths) == 2
+    assert set(seen["site-a"]) == set(seen["site-b"]) == {new.transaction}  # clash: old stays
+    assert not seen["x1"] and not seen["x2"]  # the SDXs had the new bridges in place
+    assert not any(world.step(start).values())  # the old released: the new take over
+    for path in range(2):
+        assert carried(world, new, path) == ("b-edge", 13)
+    new_vlans = {dict(p.vlans)["a-x1"] for p in new.paths}
+    assert not old_vlans & new_vlans  # the new version was booked beside the old
+    for vlan in old_vlans:  # the old bridges are gone
+        assert x1.process(Packet(3, vlan=vlan, ip_proto=6)) == []

@@ -21,7 +21,7 @@ from braid.adapters.api.errors import error_response
 from braid.adapters.api.models import ErrorOut
 from braid.adapters.api.responses import errors
 from braid.app.domain_view import DomainNetwork, domain_network
-from braid.app.interdomain import LIST_LIMIT, MAX_PATHS, InterdomainService
+from braid.app.interdomain import LIST_LIMIT, MAX_PATHS, InterdomainService, Outcome
 from braid.app.interdomain import InterdomainUnavailableError as Unavailable
 from braid.core.model.units import to_mbps
 
@@ -57,6 +57,19 @@ class InterdomainIn(BaseModel):
     max_paths: int | None = Field(None, description=f"candidate domain paths, 1-{MAX_PATHS}")
 
 
+class InterdomainChangeIn(BaseModel):
+    """A modify: the fields of a reservation to change; omitted ones stay as they are."""
+
+    model_config = ConfigDict(extra="forbid")
+    src: EndpointIn | None = Field(None, description="cannot change (allowed if the same)")
+    dst: EndpointIn | None = Field(None, description="cannot change (allowed if the same)")
+    bandwidth: int | float | str | None = Field(None, description="Mbit/s, or 500M, 10G")
+    start: str | None = Field(None, description="ISO 8601 with offset")
+    end: str | None = Field(None, description="ISO 8601 with offset")
+    strategy: str | None = Field(None, description="equal-split, partial-offers or full-offers")
+    max_paths: int | None = Field(None, description=f"candidate domain paths, 1-{MAX_PATHS}")
+
+
 def _service(request: Request) -> InterdomainService:
     service: InterdomainService | None = getattr(request.app.state, "interdomain", None)
     if service is None:
@@ -82,6 +95,11 @@ async def reserve(body: InterdomainIn, caller: Authorized, request: Request) -> 
     )
     if outcome.committed:
         return JSONResponse(outcome.view, status_code=201)
+    return _refused(outcome)
+
+
+def _refused(outcome: Outcome) -> JSONResponse:
+    """409 with the negotiation's reason, or 503 when agents gave no answer."""
     if outcome.unreachable:
         raise Unavailable(
             f"domain agents not reached: {', '.join(outcome.unreachable)}; nothing was "
@@ -119,6 +137,23 @@ async def cancel(reservation_id: str, caller: Authorized, request: Request) -> J
     409 when it failed (nothing is held) or is still being negotiated."""
     service = _service(request)
     return JSONResponse(await _off_loop(service, service.cancel, caller.user, reservation_id))
+
+
+@router.patch("/{reservation_id}", responses=errors(401, 403, 404, 409, 422) | _UNAVAILABLE)
+async def modify(
+    reservation_id: str, body: InterdomainChangeIn, caller: Authorized, request: Request
+) -> JSONResponse:
+    """Change bandwidth, window, max_paths or strategy, make-before-break (owner or operator).
+
+    200 with the new version (committed in every domain; the old one released);
+    409 with the reason when it does not fit beside the old bookings, or the
+    reservation is not committed: the old version stands unchanged."""
+    service = _service(request)
+    given = body.model_dump(exclude_none=True)
+    outcome = await _off_loop(service, service.modify, caller.user, reservation_id, given)
+    if outcome.committed:
+        return JSONResponse(outcome.view)
+    return _refused(outcome)
 
 
 @network_router.get("/domains", responses=errors(401) | _UNAVAILABLE)

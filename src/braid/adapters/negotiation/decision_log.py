@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,11 +64,17 @@ class SqliteDecisionLog:
         self.syncs = 0  # synced writes made, for the benchmark's report
 
     def save(
-        self, tx: Transaction, *, result: dict[str, Any] | None = None, durable: bool = True
+        self,
+        tx: Transaction,
+        *,
+        result: dict[str, Any] | None = None,
+        durable: bool = True,
+        also: Sequence[Transaction] = (),
     ) -> None:
-        """Write the transaction (and a reservation's result with it, in one SQLite
-        transaction); `durable` returns only once it is synced to disk."""
-        rows = [(tx.key, json.dumps(tx.to_record(), separators=(",", ":")), _done(tx))]
+        """Write the transaction (and a reservation's result and the transactions `also`
+        with it, in one SQLite transaction, in this order: recovery re-sends them in
+        it); `durable` returns only once it is synced to disk."""
+        rows = [_row(t) for t in (tx, *also)]
         results = [] if result is None else [(tx.reservation, _encode(result))]
         if durable:
             self._write_synced(_Queued(rows, results))
@@ -147,6 +154,10 @@ class SqliteDecisionLog:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _row(tx: Transaction) -> Row:
+    return (tx.key, json.dumps(tx.to_record(), separators=(",", ":")), _done(tx))
 
 
 def _done(tx: Transaction) -> int:

@@ -9,6 +9,7 @@ import grpc
 from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+from braid.app.negotiation.modification import Modification
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
 from braid.core.errors import BraidError, InputError
@@ -59,6 +60,24 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
             raise AssertionError("context.abort raises")  # pragma: no cover
         return result_to_proto(result)
 
+    def Modify(self, request: pb.ModifyQuery, context: Any) -> pb.ReservationResp:  # noqa: N802
+        try:
+            result = self.orchestrator.modify(request.id, modification_from_proto(request))
+        except InputError as exc:
+            context.set_trailing_metadata((("braid-error", "ERROR_CODE_MALFORMED"),))
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            raise AssertionError("context.abort raises") from exc  # pragma: no cover
+        except BraidError as exc:  # not committed, or being negotiated right now
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+            raise AssertionError("context.abort raises") from exc  # pragma: no cover
+        if result is None:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
+            raise AssertionError("context.abort raises")  # pragma: no cover
+        if not result.success:
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"not modified: {result.reason}")
+            raise AssertionError("context.abort raises")  # pragma: no cover
+        return result_to_proto(result)
+
     def Decide(self, request: pb.DecisionQuery, context: Any) -> pb.DecisionReply:  # noqa: N802
         try:
             outcome = self.orchestrator.decision(
@@ -86,6 +105,19 @@ def request_from_proto(r: pb.Reservation) -> NegotiationRequest:
         strategy=STRATEGY_OF[r.strategy],
         max_paths=r.max_paths,
         symmetric=not r.directional,
+    )
+
+
+def modification_from_proto(q: pb.ModifyQuery) -> Modification:
+    if q.strategy not in STRATEGY_OF:
+        raise InputError("strategy", f"unknown strategy {q.strategy}")
+    window = q.window if q.HasField("window") else pb.Window()
+    return Modification(
+        bandwidth=q.bandwidth_bps or None,
+        start=window.start or None,
+        end=window.end or None,
+        max_paths=q.max_paths or None,
+        strategy=STRATEGY_OF[q.strategy],
     )
 
 

@@ -119,6 +119,18 @@ class Delivery:
         self.deliver(release, note)
         return release
 
+    def hand_over(
+        self, old: Transaction, release: Transaction, note: Callable[[TraceEvent], None]
+    ) -> None:
+        """A modify's second step: the new version is committed (delivered first, so each
+        domain has the new booking and its rules before the old go); now release the old
+        version, whose release was decided durably with the new version's commit."""
+        with self._lock:
+            self._unfinished.pop(old.key, None)  # its commit is superseded
+            self._plans.pop(old.key, None)
+        note(TraceEvent("release", "", f"old version {old.id}: {', '.join(release.participants)}"))
+        self.deliver(release, note)
+
     def _plans_of(
         self, tx: Transaction, switches: Sequence[SwitchPlan] | None
     ) -> dict[str, tuple[SwitchPlan, ...]]:

@@ -11,6 +11,11 @@ The transaction is in the decision log before its first Prep leaves (with
 every domain that may be asked), so a restart finds and aborts it if it was
 never decided; the decision is written together with the whole result
 (paths, shares, VLANs, rule plan), so a lookup after any crash returns it.
+
+A modify negotiates the reservation's new version the same way, as a fresh
+transaction beside the old bookings; its COMMIT and the old version's
+RELEASE are one durable write, and the release leaves only after the new
+version's Commits (see docs/multidomain.md, "Modify").
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from dataclasses import dataclass, replace
 
 from braid.app.errors import RejectedError
 from braid.app.negotiation.delivery import Delivery
+from braid.app.negotiation.modification import Modification, modified
 from braid.app.negotiation.ports import AgentPool, DecisionLog
 from braid.app.negotiation.results import (
     DEFAULT_STRATEGY,
@@ -72,6 +78,9 @@ class Orchestrator:
         self.after_decide: Callable[[Transaction], None] | None = None
         # Called once a transaction is logged and before its first Prep (fault tests).
         self.before_prep: Callable[[Transaction], None] | None = None
+        # Called once a modify's new version is committed and before the old version's
+        # release leaves (fault tests).
+        self.before_release: Callable[[Transaction], None] | None = None
         self.kinds = {d: spec.kind for d, spec in view.domains.items()}
         self.pairs = domain_pairs(view)
         self._busy: set[str] = set()
@@ -91,11 +100,63 @@ class Orchestrator:
             if request.id in self._busy:
                 raise InputError("id", f"reservation {request.id!r} is being negotiated")
             self._busy.add(request.id)
-        run = NegotiationRun(self, request)
         try:
             known = self.lookup(request.id)
             if known is not None:
                 return known
+            return self._negotiate(request, None)
+        finally:
+            with self._lock:
+                self._busy.discard(request.id)
+
+    def modify(
+        self,
+        reservation: str,
+        change: Modification,
+        admit: Callable[[NegotiationRequest], None] | None = None,
+    ) -> NegotiationResult | None:
+        """Make-before-break: negotiate the changed reservation as a new transaction beside
+        the old bookings; if it commits, the old version's release is decided with it (one
+        durable write) and sent once the new version is committed. None if unknown; a
+        result that is not a success is a refusal, and the old version stands unchanged.
+
+        `admit` sees the new request before anything is asked (a policy; it raises).
+        """
+        self._claim(reservation)
+        try:
+            result = self.lookup(reservation)
+            if result is None:
+                return None
+            if result.state != "committed":
+                raise RejectedError(f"reservation {reservation!r} is {result.state}: not modified")
+            if result.request is None:  # its result was written before modify existed
+                raise RejectedError(
+                    f"reservation {reservation!r} keeps no request to modify; "
+                    "cancel it and reserve anew"
+                )
+            request = modified(result.request, change, int(self.clock()))
+            self._check(request)
+            if admit is not None:
+                admit(request)
+            old = self.decisions.transaction(result.transaction)
+            assert old is not None, "a committed result has its transaction"
+            return self._negotiate(request, old)
+        finally:
+            with self._lock:
+                self._busy.discard(reservation)
+
+    def _claim(self, reservation: str) -> None:
+        with self._lock:
+            if reservation in self._busy:
+                raise RejectedError(f"reservation {reservation!r} is being negotiated")
+            self._busy.add(reservation)
+
+    def _negotiate(
+        self, request: NegotiationRequest, replaces: Transaction | None
+    ) -> NegotiationResult:
+        """One reservation (or a modify's new version), with the retries below."""
+        run = NegotiationRun(self, request, base=request, replaces=replaces)
+        try:
             result = self._run(run)
             # A split refused only because a link ran out of VLANs may fit on fewer
             # paths (fewer VLANs per link): try again, each time with one path less.
@@ -103,31 +164,34 @@ class Orchestrator:
                 with self._lock:
                     self._live.discard(run.tx_id)
                 prior = run.prior or run.vlan_refusal()
-                run = NegotiationRun(self, replace(request, max_paths=fewer), prior=prior)
+                smaller = replace(request, max_paths=fewer)
+                run = NegotiationRun(self, smaller, prior=prior, base=request, replaces=replaces)
                 run.note("retry", "", f"{run.prior}; again with at most {fewer} path(s)")
                 result = self._run(run)
             return result
         finally:
             with self._lock:
-                self._busy.discard(request.id)
                 self._live.discard(run.tx_id)
 
     def _run(self, run: NegotiationRun) -> NegotiationResult:
-        """One negotiation, its outcome written to the log."""
+        """One negotiation, its outcome written to the log (a refused modify's outcome is
+        not: the reservation's result stays the old version's)."""
         request = run.request
         result = run.execute()
+        keep = run.replaces is None or result.success
+        body = result.to_dict() if keep else None
         if run.decided is not None:
             # The acknowledgements and the trace in one write (the decision is synced).
-            self.decisions.save(run.decided, result=result.to_dict(), durable=False)
+            self.decisions.save(run.decided, result=body, durable=False)
             if run.decided.refused:
                 return self.lookup(request.id) or result
             return current(result, run.decided, None)
         elif run.begun is not None:  # failed before deciding; every Prep was aborted
             run.begun.abort(result.reason)
             run.begun.supersede()
-            self.decisions.save(run.begun, result=result.to_dict(), durable=False)
-        else:
-            self.decisions.save_result(request.id, result.to_dict())
+            self.decisions.save(run.begun, result=body, durable=False)
+        elif body is not None:
+            self.decisions.save_result(request.id, body)
         return result
 
     def cancel(self, reservation: str) -> NegotiationResult | None:
@@ -136,10 +200,7 @@ class Orchestrator:
         The release is decided durably before any domain hears it, so a crash in
         the middle is finished on restart; a domain that is down hears it later.
         """
-        with self._lock:
-            if reservation in self._busy:
-                raise RejectedError(f"reservation {reservation!r} is being negotiated")
-            self._busy.add(reservation)
+        self._claim(reservation)
         try:
             result = self.lookup(reservation)
             if result is None or result.state != "committed":

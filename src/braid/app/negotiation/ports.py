@@ -84,9 +84,15 @@ class DecisionLog(Protocol):
     """
 
     def save(
-        self, tx: Transaction, *, result: dict[str, Any] | None = None, durable: bool = True
+        self,
+        tx: Transaction,
+        *,
+        result: dict[str, Any] | None = None,
+        durable: bool = True,
+        also: Sequence[Transaction] = (),
     ) -> None:
-        """Write the transaction (and a reservation's result with it, atomically);
+        """Write the transaction (and a reservation's result, and the transactions `also`,
+        with it, atomically: a modify's new version and the old one's release);
         `durable` returns only once it is on disk."""
         ...
 

@@ -29,6 +29,34 @@ class NegotiationRequest:
     max_paths: int = 0
     symmetric: bool = True
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "src": [self.src_domain, self.src_point],
+            "dst": [self.dst_domain, self.dst_point],
+            "bandwidth_bps": self.bandwidth,
+            "start": self.start,
+            "end": self.end,
+            "strategy": self.strategy,
+            "max_paths": self.max_paths,
+            "symmetric": self.symmetric,
+        }
+
+    @staticmethod
+    def from_dict(reservation: str, data: dict[str, Any]) -> NegotiationRequest:
+        return NegotiationRequest(
+            reservation,
+            str(data["src"][0]),
+            str(data["src"][1]),
+            str(data["dst"][0]),
+            str(data["dst"][1]),
+            int(data["bandwidth_bps"]),
+            int(data["start"]),
+            int(data["end"]),
+            check_strategy(data.get("strategy")),
+            int(data.get("max_paths", 0)),
+            bool(data.get("symmetric", True)),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class TraceEvent:
@@ -67,6 +95,9 @@ class NegotiationResult:
     status: str = ""
     # Each participant's state, as the decision log knows it (filled at lookup).
     holdings: tuple[tuple[str, str], ...] = ()
+    # What was asked for, as negotiated (kept with the decision: a modify starts
+    # from it); None in results written before modify existed.
+    request: NegotiationRequest | None = None
 
     @property
     def granted(self) -> int:
@@ -110,6 +141,7 @@ class NegotiationResult:
                 for sw in self.switches
             ],
             "holdings": {domain: state for domain, state in self.holdings},
+            "request": None if self.request is None else self.request.to_dict(),
         }
 
     @staticmethod
@@ -143,6 +175,11 @@ class NegotiationResult:
             ),
             status="" if data["status"] in ("committed", "failed") else data["status"],
             holdings=tuple((d, str(s)) for d, s in data.get("holdings", {}).items()),
+            request=(
+                None
+                if data.get("request") is None
+                else NegotiationRequest.from_dict(data["id"], data["request"])
+            ),
         )
 
 

@@ -30,7 +30,7 @@ from braid.core.negotiation.result_rules import (
 )
 from braid.core.negotiation.routes import Leg
 from braid.core.negotiation.strategies import Ask, Offer, Refusal, Strategy, compose
-from braid.core.negotiation.transaction import Decision, Transaction, Vote
+from braid.core.negotiation.transaction import Decision, Transaction, Vote, succession
 
 if TYPE_CHECKING:
     from braid.app.negotiation.negotiator import Orchestrator
@@ -53,6 +53,10 @@ class NegotiationRun:
     decided: Transaction | None = None  # the reservation's own transaction, once decided
     begun: Transaction | None = None  # the same, as logged before the first Prep
     prior: str = ""  # why a try with more paths failed (a link out of VLANs), if one did
+    # What was asked before any retry with fewer paths (kept with the result).
+    base: NegotiationRequest | None = None
+    # A modify: the committed version this one replaces, released iff this commits.
+    replaces: Transaction | None = None
 
     @property
     def strategy(self) -> Strategy:
@@ -234,13 +238,24 @@ class NegotiationRun:
         decision = tx.decide()
         self.note("decide", "", f"{decision.value.upper()} (written to the decision log)")
         result = self.committed(amounts) if decision is Decision.COMMIT else None
-        # Durable, with the whole result, before anyone hears it.
-        o.decisions.save(tx, result=None if result is None else result.to_dict())
+        old = self.replaces
+        also: tuple[Transaction, ...] = ()  # a modify's release of the old version, and it
+        if result is not None and old is not None:
+            also = (succession(tx, old, f"replaced by {tx.id} (modified)"), old)
+            self.note("decide", "", f"and release the old version {old.id}")
+        # Durable, with the whole result (and a modify's release of the old version),
+        # before anyone hears it.
+        body = None if result is None else result.to_dict()
+        o.decisions.save(tx, result=body, also=also)
         if o.after_decide is not None:
             o.after_decide(tx)
         self.decided = tx
         switches = None if result is None else result.switches
         o.delivery.deliver(tx, self.trace.append, record=False, switches=switches)
+        if old is not None and also:
+            if o.before_release is not None:
+                o.before_release(also[0])
+            o.delivery.hand_over(old, also[0], self.trace.append)
         if result is None:
             return self.fail(tx.reason)
         return replace(result, trace=tuple(self.trace))
@@ -253,7 +268,15 @@ class NegotiationRun:
         )
         switches = self.rule_plan(paths)
         return NegotiationResult(
-            self.request.id, True, "", self.tx_id, self.strategy, paths, tuple(self.trace), switches
+            self.request.id,
+            True,
+            "",
+            self.tx_id,
+            self.strategy,
+            paths,
+            tuple(self.trace),
+            switches,
+            request=self.base or self.request,
         )
 
     def rule_plan(self, paths: Sequence[PathOutcome]) -> tuple[SwitchPlan, ...]:

@@ -13,6 +13,11 @@ abort there) is `refused`: the reservation did not happen, and the others
 are released. RELEASE is the decision of a second transaction, labelled
 "release", that frees a committed reservation in every domain (a cancel);
 once it exists it supersedes the commit.
+
+A modify (make-before-break) negotiates the reservation's new version as a
+transaction of its own; when that one is decided COMMIT, the release of the
+old version is decided with it (`succession`) and both are written in one
+durable write, so the old is released if and only if the new is committed.
 """
 
 from __future__ import annotations
@@ -172,6 +177,21 @@ class Transaction:
             label=str(record.get("label", "")),
             refused=set(record.get("refused", ())),
         )
+
+
+def succession(new: Transaction, old: Transaction, reason: str) -> Transaction:
+    """The release of `old` that a committed `new` version of the same reservation brings.
+
+    `old` is superseded (nobody needs its commit any more); the caller writes
+    `new`, the release and `old` together, in one durable write.
+    """
+    if new.decision is not Decision.COMMIT:
+        raise TransactionError(f"{new.id}: only a committed version replaces another")
+    if new.reservation != old.reservation or new.id == old.id:
+        raise TransactionError(f"{new.id}: does not replace {old.id} of {old.reservation!r}")
+    release = old.release(reason)
+    old.supersede()
+    return release
 
 
 def in_doubt(transactions: Iterable[Transaction]) -> list[Transaction]:

@@ -11,6 +11,7 @@ from braid.core.negotiation.transaction import (
     TransactionError,
     Vote,
     in_doubt,
+    succession,
 )
 
 
@@ -87,3 +88,41 @@ def test_recovery_finishes_decided_and_aborts_undecided() -> None:
     found = in_doubt([decided, undecided, done])
     assert [t.id for t in found] == ["t1", "t2"]
     assert undecided.decision is Decision.ABORT
+
+
+def committed(tid: str, participants: tuple[str, ...]) -> Transaction:
+    t = Transaction(tid, "r1", participants, f"token-{tid}-0123456789abcdef")
+    for domain in participants:
+        t.record_vote(domain, Vote(True))
+    t.decide()
+    return t
+
+
+def test_a_committed_new_version_releases_the_old_in_every_domain_it_holds() -> None:
+    old = committed("t1", ("a", "w1", "b"))
+    old.record_ack("a")  # w1 and b have not acknowledged the old commit yet
+    new = committed("t2", ("a", "w2", "b"))
+    release = succession(new, old, "replaced by t2")
+    assert release.decision is Decision.RELEASE and release.key == "t1/release"
+    assert release.participants == ("a", "w1", "b") and release.token == old.token
+    assert phase_of(old) is Phase.DONE  # superseded: its commit need not be heard any more
+    assert phase_of(new) is Phase.DECIDED and new.pending() == ("a", "w2", "b")
+    assert in_doubt([new, release, old]) == [new, release]  # recovery re-sends both, new first
+
+
+def test_only_a_committed_version_of_the_same_reservation_replaces_another() -> None:
+    old = committed("t1", ("a", "b"))
+    undecided = Transaction("t2", "r1", ("a", "b"), "token-t2-0123456789abcdef")
+    with pytest.raises(TransactionError):
+        succession(undecided, old, "x")
+    aborted = Transaction("t3", "r1", ("a",), "token-t3-0123456789abcdef")
+    aborted.abort("no")
+    with pytest.raises(TransactionError):
+        succession(aborted, old, "x")
+    other = committed("t4", ("a", "b"))
+    other.reservation = "r2"
+    with pytest.raises(TransactionError):
+        succession(other, old, "x")
+    with pytest.raises(TransactionError):
+        succession(old, old, "x")
+    assert phase_of(old) is Phase.DECIDED  # none of that touched it

@@ -1632,3 +1632,58 @@ class CancelQuery(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CancelQuery: _TypeAlias = CancelQuery
+
+@_typing.final
+class ModifyQuery(_message.Message):
+    """Change a committed reservation, make-before-break: the new version is
+    negotiated beside the old bookings and, once committed, the old version is
+    released (decided in the same durable write). Unset fields keep the
+    reservation's own; a window already running starts the new version now.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    BANDWIDTH_BPS_FIELD_NUMBER: _builtins.int
+    WINDOW_FIELD_NUMBER: _builtins.int
+    MAX_PATHS_FIELD_NUMBER: _builtins.int
+    STRATEGY_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """the reservation"""
+    bandwidth_bps: _builtins.int
+    """0: unchanged"""
+    max_paths: _builtins.int
+    """0: unchanged"""
+    strategy: Global___Strategy.ValueType
+    """unspecified: unchanged"""
+    @_builtins.property
+    def window(self) -> Global___Window:
+        """unset: unchanged (start or end 0: that one unchanged)"""
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        bandwidth_bps: _builtins.int = ...,
+        window: Global___Window | None = ...,
+        max_paths: _builtins.int = ...,
+        strategy: Global___Strategy.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["window", b"window"]
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "bandwidth_bps",
+        b"bandwidth_bps",
+        "id",
+        b"id",
+        "max_paths",
+        b"max_paths",
+        "strategy",
+        b"strategy",
+        "window",
+        b"window",
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ModifyQuery: _TypeAlias = ModifyQuery

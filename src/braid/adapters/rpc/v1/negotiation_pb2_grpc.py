@@ -510,6 +510,12 @@ class OrchestratorStub:
             response_deserializer=braid_dot_v1_dot_negotiation__pb2.ReservationResp.FromString,
             _registered_method=True,
         )
+        self.Modify = channel.unary_unary(
+            "/braid.v1.Orchestrator/Modify",
+            request_serializer=braid_dot_v1_dot_negotiation__pb2.ModifyQuery.SerializeToString,
+            response_deserializer=braid_dot_v1_dot_negotiation__pb2.ReservationResp.FromString,
+            _registered_method=True,
+        )
         self.Decide = channel.unary_unary(
             "/braid.v1.Orchestrator/Decide",
             request_serializer=braid_dot_v1_dot_negotiation__pb2.DecisionQuery.SerializeToString,
@@ -539,6 +545,14 @@ class OrchestratorServicer:
         context.set_details("Method not implemented!")
         raise NotImplementedError("Method not implemented!")
 
+    def Modify(self, request, context):
+        """Answers the new version; a modify that does not fit (or a reservation that is
+        not committed) is FAILED_PRECONDITION with the reason: the old version stands.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details("Method not implemented!")
+        raise NotImplementedError("Method not implemented!")
+
     def Decide(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -561,6 +575,11 @@ def add_OrchestratorServicer_to_server(servicer, server):
         "Cancel": grpc.unary_unary_rpc_method_handler(
             servicer.Cancel,
             request_deserializer=braid_dot_v1_dot_negotiation__pb2.CancelQuery.FromString,
+            response_serializer=braid_dot_v1_dot_negotiation__pb2.ReservationResp.SerializeToString,
+        ),
+        "Modify": grpc.unary_unary_rpc_method_handler(
+            servicer.Modify,
+            request_deserializer=braid_dot_v1_dot_negotiation__pb2.ModifyQuery.FromString,
             response_serializer=braid_dot_v1_dot_negotiation__pb2.ReservationResp.SerializeToString,
         ),
         "Decide": grpc.unary_unary_rpc_method_handler(
@@ -658,6 +677,36 @@ class Orchestrator:
             target,
             "/braid.v1.Orchestrator/Cancel",
             braid_dot_v1_dot_negotiation__pb2.CancelQuery.SerializeToString,
+            braid_dot_v1_dot_negotiation__pb2.ReservationResp.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True,
+        )
+
+    @staticmethod
+    def Modify(
+        request,
+        target,
+        options=(),
+        channel_credentials=None,
+        call_credentials=None,
+        insecure=False,
+        compression=None,
+        wait_for_ready=None,
+        timeout=None,
+        metadata=None,
+    ):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            "/braid.v1.Orchestrator/Modify",
+            braid_dot_v1_dot_negotiation__pb2.ModifyQuery.SerializeToString,
             braid_dot_v1_dot_negotiation__pb2.ReservationResp.FromString,
             options,
             channel_credentials,

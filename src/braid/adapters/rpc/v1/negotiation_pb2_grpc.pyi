@@ -191,6 +191,12 @@ class OrchestratorStub:
         _negotiation_pb2.CancelQuery, _negotiation_pb2.ReservationResp
     ]
     """Release the reservation in every domain; idempotent; durable once answered."""
+    Modify: _grpc.UnaryUnaryMultiCallable[
+        _negotiation_pb2.ModifyQuery, _negotiation_pb2.ReservationResp
+    ]
+    """Answers the new version; a modify that does not fit (or a reservation that is
+    not committed) is FAILED_PRECONDITION with the reason: the old version stands.
+    """
     Decide: _grpc.UnaryUnaryMultiCallable[
         _negotiation_pb2.DecisionQuery, _negotiation_pb2.DecisionReply
     ]
@@ -210,6 +216,12 @@ class OrchestratorAsyncStub(OrchestratorStub):
         _negotiation_pb2.CancelQuery, _negotiation_pb2.ReservationResp
     ]  # type: ignore[assignment]
     """Release the reservation in every domain; idempotent; durable once answered."""
+    Modify: _aio.UnaryUnaryMultiCallable[
+        _negotiation_pb2.ModifyQuery, _negotiation_pb2.ReservationResp
+    ]  # type: ignore[assignment]
+    """Answers the new version; a modify that does not fit (or a reservation that is
+    not committed) is FAILED_PRECONDITION with the reason: the old version stands.
+    """
     Decide: _aio.UnaryUnaryMultiCallable[
         _negotiation_pb2.DecisionQuery, _negotiation_pb2.DecisionReply
     ]  # type: ignore[assignment]
@@ -242,6 +254,18 @@ class OrchestratorServicer(metaclass=_abc_1.ABCMeta):
         _negotiation_pb2.ReservationResp, _abc.Awaitable[_negotiation_pb2.ReservationResp]
     ]:
         """Release the reservation in every domain; idempotent; durable once answered."""
+
+    @_abc_1.abstractmethod
+    def Modify(
+        self,
+        request: _negotiation_pb2.ModifyQuery,
+        context: _ServicerContext,
+    ) -> _typing.Union[
+        _negotiation_pb2.ReservationResp, _abc.Awaitable[_negotiation_pb2.ReservationResp]
+    ]:
+        """Answers the new version; a modify that does not fit (or a reservation that is
+        not committed) is FAILED_PRECONDITION with the reason: the old version stands.
+        """
 
     @_abc_1.abstractmethod
     def Decide(

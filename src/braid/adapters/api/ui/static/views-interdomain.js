@@ -138,6 +138,7 @@ export async function interdomainDetail(root, go, id) {
       try { await api("DELETE", `/interdomain/reservations/${encodeURIComponent(id)}`); go(location.hash, true); } catch (e) { status.className = "status error"; status.textContent = e.message; }
     } }, "Cancel in every domain"));
   }
+  const change = r.status === "committed" ? modifyForm(r, id, go, status) : null;
   root.append(
     h("h1", {}, `Multi-domain reservation ${r.id}`),
     h("dl", { class: "facts" },
@@ -147,11 +148,40 @@ export async function interdomainDetail(root, go, id) {
       fact("Asked", bw(r.bandwidth)), r.granted !== undefined ? fact("Granted", bw(r.granted)) : null,
       fact("Strategy", `${r.strategy}, at most ${r.max_paths} domain path(s)`),
       r.reason ? fact("Reason", r.reason) : null),
-    actions, status,
+    actions, status, change,
     h("h2", {}, "Paths"), pathsView(r),
     h("h2", {}, "Domains"), holdingsTable(r),
     ...((r.switches || []).length ? [h("h2", {}, "Switch rules"), rulesTable(r.switches)] : []),
     h("h2", {}, "Negotiation"), traceView(r.trace || []));
+}
+
+// A modify is make-before-break: the new version is negotiated beside the old
+// bookings and, once committed everywhere, the old one is released; a 409
+// leaves the old version as it was.
+function modifyForm(r, id, go, status) {
+  const f = {
+    bandwidth: h("input", { id: "x-mod-bw", type: "number", min: 0, step: "any", value: r.bandwidth / 1000, required: true }),
+    end: h("input", { id: "x-mod-end", type: "datetime-local", value: toInput(Date.parse(r.end)), required: true }),
+  };
+  const submit = async (e) => {
+    e.preventDefault();
+    status.className = "status";
+    status.textContent = "Negotiating the new version with the domains…";
+    const body = { bandwidth: `${f.bandwidth.value}G`, end: iso(fromInput(f.end.value)) };
+    try {
+      await api("PATCH", `/interdomain/reservations/${encodeURIComponent(id)}`, { body });
+      go(location.hash, true);
+    } catch (err) {
+      status.className = "status error";
+      status.textContent = err.status === 409 ? `Not changed, the reservation stands as it was: ${err.message}` : err.message;
+    }
+  };
+  return h("form", { class: "card", id: "x-modify", onsubmit: submit, "aria-labelledby": "x-modify-title" },
+    h("h2", { id: "x-modify-title" }, "Change it (the new version is booked before the old is released)"),
+    h("div", { class: "grid2" },
+      h("label", { for: "x-mod-bw" }, "Bandwidth (Gbit/s)"), f.bandwidth,
+      h("label", { for: "x-mod-end" }, "End (UTC)"), f.end),
+    h("button", { type: "submit", id: "x-modify-submit" }, "Negotiate the change"));
 }
 
 function fact(name, value) {
