@@ -5,8 +5,8 @@ from the repository's root), two `braid agent` processes (sites a and b) and a
 `braid orchestrator` whose topology has OpenNSA as the domain of kind `nsi`
 between them, all on loopback. Each cycle reserves 100 Mbit/s from site a to
 site b (Prep at both agents and a reserve at OpenNSA, held, then committed
-everywhere and provisioned at OpenNSA) and cancels it (released at the agents, terminated at OpenNSA),
-one at a time; both are timed as the orchestrator's gRPC caller sees them.
+everywhere and provisioned at OpenNSA) and cancels it (released at the agents,
+terminated at OpenNSA), one at a time; both are timed as the orchestrator's gRPC caller sees them.
 
     .venv/bin/python bench/nsi_requester_bench.py [--cycles 20]
 
