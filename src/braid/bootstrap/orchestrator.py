@@ -239,12 +239,15 @@ def open_interdomain(
     config: OrchestratorConfig | None = None,
     timeout: float = 2.0,
     policy: Policy | None = None,
+    token: str | None = None,
 ) -> InterdomainService:
     """Start the negotiation runtime on a topology with a `domains` section (for `braid serve`).
 
     Raises InputError (naming the file's field) on a bad file or one without domains.
     """
-    runtime = start_negotiation(domains, negotiation_db, config=config, timeout=timeout)
+    runtime = start_negotiation(
+        domains, negotiation_db, config=config, timeout=timeout, token=token
+    )
     if not runtime.orchestrator.view.domains:
         runtime.close()
         raise InputError("domains", f"{domains} has no domains section")

@@ -141,13 +141,18 @@ def started_interdomain(
     negotiation_db: Path,
     strategy: str = "partial-offers",
     policy: Policy | None = None,
+    peer_token_file: Path | None = None,
 ) -> InterdomainService | None:
     """For `braid serve --domains FILE --negotiation-db FILE`: the negotiation, or None when
     no --domains; a bad file or strategy ends the command with an error naming the option.
 
-    `strategy` is the default of requests that name none."""
+    `strategy` is the default of requests that name none; `peer_token_file` holds the
+    token agents with a peer policy know this negotiation by."""
     if domains is None:
+        if peer_token_file is not None:
+            fail("--peer-token-file: only with --domains (it is sent to the domain agents)")
         return None
+    from braid.adapters.rpc.channels import read_token
     from braid.app.negotiation.negotiator import OrchestratorConfig
     from braid.app.negotiation.results import check_strategy
     from braid.bootstrap.orchestrator import open_interdomain
@@ -158,8 +163,12 @@ def started_interdomain(
     except BraidError as exc:
         fail(f"--interdomain-strategy: {exc}")
     try:
+        token = read_token(peer_token_file) if peer_token_file is not None else None
+    except ValueError as exc:
+        fail(str(exc))
+    try:
         config = OrchestratorConfig(chosen)
-        return open_interdomain(domains, negotiation_db, config=config, policy=policy)
+        return open_interdomain(domains, negotiation_db, config=config, policy=policy, token=token)
     except BraidError as exc:
         fail(f"--domains: {exc}")
 

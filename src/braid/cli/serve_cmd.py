@@ -63,6 +63,14 @@ def serve(
             "equal-split, partial-offers or full-offers.",
         ),
     ] = "partial-offers",
+    peer_token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--peer-token-file",
+            help="With --domains: file holding the bearer token agents with a peer policy "
+            "know this server's negotiation by (sent with every call to an agent).",
+        ),
+    ] = None,
     southbound: Annotated[
         Path | None,
         typer.Option(
@@ -112,7 +120,7 @@ def serve(
     # request error) go to stderr, as text or JSON; uvicorn keeps its own format.
     configure_logging(settings.log_format)
     interdomain = started_interdomain(
-        domains, negotiation_db, interdomain_strategy, settings.policy
+        domains, negotiation_db, interdomain_strategy, settings.policy, peer_token_file
     )
     try:
         try:

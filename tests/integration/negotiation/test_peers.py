@@ -17,7 +17,9 @@ from braid.adapters.rpc.channels import TlsFiles, open_channel
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 from braid.app.negotiation.ports import CallFailedError
+from braid.app.records import User
 from braid.bootstrap.local_cluster import LocalCluster
+from braid.bootstrap.orchestrator import open_interdomain
 from tests.certificates import issue_certificate
 from tests.integration.negotiation.conftest import assert_ledgers_agree, reservation
 
@@ -177,3 +179,30 @@ def test_bearer_tokens_name_peers_without_tls(tokens: LocalCluster) -> None:
     assert "w1" in too_long.reason
     assert _held_anywhere(cluster) == {"site-a": [], "w1": [], "site-b": []}
     assert_ledgers_agree(cluster, [fits, too_long])
+
+
+def test_braid_serve_negotiation_sends_its_peer_token(tokens: LocalCluster, tmp_path: Path) -> None:
+    """`braid serve --domains FILE --peer-token-file F` builds its negotiation this way:
+    agents with a policy take it with the token and refuse it, naming the rule, without."""
+    start = int(time.time()) // 3600 * 3600 + 86_400
+    body = {
+        "src": {"domain": "site-a", "point": "a-host"},
+        "dst": {"domain": "site-b", "point": "b-host"},
+        "bandwidth": "2G",
+        "start": start,
+        "end": start + 3600,
+        "max_paths": 1,
+    }
+    user = User("alice", "user")
+    outcomes = {}
+    for token in (None, TOKEN):
+        service = open_interdomain(tokens.file, tmp_path / f"{token is None}.db", token=token)
+        try:
+            outcomes[token] = service.reserve(user, body)
+        finally:
+            service.close()
+    refused, taken = outcomes[None], outcomes[TOKEN]
+    assert not refused.committed
+    assert "policy peers" in str(refused.view), refused.view
+    assert taken.committed, taken.view
+    assert _held_anywhere(tokens) == {"site-a": [], "w1": [], "site-b": []}
