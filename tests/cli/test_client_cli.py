@@ -20,8 +20,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+
+from braid.testing.serving import ServeNotReadyError, wait_healthy
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "braid" / "examples" / "science-net.yaml"
 # Tomorrow, on the hour: the server runs on the wall clock, so windows must lie ahead of it.
@@ -73,19 +74,10 @@ class Server:
         )  # fmt: skip
         self.processes.append(process)
         self.url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                pytest.fail(
-                    f"braid serve exited early:\n{process.stdout and process.stdout.read()}"
-                )
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
-        pytest.fail("braid serve did not answer /healthz within 30 s")
+        try:
+            wait_healthy(self.url, process)
+        except ServeNotReadyError as exc:
+            pytest.fail(f"{exc}:\n{process.stdout and process.stdout.read()}")
 
     @property
     def process(self) -> subprocess.Popen[str]:

@@ -62,6 +62,7 @@ from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
 from braid.core.model.paths import Path as RoutePath
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.planning.lifecycle import State
+from braid.testing.serving import ServeNotReadyError, wait_healthy
 from tests.integration.store.workload import unbounded
 from tests.unit.app.rest_shape import rest
 
@@ -77,7 +78,6 @@ TOPOLOGY: dict[str, Any] = {
 }
 # Tomorrow, on the hour: the servers run on the wall clock, so windows lie ahead of it.
 BASE = (int(time.time()) // 3600 + 24) * 3600
-START_TIMEOUT_S = 30.0
 SYNC_WAIT_S = 5.0
 MBIT = 1_000_000
 
@@ -139,17 +139,10 @@ def launch(database: str, topology: Path, log: Path) -> Replica:
 
 
 def wait_ready(replica: Replica) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if replica.process.poll() is not None:
-            pytest.fail(f"braid serve exited early:\n{replica.log.read_text()}")
-        try:
-            if httpx.get(replica.url + "/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    pytest.fail(f"braid serve did not answer /healthz in {START_TIMEOUT_S} s")
+    try:
+        wait_healthy(replica.url, replica.process)
+    except ServeNotReadyError as exc:
+        pytest.fail(f"{exc}:\n{replica.log.read_text()}")
 
 
 def stop(replicas: list[Replica]) -> None:

@@ -19,10 +19,13 @@ def wait_healthy(
     url: str,
     process: subprocess.Popen[Any] | None = None,
     *,
-    timeout: float = 30.0,
+    timeout: float = 90.0,
     verify: Any = True,
 ) -> None:
     """Return once `url`/healthz answers 200; raise at once if `process` exits first.
+
+    The wait is long because it only bounds a hang: a loaded two-core test host
+    can take tens of seconds to start a server that takes three when idle.
 
     `verify` is httpx's: an `ssl.SSLContext` trusting a test CA for HTTPS.
     """
