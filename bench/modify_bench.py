@@ -19,15 +19,12 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from braid.adapters.rpc.ledgers import check_ledgers
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.bootstrap.local_cluster import LocalCluster
+from fig6a_rounds import on_fig6a, p99
 
-FIG6A = Path(__file__).resolve().parents[1] / "src" / "braid" / "examples" / "fig6a.yaml"
 G = 10**9
 FIRST, THEN = 6 * G, 8 * G
 
@@ -74,22 +71,12 @@ def rounds(cluster: LocalCluster, count: int, prefix: str) -> tuple[list[float],
     return reserve_ms, modify_ms, domains
 
 
-def p99(values: list[float]) -> float:
-    return sorted(values)[max(0, int(len(values) * 0.99) - 1)]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=60)
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f}")
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        LocalCluster(FIG6A, Path(folder) / "run") as cluster,
-    ):
-        rounds(cluster, 5, "warm")  # the channels and the processes
-        reserve_ms, modify_ms, domains = rounds(cluster, args.rounds, "m")
-        check = check_ledgers(cluster.reports(), {})
+    (reserve_ms, modify_ms, domains), check = on_fig6a(rounds, args.rounds, "m")
     ratio = statistics.median(modify_ms) / statistics.median(reserve_ms)
     print(f"{args.rounds} reservations of 6 Gbit/s modified to 8 Gbit/s, domains {domains}")
     print(f"reserve: median {statistics.median(reserve_ms):.1f} ms, p99 {p99(reserve_ms):.1f} ms")
