@@ -41,6 +41,7 @@ class Network:
         # Views of the current version by window: a refusal's searches (the
         # refused one, widest, max flow) all read the same window.
         self._views: dict[tuple[int, int, bool], WindowView] = {}
+        self._last_change: tuple[tuple[int, int], int | None] | None = None
         # What depends on the topology alone (e.g. a pair's max flow with
         # nothing booked): kept for the network's life, whatever is booked.
         self.static: dict[Hashable, object] = {}
@@ -152,8 +153,15 @@ class Network:
 
     def last_change(self, before: int) -> int | None:
         """The last instant before `before` at which any booked level changes."""
+        # Every earliest-start search past a refusal asks this with the same
+        # `before`: one look at every timeline per version of the network.
+        key = (self.version, before)
+        if self._last_change is not None and self._last_change[0] == key:
+            return self._last_change[1]
         ends = (t.last_breakpoint(before) for t in self._timelines.values())
-        return max((e for e in ends if e is not None), default=None)
+        found = max((e for e in ends if e is not None), default=None)
+        self._last_change = (key, found)
+        return found
 
     def breakpoints(self, start: int, end: int) -> list[int]:
         """Every instant in [start, end) at which some link's booked level changes."""

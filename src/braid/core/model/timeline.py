@@ -29,13 +29,14 @@ class OverbookingError(RuntimeError):
 class Timeline:
     """Booked bandwidth over time on one direction of one link."""
 
-    __slots__ = ("_arrays", "_levels", "_times", "capacity")
+    __slots__ = ("_arrays", "_drops", "_levels", "_times", "capacity")
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self._times: list[int] = []
         self._levels: list[int] = []
         self._arrays: tuple[Ints, Ints] | None = None
+        self._drops: Ints | None = None
 
     def arrays(self) -> tuple[Ints, Ints]:
         """Breakpoints and levels as int64 arrays, for vectorised scans; kept until a change."""
@@ -79,6 +80,21 @@ class Timeline:
         before = levels[i - 1 : j - 1] if i > 0 else [0, *levels[: j - 1]]
         pieces = zip(times[i:j], levels[i:j], before, strict=True)
         return [t for t, here, prior in pieces if here < prior]
+
+    def drop_times(self, start: int, end: int) -> Ints:
+        """`drops(start, end)` as an int64 array, sliced from every drop found once per change.
+
+        A search that follows a cut over a week reads the same timelines
+        again and again while nothing is booked in between.
+        """
+        import numpy as np  # loaded only by the vectorised scans that need it
+
+        if self._drops is None:
+            times, levels = self.arrays()
+            prior = np.concatenate((np.zeros(1, np.int64), levels[:-1]))
+            self._drops = times[levels < prior]
+        every = self._drops
+        return every[np.searchsorted(every, start, "right") : np.searchsorted(every, end, "left")]
 
     def next_drop(self, after: int) -> int | None:
         """The first breakpoint after `after` where the level falls, or None."""
@@ -156,7 +172,7 @@ class Timeline:
         self._compact(start, end)
 
     def _add(self, start: int, end: int, delta: int) -> None:
-        self._arrays = None
+        self._arrays = self._drops = None
         i = self._split(start)
         j = self._split(end)
         levels = self._levels
@@ -178,7 +194,7 @@ class Timeline:
 
     def _compact(self, start: int, end: int) -> None:
         """Drop breakpoints in [start, end] that no longer change the level."""
-        self._arrays = None
+        self._arrays = self._drops = None
         times, levels = self._times, self._levels
         i = max(bisect_left(times, start), 0)
         j = min(bisect_right(times, end), len(times))

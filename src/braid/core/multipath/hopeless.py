@@ -13,7 +13,9 @@ between.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
+from braid.core.graph.reach import static_width
 from braid.core.graph.sides import nearer_wall
 from braid.core.model.network import Network
 from braid.core.model.timeline import Timeline
@@ -27,9 +29,14 @@ from braid.core.multipath.maxflow import (
     min_cut,
 )
 
+if TYPE_CHECKING:
+    from braid.core.model.timeline import Ints
+
 # Starts read at once when a cut is followed forward: small enough that a
-# cut freed soon costs little, doubled each round so a long wait costs few rounds.
-FIRST_BATCH = 32
+# cut freed soon costs little, doubled each round so a long wait costs few
+# rounds. A week of bookings gives a cut some hundreds of drops: a numpy
+# pass over them all costs little more than over a few.
+FIRST_BATCH = 256
 
 
 class CutBounds:
@@ -64,10 +71,16 @@ class CutBounds:
 
         if self._small_cut(capacity) is not None:
             return True
+        # One path as wide as the demand with nothing booked is a flow that
+        # large: the max flow cannot fall short (the widths are kept per source).
+        if static_width(self.topology, self.src, self.dst) >= self.need:
+            return False
         key: Hashable = ("max flow with nothing booked", self.src, self.dst)
         value = self.network.static.get(key)
         if not isinstance(value, int):
-            value = min_cut(self.topology, self.src, self.dst, capacity)[0]
+            # A link's capacity is the same both ways: taking the less of the
+            # two directions (symmetric) would change no arc, only cost a call.
+            value = min_cut(self.topology, self.src, self.dst, capacity, symmetric=False)[0]
             self.network.static[key] = value
         return value < self.need
 
@@ -85,6 +98,17 @@ class CutBounds:
         if cut not in self.learned:
             self.learned = [cut, *self.learned[: self.KEEP - 1]]
         return cut
+
+    def known_cut(self, usable: Usable) -> Cut | None:
+        """A cut known already (around an end, or learned) that offers less than `need`.
+
+        The cheapest test: a few hops each, no search.
+        """
+        joint = link_usable(self.topology, usable, symmetric=self.symmetric)
+        for cut in (*self.fixed, *self.learned):
+            if cut_offered(cut, joint, self.paths) < self.need:
+                return cut
+        return None
 
     def _small_cut(self, usable: Usable) -> Cut | None:
         """A cut known already, or a wall around one end, that offers less than `need`."""
@@ -125,10 +149,7 @@ def first_start_reaching(
 
     network = bounds.network
     readers = [read_timelines(network, hop, bounds.symmetric) for hop in cut]
-    drops: set[int] = set()
-    for timeline in {t for timelines in readers for t in timelines}:
-        drops.update(timeline.drops(after, stop))
-    starts = np.array(sorted(drops), dtype=np.int64)
+    starts = _union([t.drop_times(after, stop) for t in {t for ts in readers for t in ts}])
     for batch in _batches(len(starts)):
         chunk = starts[batch]
         free = np.empty((len(readers), len(chunk)), dtype=np.int64)
@@ -136,11 +157,29 @@ def first_start_reaching(
             free[row] = timelines[0].free_from(chunk, duration)
             for other in timelines[1:]:
                 np.minimum(free[row], other.free_from(chunk, duration), out=free[row])
-        room = np.sort(np.maximum(free, 0), axis=0)[-bounds.paths :]
-        enough = np.flatnonzero(room.sum(axis=0) >= bounds.need)
+        np.maximum(free, 0, out=free)
+        if bounds.paths < len(readers):  # else every hop counts: nothing to choose
+            free.sort(axis=0)
+        enough = np.flatnonzero(free[-bounds.paths :].sum(axis=0) >= bounds.need)
         if len(enough):
             return int(chunk[enough[0]])
     return None
+
+
+def _union(sorted_arrays: list[Ints]) -> Ints:
+    """The distinct values of sorted int64 arrays, in order."""
+    import numpy as np
+
+    if len(sorted_arrays) == 1:
+        return sorted_arrays[0]  # sorted and distinct already
+    every = np.concatenate(sorted_arrays) if sorted_arrays else np.zeros(0, np.int64)
+    every.sort()
+    if len(every) < 2:
+        return every
+    keep = np.empty(len(every), dtype=bool)
+    keep[0] = True
+    np.not_equal(every[1:], every[:-1], out=keep[1:])
+    return every[keep]
 
 
 def _batches(count: int) -> Iterator[slice]:
