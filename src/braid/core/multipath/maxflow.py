@@ -19,7 +19,7 @@ from braid.core.graph.sides import known_side, walled_in, window_of
 from braid.core.model.network import Direction, WindowView
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop, Topology
-from braid.core.multipath.chains import Chain, Contraction
+from braid.core.multipath.chains import Chain, Skeleton
 
 Usable = Callable[[Hop], int]
 Cut = tuple[Hop, ...]  # the hops from a cut's source side to its sink side
@@ -59,10 +59,11 @@ class _Residual:
     def __init__(self, topology: Topology, usable: Usable, ends: tuple[str, str]) -> None:
         self.topology = topology
         self.usable = usable
-        self.contraction = Contraction(topology, ends)
-        kept = self.contraction.kept
-        self.index = {node: i for i, node in enumerate(kept)}
-        self.adj: list[list[int]] = [[] for _ in self.index]
+        skeleton = Skeleton.of(topology, ends)
+        self.skeleton = skeleton
+        kept = skeleton.kept
+        self.index = skeleton.index  # shared with the skeleton: never changed
+        self.adj: list[list[int]] = [[] for _ in kept]
         self.to: list[int] = []
         self.cap: list[int] = []
         # The arc of each chain by its first hop (link, direction).
@@ -70,12 +71,14 @@ class _Residual:
         self.chains: list[Chain] = []
         self.reach: list[int] = []
         self.value = 0  # the flow's value once `run`
-        for node in kept:
-            for chain in self.contraction.chains_from(node, usable):
-                arc = self._add(self.index[node], self.index[chain.head], chain.width)
-                self.chains.append(chain)
-                first = chain.hops[0]
-                self.arc_of[(first.link, first.forward)] = arc
+        # Chains with room on every hop, as `Contraction.chains_from` lists them.
+        for tail, head, hops in skeleton.chains:
+            widths = tuple(map(usable, hops))
+            width = min(widths)
+            if width > 0:
+                arc = self._add(tail, head, width)
+                self.chains.append(Chain(kept[tail], kept[head], hops, widths, width))
+                self.arc_of[(hops[0].link, hops[0].forward)] = arc
 
     def _add(self, u: int, v: int, capacity: int) -> int:
         arc = len(self.to)
@@ -151,7 +154,7 @@ class _Residual:
         reached = {node for node, i in self.index.items() if self.reach[i] >= 0}
         side = set(reached)
         for node in reached:
-            for hops in self.contraction.corridors(node, loops=True):
+            for hops in self.skeleton.corridors[node]:
                 if hops[-1].to in reached:
                     side.update(hop.to for hop in hops[:-1])
                     continue
@@ -246,7 +249,8 @@ def min_cut(
     residual = _ran(topology, src, dst, link_usable(topology, usable, symmetric=symmetric))
     side = residual.source_side()
     # Hops into dead ends are left out: no src -> dst path takes them.
-    cut = (hop for node in side for hop in residual.contraction.hops(node) if hop.to not in side)
+    hops = residual.skeleton.hops
+    cut = (hop for node in side for hop in hops[node] if hop.to not in side)
     return residual.value, tuple(cut)
 
 

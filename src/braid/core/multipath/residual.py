@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from braid.core.graph.reach import hop_table
 from braid.core.model.network import WindowView
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop, Topology
@@ -23,10 +24,14 @@ _Key = str | tuple[str, bool]
 
 def path_hops(topology: Topology, path: Path) -> tuple[Hop, ...]:
     """The hops a path takes, in order (a path has one node more than links)."""
-    return tuple(
-        Hop(link, there, topology.links[link].a == here)
-        for here, there, link in zip(path.nodes, path.nodes[1:], path.links, strict=False)
-    )
+    steps = zip(path.nodes, path.links, path.nodes[1:], strict=False)
+    try:
+        return tuple(map(hop_table(topology).__getitem__, steps))
+    except KeyError:  # a link that does not join those nodes: taken as the path says
+        return tuple(
+            Hop(link, there, topology.links[link].a == here)
+            for here, there, link in zip(path.nodes, path.nodes[1:], path.links, strict=False)
+        )
 
 
 class Ledger:

@@ -17,7 +17,7 @@ from braid.core.graph.search import widest_path
 from braid.core.model.network import WindowView
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop
-from braid.core.multipath.maxflow import FlowPath, MaxFlow, cut_offered, endpoint_cuts
+from braid.core.multipath.maxflow import FlowPath, MaxFlow, cut_offered, endpoint_cuts, min_cut
 from braid.core.multipath.mdi import mdi
 from braid.core.multipath.plan import Gate
 from braid.core.multipath.residual import Ledger, path_hops, successive_widest
@@ -172,6 +172,17 @@ def _ceiling(view: WindowView, src: str, dst: str, max_paths: int, flow: MaxFlow
     return min(flow.value, *(cut_offered(cut, view.usable, max_paths) for cut in ends))
 
 
+def _min_cut_ceiling(view: WindowView, src: str, dst: str, max_paths: int) -> int:
+    """What `max_paths` paths carry at most across the window's minimum cut.
+
+    Every path crosses it, so this bounds them as `_ceiling`'s cuts do; the
+    max flow of the window has run already (the view's memo), so the cut
+    costs one pass over the source side.
+    """
+    cut = min_cut(view.topology, src, dst, view.usable, symmetric=view.symmetric)[1]
+    return cut_offered(cut, view.usable, max_paths)
+
+
 def most_bandwidth_total(
     view: WindowView, src: str, dst: str, max_paths: int, flow: MaxFlow, gate: Gate
 ) -> int:
@@ -197,6 +208,8 @@ def most_bandwidth(
     best = max(allowed, key=lambda o: (total(o), -len(o)), default=())
     if total(best) >= _ceiling(view, src, dst, max_paths, flow):
         return best  # only a subset carrying more would replace it
+    if total(best) >= _min_cut_ceiling(view, src, dst, max_paths):
+        return best
     pool = _candidates(view, src, dst, flow)
     for size in range(2, min(max_paths, len(pool)) + 1):
         for subset in _subsets(view, pool, size, gate, total(best)):

@@ -82,9 +82,7 @@ def plan_in_view(
     return _plan(view, src, dst, need, max_paths, gate, flow)[0]
 
 
-def has_plan(
-    view: WindowView, src: str, dst: str, need: int, max_paths: int, gate: Gate
-) -> bool:
+def has_plan(view: WindowView, src: str, dst: str, need: int, max_paths: int, gate: Gate) -> bool:
     """Whether `plan_in_view` finds a plan, mostly without building it.
 
     When the first of the max flow's widest decomposed paths carry `need`
