@@ -234,6 +234,25 @@ class WindowView:
         free.update(self._cache)
         self._cache = free
 
+    def by_link(self, hops: Iterable[Hop]) -> Mapping[str, int]:
+        """A symmetric window's `usable` by link id, read for every one of `hops` at least.
+
+        Both directions of a link offer the same in a symmetric window, so a
+        caller reading many hops looks each up by link id, in C, instead of
+        calling `usable` per hop. Do not modify the result.
+        """
+        assert self.symmetric, "only a symmetric window offers the same both ways"
+        cache, forward, one_way = self._cache, self._forward, self._one_way
+        start, end = self.start, self.end
+        for hop in hops:
+            link = hop.link
+            if link not in cache:
+                if one_way.get(link):
+                    self.usable(hop)  # the directions differ: the less free one
+                else:
+                    cache[link] = forward[link].free(start, end)  # as `usable` reads it
+        return cache
+
     def usable(self, hop: Hop) -> int:
         """Bandwidth a new booking can take crossing `hop` throughout the window."""
         link = hop.link

@@ -29,7 +29,7 @@ class OverbookingError(RuntimeError):
 class Timeline:
     """Booked bandwidth over time on one direction of one link."""
 
-    __slots__ = ("_arrays", "_drops", "_levels", "_times", "capacity")
+    __slots__ = ("_arrays", "_drops", "_levels", "_padded", "_times", "capacity")
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
@@ -37,6 +37,7 @@ class Timeline:
         self._levels: list[int] = []
         self._arrays: tuple[Ints, Ints] | None = None
         self._drops: Ints | None = None
+        self._padded: Ints | None = None  # the levels between two zeros (`free_from`)
 
     def arrays(self) -> tuple[Ints, Ints]:
         """Breakpoints and levels as int64 arrays, for vectorised scans; kept until a change."""
@@ -146,11 +147,15 @@ class Timeline:
             return np.full(len(starts), self.capacity, dtype=np.int64)
         # A zero before the first breakpoint (the level there) and one after
         # the last (a bound for reduceat): piece i of the timeline is padded[i + 1].
-        padded = np.concatenate((np.zeros(1, np.int64), levels, np.zeros(1, np.int64)))
-        first = np.searchsorted(times, starts, side="right")
-        last = np.searchsorted(times, starts + duration, side="left") + 1
+        padded = self._padded
+        if padded is None:
+            zero = np.zeros(1, np.int64)
+            padded = self._padded = np.concatenate((zero, levels, zero))
         # Pairs (first, last) side by side: every other reduceat is a window's maximum.
-        bounds = np.stack((first, last), axis=1).ravel()
+        bounds = np.empty(2 * len(starts), dtype=np.int64)
+        bounds[0::2] = times.searchsorted(starts, side="right")
+        bounds[1::2] = times.searchsorted(starts + duration, side="left")
+        bounds[1::2] += 1
         highest = np.maximum.reduceat(padded, bounds)[::2]
         return self.capacity - highest
 
@@ -172,7 +177,7 @@ class Timeline:
         self._compact(start, end)
 
     def _add(self, start: int, end: int, delta: int) -> None:
-        self._arrays = self._drops = None
+        self._arrays = self._drops = self._padded = None
         i = self._split(start)
         j = self._split(end)
         levels = self._levels
@@ -194,7 +199,7 @@ class Timeline:
 
     def _compact(self, start: int, end: int) -> None:
         """Drop breakpoints in [start, end] that no longer change the level."""
-        self._arrays = self._drops = None
+        self._arrays = self._drops = self._padded = None
         times, levels = self._times, self._levels
         i = max(bisect_left(times, start), 0)
         j = min(bisect_right(times, end), len(times))

@@ -139,6 +139,11 @@ class Skeleton:
                 head = hops[-1].to
                 if head != node:
                     self.chains.append((tail, self.index[head], hops))
+        # The link ids of each chain, and one hop per link any chain crosses:
+        # what a symmetric window reads by link (`WindowView.by_link`).
+        self.links = [tuple(hop.link for hop in hops) for _, _, hops in self.chains]
+        firsts = {hop.link: hop for _, _, hops in self.chains for hop in hops}
+        self.reads = tuple(firsts.values())
 
     @staticmethod
     def of(topology: Topology, ends: tuple[str, str]) -> Skeleton:

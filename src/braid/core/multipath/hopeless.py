@@ -25,6 +25,7 @@ from braid.core.multipath.maxflow import (
     Usable,
     cut_offered,
     endpoint_cuts,
+    has_run,
     link_usable,
     min_cut,
 )
@@ -90,13 +91,26 @@ class CutBounds:
         None does not promise a plan: the search for one decides.
         """
         joint = link_usable(self.topology, usable, symmetric=self.symmetric)
-        cut = self._small_cut(joint)
+        # Which cut proves it does not matter (every start skipped is hopeless
+        # whichever it is): where the window's max flow has run already, its
+        # min cut costs less than a search for a wall.
+        ran = has_run(joint, self.src, self.dst)
+        cut = self._min_cut(joint) if ran else None
         if cut is None:
-            value, cut = min_cut(self.topology, self.src, self.dst, joint, symmetric=self.symmetric)
-            if value >= self.need and cut_offered(cut, joint, self.paths) >= self.need:
-                return None
+            cut = self._small_cut(joint)
+        if cut is None and not ran:
+            cut = self._min_cut(joint)
+        if cut is None:
+            return None
         if cut not in self.learned:
             self.learned = [cut, *self.learned[: self.KEEP - 1]]
+        return cut
+
+    def _min_cut(self, joint: Usable) -> Cut | None:
+        """The window's minimum cut when it offers less than `need`, else None."""
+        value, cut = min_cut(self.topology, self.src, self.dst, joint, symmetric=self.symmetric)
+        if value >= self.need and cut_offered(cut, joint, self.paths) >= self.need:
+            return None
         return cut
 
     def known_cut(self, usable: Usable) -> Cut | None:

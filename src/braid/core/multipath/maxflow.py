@@ -46,7 +46,17 @@ class MaxFlow:
 
     value: int
     flows: Mapping[Direction, int]
-    paths: tuple[FlowPath, ...]
+    # The paths, or how to peel them: a refusal often needs only the value.
+    _paths: tuple[FlowPath, ...] | Callable[[], tuple[FlowPath, ...]]
+
+    @property
+    def paths(self) -> tuple[FlowPath, ...]:
+        """The decomposition, peeled the first time it is asked for."""
+        found = self._paths
+        if callable(found):
+            found = found()
+            object.__setattr__(self, "_paths", found)  # frozen, but filled in once
+        return found
 
 
 class _Residual:
@@ -72,13 +82,20 @@ class _Residual:
         self.reach: list[int] = []
         self.value = 0  # the flow's value once `run`
         # Chains with room on every hop, as `Contraction.chains_from` lists them.
-        for tail, head, hops in skeleton.chains:
-            widths = tuple(map(usable, hops))
+        view = window_of(usable)
+        free = view.by_link(skeleton.reads) if view is not None and view.symmetric else None
+        to, cap, adj, chains, arc_of = self.to, self.cap, self.adj, self.chains, self.arc_of
+        for (tail, head, hops), links in zip(skeleton.chains, skeleton.links, strict=True):
+            widths = tuple(map(usable, hops) if free is None else map(free.__getitem__, links))
             width = min(widths)
-            if width > 0:
-                arc = self._add(tail, head, width)
-                self.chains.append(Chain(kept[tail], kept[head], hops, widths, width))
-                self.arc_of[(hops[0].link, hops[0].forward)] = arc
+            if width > 0:  # `_add`, inlined: this loop runs once per window
+                arc = len(to)
+                to += (head, tail)
+                cap += (width, 0)
+                adj[tail].append(arc)
+                adj[head].append(arc + 1)
+                chains.append(Chain(kept[tail], kept[head], hops, widths, width))
+                arc_of[(hops[0].link, hops[0].forward)] = arc
 
     def _add(self, u: int, v: int, capacity: int) -> int:
         arc = len(self.to)
@@ -254,6 +271,12 @@ def min_cut(
     return residual.value, tuple(cut)
 
 
+def has_run(usable: Usable, src: str, dst: str) -> bool:
+    """Whether the max flow between the ends has run in the window `usable` reads."""
+    view = window_of(usable)
+    return view is not None and isinstance(view.memo.get(("max flow run", src, dst)), _Residual)
+
+
 def _ran(topology: Topology, src: str, dst: str, usable: Usable) -> _Residual:
     """The residual graph with a maximum flow, run once per window and pair.
 
@@ -317,7 +340,7 @@ def max_flow(
     value = residual.value
     flows = _net_flows(residual)
     _check_joint(topology, flows, usable)
-    return MaxFlow(value, flows, decompose(topology, src, dst, flows, value))
+    return MaxFlow(value, flows, lambda: decompose(topology, src, dst, flows, value))
 
 
 def _net_flows(residual: _Residual) -> dict[Direction, int]:

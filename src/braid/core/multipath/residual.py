@@ -51,6 +51,10 @@ class Ledger:
 
     def room(self, hops: Sequence[Hop]) -> int:
         """The most a path over `hops` can still take on top of what is placed."""
+        if self._symmetric:
+            # `usable` by link id, without a call per hop (greedy searches ask often).
+            free, used = self.view.by_link(hops), self._used
+            return min((free[hop.link] - used.get(hop.link, 0) for hop in hops), default=0)
         return min((self.usable(hop) for hop in hops), default=0)
 
     def place(self, hops: Sequence[Hop], amount: int) -> None:
@@ -94,7 +98,7 @@ class _Greedy:
         if self.exhausted:
             return False
         topology = self.view.topology
-        best = self.chains.widest(self.ledger.usable)
+        best = self.chains.widest(self.ledger.room)
         if best is None:
             self.exhausted = True
             return False

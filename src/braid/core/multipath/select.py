@@ -191,10 +191,31 @@ def most_bandwidth_total(
     No choice carries more than the max flow, so `most_bandwidth` ends
     with that total whenever the decomposition's first paths reach it.
     """
+    flow_mode = gate.mode == "flow"
+    # Flow mode allows every set of paths, and no set carries more than the
+    # max flow: greedy paths reaching it settle the total before the flow is
+    # decomposed.
+    greedy = total(successive_widest(view, src, dst, max_paths)) if flow_mode else 0
+    if greedy >= flow.value:
+        return flow.value
     first = flow.paths[:max_paths]
     if first and total(first) >= flow.value and gate.allows(paths_of(first)):
         return flow.value
-    return total(most_bandwidth(view, src, dst, max_paths, flow, gate))
+    if not flow_mode:
+        return total(most_bandwidth(view, src, dst, max_paths, flow, gate))
+    # The greedy paths start with a widest one (the largest bottleneck is one
+    # number, however ties fall), so they carry at least what
+    # `most_bandwidth`'s single widest path does: no need for that search.
+    best = max(total(first), greedy)
+    if best >= _ceiling(view, src, dst, max_paths, flow):
+        return best
+    if best >= _min_cut_ceiling(view, src, dst, max_paths):
+        return best
+    pool = _candidates(view, src, dst, flow)
+    for size in range(2, min(max_paths, len(pool)) + 1):
+        for subset in _subsets(view, pool, size, gate, best):
+            best = max(best, total(subset.choice))
+    return best
 
 
 def most_bandwidth(
