@@ -70,12 +70,13 @@ class CutBounds:
         def capacity(hop: Hop) -> int:
             return links[hop.link].capacity
 
-        if self._small_cut(capacity) is not None:
-            return True
-        # One path as wide as the demand with nothing booked is a flow that
-        # large: the max flow cannot fall short (the widths are kept per source).
+        # One path as wide as the demand with nothing booked crosses every cut
+        # on a hop that wide, so no cut (nor the max flow) falls short: the
+        # widths are kept per source, no search is needed.
         if static_width(self.topology, self.src, self.dst) >= self.need:
             return False
+        if self._small_cut(capacity) is not None:
+            return True
         key: Hashable = ("max flow with nothing booked", self.src, self.dst)
         value = self.network.static.get(key)
         if not isinstance(value, int):

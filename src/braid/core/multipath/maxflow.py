@@ -88,7 +88,7 @@ class _Residual:
         for (tail, head, hops), links in zip(skeleton.chains, skeleton.links, strict=True):
             widths = tuple(map(usable, hops) if free is None else map(free.__getitem__, links))
             width = min(widths)
-            if width > 0:  # `_add`, inlined: this loop runs once per window
+            if width > 0:  # arc 2k and its reverse 2k + 1
                 arc = len(to)
                 to += (head, tail)
                 cap += (width, 0)
@@ -96,14 +96,6 @@ class _Residual:
                 adj[head].append(arc + 1)
                 chains.append(Chain(kept[tail], kept[head], hops, widths, width))
                 arc_of[(hops[0].link, hops[0].forward)] = arc
-
-    def _add(self, u: int, v: int, capacity: int) -> int:
-        arc = len(self.to)
-        self.to += [v, u]
-        self.cap += [capacity, 0]
-        self.adj[u].append(arc)
-        self.adj[v].append(arc + 1)
-        return arc
 
     def flow_on(self, arc: int) -> int:
         """What was pushed along `arc`: the capacity its reverse arc has gained."""

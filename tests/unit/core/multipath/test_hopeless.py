@@ -238,9 +238,15 @@ def test_the_shortcuts_of_a_split_search_prove_what_they_skip(
     """One path wider than the demand with nothing booked; a plan found by its first paths."""
     src, dst = pick_ends(network, pick)
     topology = network.topology
+
+    def capacity(hop: Hop) -> int:
+        return topology.links[hop.link].capacity
+
     if static_width(topology, src, dst) >= need:
-        value = max_flow_value(topology, src, dst, lambda hop: topology.links[hop.link].capacity)
-        assert value >= need
+        assert max_flow_value(topology, src, dst, capacity) >= need
+        for k in (1, 2, 3):
+            # What `never` no longer looks for once one path is that wide.
+            assert CutBounds(network, src, dst, need, k, True)._small_cut(capacity) is None
     view = WindowView(network, start, start + length, True)
     for k in (1, 2, 3):
         gate = Gate(topology, "flow", DEFAULT_POLICY)
