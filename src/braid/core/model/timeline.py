@@ -8,7 +8,7 @@ bookings that start at the same second are simply counted twice.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from braid.core.model.intervals import IntervalSet, Span
@@ -138,19 +138,25 @@ class Timeline:
             return self.capacity - self._levels[first]
         return self.capacity - max(self._levels[first:last])
 
+    def padded_levels(self) -> Ints:
+        """The levels between a zero before the first piece and one after the last."""
+        import numpy as np
+
+        if self._padded is None:
+            zero = np.zeros(1, np.int64)
+            self._padded = np.concatenate((zero, self.arrays()[1], zero))
+        return self._padded
+
     def free_from(self, starts: Ints, duration: int) -> Ints:
         """`free(s, s + duration)` for every s of `starts`, in one numpy pass."""
         import numpy as np  # loaded only by the vectorised scans that need it
 
-        times, levels = self.arrays()
+        times = self.arrays()[0]
         if not len(times):
             return np.full(len(starts), self.capacity, dtype=np.int64)
         # A zero before the first breakpoint (the level there) and one after
         # the last (a bound for reduceat): piece i of the timeline is padded[i + 1].
-        padded = self._padded
-        if padded is None:
-            zero = np.zeros(1, np.int64)
-            padded = self._padded = np.concatenate((zero, levels, zero))
+        padded = self.padded_levels()
         # Pairs (first, last) side by side: every other reduceat is a window's maximum.
         bounds = np.empty(2 * len(starts), dtype=np.int64)
         bounds[0::2] = times.searchsorted(starts, side="right")
@@ -271,3 +277,43 @@ class Timeline:
         """Start instants s in [start, end) with `need` free throughout [s, s + duration)."""
         blocked = IntervalSet(tuple(self.blocked_starts(need, duration, start, end)))
         return IntervalSet.span(start, end).difference(blocked)
+
+
+def free_from_many(timelines: Sequence[Timeline], starts: Ints, duration: int) -> Ints:
+    """`free_from` of each timeline (one row each), in one numpy pass for them all.
+
+    The timelines' breakpoints are laid end to end, each shifted into a
+    range of its own, so one sorted search finds every window's pieces;
+    a scan of a cut reads a few timelines at once, and numpy's cost per
+    call is most of what one timeline costs.
+    """
+    import numpy as np  # loaded only by the vectorised scans that need it
+
+    count, size = len(timelines), len(starts)
+    if not count or not size:
+        return np.zeros((count, size), dtype=np.int64)
+    arrays = [t.arrays()[0] for t in timelines]
+    lo = min([int(starts.min()), *(int(a[0]) for a in arrays if len(a))])
+    hi = max([int(starts.max()) + duration, *(int(a[-1]) for a in arrays if len(a))])
+    span = hi - lo + 1
+    if span * count >= _INT64_SAFE:
+        return np.stack([t.free_from(starts, duration) for t in timelines])
+    shift = np.arange(count, dtype=np.int64)[:, None] * span - lo
+    keys = np.concatenate([a + shift[j, 0] for j, a in enumerate(arrays)])
+    padded = np.concatenate([t.padded_levels() for t in timelines])
+    # A key found at r in block j is padded[r + 2 j + ...]: each block of
+    # `padded` is two longer than its block of keys (see `free_from`).
+    pad = 2 * np.arange(count, dtype=np.int64)[:, None]
+    bounds = np.empty((count, 2 * size), dtype=np.int64)
+    bounds[:, 0::2] = keys.searchsorted((starts + shift).ravel(), side="right").reshape(count, size)
+    bounds[:, 0::2] += pad
+    ends = (starts + duration + shift).ravel()
+    bounds[:, 1::2] = keys.searchsorted(ends, side="left").reshape(count, size) + 1 + pad
+    highest = np.maximum.reduceat(padded, bounds.ravel())[::2].reshape(count, size)
+    capacity = np.array([t.capacity for t in timelines], dtype=np.int64)[:, None]
+    result: Ints = capacity - highest
+    return result
+
+
+# Keys below this fit int64 with room to spare (`free_from_many`).
+_INT64_SAFE = 1 << 62

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from braid.core.graph.reach import static_width
 from braid.core.graph.sides import nearer_wall
 from braid.core.model.network import Network
-from braid.core.model.timeline import Timeline
+from braid.core.model.timeline import Timeline, free_from_many
 from braid.core.model.topology import Hop, Topology
 from braid.core.multipath.maxflow import (
     Cut,
@@ -164,14 +164,17 @@ def first_start_reaching(
 
     network = bounds.network
     readers = [read_timelines(network, hop, bounds.symmetric) for hop in cut]
-    starts = _union([t.drop_times(after, stop) for t in {t for ts in readers for t in ts}])
+    read = list(dict.fromkeys(t for ts in readers for t in ts))  # each timeline once
+    row_of = {id(t): row for row, t in enumerate(read)}
+    starts = _union([t.drop_times(after, stop) for t in read])
     for batch in _batches(len(starts)):
         chunk = starts[batch]
+        each = free_from_many(read, chunk, duration)
         free = np.empty((len(readers), len(chunk)), dtype=np.int64)
         for row, timelines in enumerate(readers):
-            free[row] = timelines[0].free_from(chunk, duration)
+            free[row] = each[row_of[id(timelines[0])]]
             for other in timelines[1:]:
-                np.minimum(free[row], other.free_from(chunk, duration), out=free[row])
+                np.minimum(free[row], each[row_of[id(other)]], out=free[row])
         np.maximum(free, 0, out=free)
         if bounds.paths < len(readers):  # else every hop counts: nothing to choose
             free.sort(axis=0)

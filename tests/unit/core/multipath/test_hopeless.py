@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from braid.core.graph.reach import static_width
 from braid.core.model.network import Network, WindowView
+from braid.core.model.timeline import free_from_many
 from braid.core.model.topology import Hop
 from braid.core.multipath import SplitPlan, split_earliest, split_fixed, split_max_bandwidth
 from braid.core.multipath.chains import Contraction, Skeleton
@@ -58,6 +59,11 @@ def test_free_from_reads_every_start_as_free_does(
     for timeline in network.timelines().values():
         expected = [timeline.free(s, s + duration) for s in chosen.tolist()]
         assert timeline.free_from(chosen, duration).tolist() == expected
+    every = list(network.timelines().values())
+    together = free_from_many(every, chosen, duration)
+    assert together.shape == (len(every), len(chosen))
+    for row, timeline in zip(together.tolist(), every, strict=True):
+        assert row == [timeline.free(s, s + duration) for s in chosen.tolist()]
 
 
 @settings(max_examples=200, deadline=None)
