@@ -13,16 +13,22 @@ from __future__ import annotations
 import heapq
 import weakref
 from collections import deque
-from collections.abc import Collection, Container, Sequence
+from collections.abc import Callable, Collection, Container, Hashable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 from braid.core.model.topology import Hop, Topology
 from braid.core.model.units import UNBOUNDED
+
+_T = TypeVar("_T")
 
 # Hop counts, and static widths, from at most this many sources are kept
 # (afresh when full).
 RECENT_SOURCES = 256
 # The relevant nodes of at most this many pairs are kept (afresh when full).
 RECENT_PAIRS = 4096
+# Larger structures of at most this many pairs (`pair_memo`; a pair's
+# contracted graph for max flow is some kilobytes).
+RECENT_STRUCTURES = 512
 
 
 class _Static:
@@ -53,6 +59,14 @@ class _Static:
         self.ranks: dict[str, dict[str, int]] = {}
         self.widths: dict[str, dict[str, int]] = {}
         self.kept: dict[tuple[str, str], Container[str]] = {}
+        self.pairs: dict[Hashable, Any] = {}
+        # The hop leaving a node over a link towards a node, by all three:
+        # frozen Hops are slow to build, and paths are turned into hops often.
+        self.hop_of: dict[tuple[str, str, str], Hop] = {}
+        for link in topology.links.values():
+            self.hop_of[(link.a, link.id, link.b)] = Hop(link.id, link.b, True)
+            if link.a != link.b:
+                self.hop_of[(link.b, link.id, link.a)] = Hop(link.id, link.a, False)
         self.nodes = topology.nodes
         self.order = tuple(topology.nodes)
         # Within the core alone: each node's hops, and the nodes that are
@@ -94,6 +108,26 @@ def _static(topology: Topology) -> _Static:
 def passes_through(node: str, hops: Sequence[Hop]) -> bool:
     """Whether `node`, with these hops, only joins two other nodes."""
     return len(hops) == 2 and hops[0].to != hops[1].to and node not in (h.to for h in hops)
+
+
+def pair_memo(topology: Topology, key: Hashable, make: Callable[[], _T]) -> _T:
+    """What `make` derives from the topology and one pair alone, kept (afresh when full).
+
+    For structures a query between two nodes walks the same way whatever is
+    booked; `key` names both the structure and the pair.
+    """
+    memo = _static(topology).pairs
+    found = memo.get(key)
+    if found is None:
+        if len(memo) >= RECENT_STRUCTURES:
+            memo.clear()  # simple, and safe if threads share it
+        found = memo[key] = make()
+    return cast("_T", found)
+
+
+def hop_table(topology: Topology) -> Mapping[tuple[str, str, str], Hop]:
+    """Every hop by (node it leaves, link, node it reaches); do not modify the result."""
+    return _static(topology).hop_of
 
 
 def core_of(topology: Topology) -> _Static:

@@ -41,6 +41,7 @@ class Network:
         # Views of the current version by window: a refusal's searches (the
         # refused one, widest, max flow) all read the same window.
         self._views: dict[tuple[int, int, bool], WindowView] = {}
+        self._last_change: tuple[tuple[int, int], int | None] | None = None
         # What depends on the topology alone (e.g. a pair's max flow with
         # nothing booked): kept for the network's life, whatever is booked.
         self.static: dict[Hashable, object] = {}
@@ -152,8 +153,15 @@ class Network:
 
     def last_change(self, before: int) -> int | None:
         """The last instant before `before` at which any booked level changes."""
+        # Every earliest-start search past a refusal asks this with the same
+        # `before`: one look at every timeline per version of the network.
+        key = (self.version, before)
+        if self._last_change is not None and self._last_change[0] == key:
+            return self._last_change[1]
         ends = (t.last_breakpoint(before) for t in self._timelines.values())
-        return max((e for e in ends if e is not None), default=None)
+        found = max((e for e in ends if e is not None), default=None)
+        self._last_change = (key, found)
+        return found
 
     def breakpoints(self, start: int, end: int) -> list[int]:
         """Every instant in [start, end) at which some link's booked level changes."""
@@ -236,6 +244,25 @@ class WindowView:
             view._cache[link] = 0
             view._pair[(link, True)] = view._pair[(link, False)] = 0
         return view
+
+    def by_link(self, hops: Iterable[Hop]) -> Mapping[str, int]:
+        """A symmetric window's `usable` by link id, read for every one of `hops` at least.
+
+        Both directions of a link offer the same in a symmetric window, so a
+        caller reading many hops looks each up by link id, in C, instead of
+        calling `usable` per hop. Do not modify the result.
+        """
+        assert self.symmetric, "only a symmetric window offers the same both ways"
+        cache, forward, one_way = self._cache, self._forward, self._one_way
+        start, end = self.start, self.end
+        for hop in hops:
+            link = hop.link
+            if link not in cache:
+                if one_way.get(link):
+                    self.usable(hop)  # the directions differ: the less free one
+                else:
+                    cache[link] = forward[link].free(start, end)  # as `usable` reads it
+        return cache
 
     def usable(self, hop: Hop) -> int:
         """Bandwidth a new booking can take crossing `hop` throughout the window."""

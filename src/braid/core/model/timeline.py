@@ -8,7 +8,7 @@ bookings that start at the same second are simply counted twice.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from braid.core.model.intervals import IntervalSet, Span
@@ -29,13 +29,15 @@ class OverbookingError(RuntimeError):
 class Timeline:
     """Booked bandwidth over time on one direction of one link."""
 
-    __slots__ = ("_arrays", "_levels", "_times", "capacity")
+    __slots__ = ("_arrays", "_drops", "_levels", "_padded", "_times", "capacity")
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self._times: list[int] = []
         self._levels: list[int] = []
         self._arrays: tuple[Ints, Ints] | None = None
+        self._drops: Ints | None = None
+        self._padded: Ints | None = None  # the levels between two zeros (`free_from`)
 
     def arrays(self) -> tuple[Ints, Ints]:
         """Breakpoints and levels as int64 arrays, for vectorised scans; kept until a change."""
@@ -80,6 +82,21 @@ class Timeline:
         pieces = zip(times[i:j], levels[i:j], before, strict=True)
         return [t for t, here, prior in pieces if here < prior]
 
+    def drop_times(self, start: int, end: int) -> Ints:
+        """`drops(start, end)` as an int64 array, sliced from every drop found once per change.
+
+        A search that follows a cut over a week reads the same timelines
+        again and again while nothing is booked in between.
+        """
+        import numpy as np  # loaded only by the vectorised scans that need it
+
+        if self._drops is None:
+            times, levels = self.arrays()
+            prior = np.concatenate((np.zeros(1, np.int64), levels[:-1]))
+            self._drops = times[levels < prior]
+        every = self._drops
+        return every[np.searchsorted(every, start, "right") : np.searchsorted(every, end, "left")]
+
     def next_drop(self, after: int) -> int | None:
         """The first breakpoint after `after` where the level falls, or None."""
         times, levels = self._times, self._levels
@@ -121,20 +138,30 @@ class Timeline:
             return self.capacity - self._levels[first]
         return self.capacity - max(self._levels[first:last])
 
+    def padded_levels(self) -> Ints:
+        """The levels between a zero before the first piece and one after the last."""
+        import numpy as np
+
+        if self._padded is None:
+            zero = np.zeros(1, np.int64)
+            self._padded = np.concatenate((zero, self.arrays()[1], zero))
+        return self._padded
+
     def free_from(self, starts: Ints, duration: int) -> Ints:
         """`free(s, s + duration)` for every s of `starts`, in one numpy pass."""
         import numpy as np  # loaded only by the vectorised scans that need it
 
-        times, levels = self.arrays()
+        times = self.arrays()[0]
         if not len(times):
             return np.full(len(starts), self.capacity, dtype=np.int64)
         # A zero before the first breakpoint (the level there) and one after
         # the last (a bound for reduceat): piece i of the timeline is padded[i + 1].
-        padded = np.concatenate((np.zeros(1, np.int64), levels, np.zeros(1, np.int64)))
-        first = np.searchsorted(times, starts, side="right")
-        last = np.searchsorted(times, starts + duration, side="left") + 1
+        padded = self.padded_levels()
         # Pairs (first, last) side by side: every other reduceat is a window's maximum.
-        bounds = np.stack((first, last), axis=1).ravel()
+        bounds = np.empty(2 * len(starts), dtype=np.int64)
+        bounds[0::2] = times.searchsorted(starts, side="right")
+        bounds[1::2] = times.searchsorted(starts + duration, side="left")
+        bounds[1::2] += 1
         highest = np.maximum.reduceat(padded, bounds)[::2]
         return self.capacity - highest
 
@@ -156,7 +183,7 @@ class Timeline:
         self._compact(start, end)
 
     def _add(self, start: int, end: int, delta: int) -> None:
-        self._arrays = None
+        self._arrays = self._drops = self._padded = None
         i = self._split(start)
         j = self._split(end)
         levels = self._levels
@@ -178,7 +205,7 @@ class Timeline:
 
     def _compact(self, start: int, end: int) -> None:
         """Drop breakpoints in [start, end] that no longer change the level."""
-        self._arrays = None
+        self._arrays = self._drops = self._padded = None
         times, levels = self._times, self._levels
         i = max(bisect_left(times, start), 0)
         j = min(bisect_right(times, end), len(times))
@@ -250,3 +277,43 @@ class Timeline:
         """Start instants s in [start, end) with `need` free throughout [s, s + duration)."""
         blocked = IntervalSet(tuple(self.blocked_starts(need, duration, start, end)))
         return IntervalSet.span(start, end).difference(blocked)
+
+
+def free_from_many(timelines: Sequence[Timeline], starts: Ints, duration: int) -> Ints:
+    """`free_from` of each timeline (one row each), in one numpy pass for them all.
+
+    The timelines' breakpoints are laid end to end, each shifted into a
+    range of its own, so one sorted search finds every window's pieces;
+    a scan of a cut reads a few timelines at once, and numpy's cost per
+    call is most of what one timeline costs.
+    """
+    import numpy as np  # loaded only by the vectorised scans that need it
+
+    count, size = len(timelines), len(starts)
+    if not count or not size:
+        return np.zeros((count, size), dtype=np.int64)
+    arrays = [t.arrays()[0] for t in timelines]
+    lo = min([int(starts.min()), *(int(a[0]) for a in arrays if len(a))])
+    hi = max([int(starts.max()) + duration, *(int(a[-1]) for a in arrays if len(a))])
+    span = hi - lo + 1
+    if span * count >= _INT64_SAFE:
+        return np.stack([t.free_from(starts, duration) for t in timelines])
+    shift = np.arange(count, dtype=np.int64)[:, None] * span - lo
+    keys = np.concatenate([a + shift[j, 0] for j, a in enumerate(arrays)])
+    padded = np.concatenate([t.padded_levels() for t in timelines])
+    # A key found at r in block j is padded[r + 2 j + ...]: each block of
+    # `padded` is two longer than its block of keys (see `free_from`).
+    pad = 2 * np.arange(count, dtype=np.int64)[:, None]
+    bounds = np.empty((count, 2 * size), dtype=np.int64)
+    bounds[:, 0::2] = keys.searchsorted((starts + shift).ravel(), side="right").reshape(count, size)
+    bounds[:, 0::2] += pad
+    ends = (starts + duration + shift).ravel()
+    bounds[:, 1::2] = keys.searchsorted(ends, side="left").reshape(count, size) + 1 + pad
+    highest = np.maximum.reduceat(padded, bounds.ravel())[::2].reshape(count, size)
+    capacity = np.array([t.capacity for t in timelines], dtype=np.int64)[:, None]
+    result: Ints = capacity - highest
+    return result
+
+
+# Keys below this fit int64 with room to spare (`free_from_many`).
+_INT64_SAFE = 1 << 62

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from typing import NamedTuple
 
-from braid.core.graph.reach import core_of, passes_through, relevant_nodes
+from braid.core.graph.reach import core_of, pair_memo, passes_through, relevant_nodes
 from braid.core.model.topology import Hop, Topology
 
 Usable = Callable[[Hop], int]
@@ -74,7 +74,11 @@ class Contraction:
         return passes_through(node, self.hops(node))
 
     def chains_from(self, node: str, usable: Usable) -> list[Chain]:
-        """Every chain leaving kept `node` with room on all its hops (loops back are dropped)."""
+        """Every chain leaving kept `node` with room on all its hops (loops back are dropped).
+
+        Max flow reads these from the pair's `Skeleton` instead; this is the
+        definition the skeleton is tested against.
+        """
         out = []
         for first in self.hops(node):
             hops, widths = [first], [usable(first)]
@@ -104,3 +108,44 @@ class Contraction:
             if loops or here.to != node:
                 out.append(tuple(hops))
         return out
+
+
+class Skeleton:
+    """A pair's `Contraction` with every chain between kept nodes walked once.
+
+    Which hops form which chain does not depend on what is booked, only on
+    the topology and the ends: a max flow in each window reads their widths
+    and keeps those with room on every hop, which is what `chains_from`
+    gives, in the same order (so arcs are numbered alike).
+    """
+
+    def __init__(self, topology: Topology, ends: tuple[str, str]) -> None:
+        # Kept per topology, so it holds no reference to it (nor to its
+        # `Contraction`): the topology stays free to go.
+        contraction = Contraction(topology, ends)
+        self.kept = contraction.kept
+        relevant = topology.nodes if contraction.relevant is None else contraction.relevant
+        # `Contraction.hops` of every node a path between the ends may visit.
+        self.hops = {node: contraction.hops(node) for node in relevant}
+        self.index = {node: i for i, node in enumerate(self.kept)}
+        # (tail, head) by index, and the hops; chains back to their tail are left out.
+        self.chains: list[tuple[int, int, tuple[Hop, ...]]] = []
+        # Per kept node, every chain leaving it, loops included (for cuts).
+        self.corridors: dict[str, list[tuple[Hop, ...]]] = {}
+        for node in self.kept:
+            found = self.corridors[node] = contraction.corridors(node, loops=True)
+            tail = self.index[node]
+            for hops in found:
+                head = hops[-1].to
+                if head != node:
+                    self.chains.append((tail, self.index[head], hops))
+        # The link ids of each chain, and one hop per link any chain crosses:
+        # what a symmetric window reads by link (`WindowView.by_link`).
+        self.links = [tuple(hop.link for hop in hops) for _, _, hops in self.chains]
+        firsts = {hop.link: hop for _, _, hops in self.chains for hop in hops}
+        self.reads = tuple(firsts.values())
+
+    @staticmethod
+    def of(topology: Topology, ends: tuple[str, str]) -> Skeleton:
+        """The skeleton of `ends`, kept for the pair."""
+        return pair_memo(topology, ("skeleton", *ends), lambda: Skeleton(topology, ends))

@@ -9,7 +9,7 @@ from braid.core.model.network import Network, WindowView
 from braid.core.multipath.hopeless import CutBounds, first_start_reaching, next_start
 from braid.core.multipath.mdi import DEFAULT_POLICY, MdiPolicy
 from braid.core.multipath.plan import Gate, SplitPlan
-from braid.core.multipath.split import check_positive, check_request, plan_in_view
+from braid.core.multipath.split import check_positive, check_request, has_plan, plan_in_view
 from braid.core.schedule import earliest_start
 from braid.core.schedule.earliest import last_useful_start
 
@@ -74,14 +74,22 @@ def split_earliest_start(
 
     A refusal only names the start: a plan is worked out only where no
     single path shows at once that one exists.
+
+    The single-path earliest start, which `split_earliest` works out first
+    to bound its search, is not needed here: wherever one path carries the
+    demand there is a plan (`split_in_view` plans that path), so the first
+    start with a plan is never later than it, and the search over every
+    start worth trying (up to `last_useful_start`) finds that one itself.
     """
     check_request(network, src, dst, max_paths, mode)
     check_positive(need, "need")
     check_positive(duration, "duration")
     search = _Search(network, src, dst, need, max_paths, symmetric, duration)
     search.gate = Gate(network.topology, mode, policy)
-    found, single = search.earliest(not_before, None, True)
-    return found if found is not None else single
+    if search.bounds.never():
+        return None  # no path, nor any set of them, fits with nothing booked
+    stop = last_useful_start(network, duration, not_before, None)
+    return search.first(not_before, stop, skip_first=True)
 
 
 class _Search:
@@ -139,22 +147,35 @@ class _Search:
         start: int | None = lo
         while start is not None and start < stop:
             view = network.window(start, start + self.duration, symmetric=bounds.symmetric)
-            cut = bounds.hopeless(view.usable)
+            tried = skip_first and start == lo
+            cut = bounds.known_cut(view.usable)
+            # One path with room settles a start before any costlier proof is
+            # sought that it is hopeless: it carries the demand across every cut.
+            if cut is None and not tried and self._one_path(view):
+                return start
+            if cut is None:
+                cut = bounds.hopeless(view.usable)
             if cut is not None:
                 start = first_start_reaching(bounds, cut, start, stop, self.duration)
                 continue
-            if not (skip_first and start == lo) and self._fits(view):
+            if not tried and self._fits(view):
                 return start
             start = next_start(network, start, stop)
         return None
 
+    def _one_path(self, view: WindowView) -> bool:
+        """Whether one path carries the demand (only asked when no plan is kept)."""
+        b = self.bounds
+        if self.with_plan:
+            return False
+        return shortest_feasible_path(view.topology, b.src, b.dst, view.usable, b.need) is not None
+
     def _fits(self, view: WindowView) -> bool:
         """Whether `split_in_view` would plan this window (keeping the plan if asked to)."""
         b = self.bounds
-        # `split_in_view` plans one path whenever one carries the demand.
-        single = None if self.with_plan else shortest_feasible_path
-        if single is not None and single(view.topology, b.src, b.dst, view.usable, b.need):
-            return True
+        if not self.with_plan:
+            # `_one_path` has already looked for one path.
+            return has_plan(view, b.src, b.dst, b.need, b.paths, self.gate)
         self.plan = plan_in_view(view, b.src, b.dst, b.need, b.paths, self.gate)
         return self.plan is not None
 

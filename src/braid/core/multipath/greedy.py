@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from braid.core.graph.search import UNBOUNDED
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop, Topology
-from braid.core.multipath.chains import Chain, Contraction, Usable
+from braid.core.multipath.chains import Chain, Contraction
 
 Corridor = tuple[Hop, ...]
+Room = Callable[[Sequence[Hop]], int]
 
 
 class ChainWidths:
@@ -63,8 +64,11 @@ class ChainWidths:
             for number in self.on_link.get(hop.link, ()):
                 self.widths[number] = None
 
-    def widest(self, usable: Usable) -> tuple[Path, int] | None:
-        """The widest src -> dst path (ties: lowest latency), as `search.widest_path`."""
+    def widest(self, room: Room) -> tuple[Path, int] | None:
+        """The widest src -> dst path (ties: lowest latency), as `search.widest_path`.
+
+        `room` gives what a run of hops can take (the least of their widths).
+        """
         best: dict[str, tuple[int, float]] = {self.src: (-UNBOUNDED, 0.0)}
         came: dict[str, tuple[str, int]] = {}
         heap: list[tuple[int, float, str]] = [(-UNBOUNDED, 0.0, self.src)]
@@ -83,7 +87,7 @@ class ChainWidths:
                     continue
                 width = widths[number]
                 if width is None:
-                    width = widths[number] = min(usable(hop) for hop in self.corridors[number])
+                    width = widths[number] = room(self.corridors[number])
                 width = min(width, -negative)
                 if width <= 0:
                     continue

@@ -13,23 +13,31 @@ between.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
+from braid.core.graph.reach import static_width
 from braid.core.graph.sides import nearer_wall
 from braid.core.model.network import Network
-from braid.core.model.timeline import Timeline
+from braid.core.model.timeline import Timeline, free_from_many
 from braid.core.model.topology import Hop, Topology
 from braid.core.multipath.maxflow import (
     Cut,
     Usable,
     cut_offered,
     endpoint_cuts,
+    has_run,
     link_usable,
     min_cut,
 )
 
+if TYPE_CHECKING:
+    from braid.core.model.timeline import Ints
+
 # Starts read at once when a cut is followed forward: small enough that a
-# cut freed soon costs little, doubled each round so a long wait costs few rounds.
-FIRST_BATCH = 32
+# cut freed soon costs little, doubled each round so a long wait costs few
+# rounds. A week of bookings gives a cut some hundreds of drops: a numpy
+# pass over them all costs little more than over a few.
+FIRST_BATCH = 256
 
 
 class CutBounds:
@@ -62,12 +70,19 @@ class CutBounds:
         def capacity(hop: Hop) -> int:
             return links[hop.link].capacity
 
+        # One path as wide as the demand with nothing booked crosses every cut
+        # on a hop that wide, so no cut (nor the max flow) falls short: the
+        # widths are kept per source, no search is needed.
+        if static_width(self.topology, self.src, self.dst) >= self.need:
+            return False
         if self._small_cut(capacity) is not None:
             return True
         key: Hashable = ("max flow with nothing booked", self.src, self.dst)
         value = self.network.static.get(key)
         if not isinstance(value, int):
-            value = min_cut(self.topology, self.src, self.dst, capacity)[0]
+            # A link's capacity is the same both ways: taking the less of the
+            # two directions (symmetric) would change no arc, only cost a call.
+            value = min_cut(self.topology, self.src, self.dst, capacity, symmetric=False)[0]
             self.network.static[key] = value
         return value < self.need
 
@@ -77,14 +92,38 @@ class CutBounds:
         None does not promise a plan: the search for one decides.
         """
         joint = link_usable(self.topology, usable, symmetric=self.symmetric)
-        cut = self._small_cut(joint)
+        # Which cut proves it does not matter (every start skipped is hopeless
+        # whichever it is): where the window's max flow has run already, its
+        # min cut costs less than a search for a wall.
+        ran = has_run(joint, self.src, self.dst)
+        cut = self._min_cut(joint) if ran else None
         if cut is None:
-            value, cut = min_cut(self.topology, self.src, self.dst, joint, symmetric=self.symmetric)
-            if value >= self.need and cut_offered(cut, joint, self.paths) >= self.need:
-                return None
+            cut = self._small_cut(joint)
+        if cut is None and not ran:
+            cut = self._min_cut(joint)
+        if cut is None:
+            return None
         if cut not in self.learned:
             self.learned = [cut, *self.learned[: self.KEEP - 1]]
         return cut
+
+    def _min_cut(self, joint: Usable) -> Cut | None:
+        """The window's minimum cut when it offers less than `need`, else None."""
+        value, cut = min_cut(self.topology, self.src, self.dst, joint, symmetric=self.symmetric)
+        if value >= self.need and cut_offered(cut, joint, self.paths) >= self.need:
+            return None
+        return cut
+
+    def known_cut(self, usable: Usable) -> Cut | None:
+        """A cut known already (around an end, or learned) that offers less than `need`.
+
+        The cheapest test: a few hops each, no search.
+        """
+        joint = link_usable(self.topology, usable, symmetric=self.symmetric)
+        for cut in (*self.fixed, *self.learned):
+            if cut_offered(cut, joint, self.paths) < self.need:
+                return cut
+        return None
 
     def _small_cut(self, usable: Usable) -> Cut | None:
         """A cut known already, or a wall around one end, that offers less than `need`."""
@@ -125,22 +164,40 @@ def first_start_reaching(
 
     network = bounds.network
     readers = [read_timelines(network, hop, bounds.symmetric) for hop in cut]
-    drops: set[int] = set()
-    for timeline in {t for timelines in readers for t in timelines}:
-        drops.update(timeline.drops(after, stop))
-    starts = np.array(sorted(drops), dtype=np.int64)
+    read = list(dict.fromkeys(t for ts in readers for t in ts))  # each timeline once
+    row_of = {id(t): row for row, t in enumerate(read)}
+    starts = _union([t.drop_times(after, stop) for t in read])
     for batch in _batches(len(starts)):
         chunk = starts[batch]
+        each = free_from_many(read, chunk, duration)
         free = np.empty((len(readers), len(chunk)), dtype=np.int64)
         for row, timelines in enumerate(readers):
-            free[row] = timelines[0].free_from(chunk, duration)
+            free[row] = each[row_of[id(timelines[0])]]
             for other in timelines[1:]:
-                np.minimum(free[row], other.free_from(chunk, duration), out=free[row])
-        room = np.sort(np.maximum(free, 0), axis=0)[-bounds.paths :]
-        enough = np.flatnonzero(room.sum(axis=0) >= bounds.need)
+                np.minimum(free[row], each[row_of[id(other)]], out=free[row])
+        np.maximum(free, 0, out=free)
+        if bounds.paths < len(readers):  # else every hop counts: nothing to choose
+            free.sort(axis=0)
+        enough = np.flatnonzero(free[-bounds.paths :].sum(axis=0) >= bounds.need)
         if len(enough):
             return int(chunk[enough[0]])
     return None
+
+
+def _union(sorted_arrays: list[Ints]) -> Ints:
+    """The distinct values of sorted int64 arrays, in order."""
+    import numpy as np
+
+    if len(sorted_arrays) == 1:
+        return sorted_arrays[0]  # sorted and distinct already
+    every = np.concatenate(sorted_arrays) if sorted_arrays else np.zeros(0, np.int64)
+    every.sort()
+    if len(every) < 2:
+        return every
+    keep = np.empty(len(every), dtype=bool)
+    keep[0] = True
+    np.not_equal(every[1:], every[:-1], out=keep[1:])
+    return every[keep]
 
 
 def _batches(count: int) -> Iterator[slice]:

@@ -19,7 +19,7 @@ from braid.core.graph.sides import known_side, walled_in, window_of
 from braid.core.model.network import Direction, WindowView
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop, Topology
-from braid.core.multipath.chains import Chain, Contraction
+from braid.core.multipath.chains import Chain, Skeleton
 
 Usable = Callable[[Hop], int]
 Cut = tuple[Hop, ...]  # the hops from a cut's source side to its sink side
@@ -46,7 +46,17 @@ class MaxFlow:
 
     value: int
     flows: Mapping[Direction, int]
-    paths: tuple[FlowPath, ...]
+    # The paths, or how to peel them: a refusal often needs only the value.
+    _paths: tuple[FlowPath, ...] | Callable[[], tuple[FlowPath, ...]]
+
+    @property
+    def paths(self) -> tuple[FlowPath, ...]:
+        """The decomposition, peeled the first time it is asked for."""
+        found = self._paths
+        if callable(found):
+            found = found()
+            object.__setattr__(self, "_paths", found)  # frozen, but filled in once
+        return found
 
 
 class _Residual:
@@ -59,10 +69,11 @@ class _Residual:
     def __init__(self, topology: Topology, usable: Usable, ends: tuple[str, str]) -> None:
         self.topology = topology
         self.usable = usable
-        self.contraction = Contraction(topology, ends)
-        kept = self.contraction.kept
-        self.index = {node: i for i, node in enumerate(kept)}
-        self.adj: list[list[int]] = [[] for _ in self.index]
+        skeleton = Skeleton.of(topology, ends)
+        self.skeleton = skeleton
+        kept = skeleton.kept
+        self.index = skeleton.index  # shared with the skeleton: never changed
+        self.adj: list[list[int]] = [[] for _ in kept]
         self.to: list[int] = []
         self.cap: list[int] = []
         # The arc of each chain by its first hop (link, direction).
@@ -70,20 +81,21 @@ class _Residual:
         self.chains: list[Chain] = []
         self.reach: list[int] = []
         self.value = 0  # the flow's value once `run`
-        for node in kept:
-            for chain in self.contraction.chains_from(node, usable):
-                arc = self._add(self.index[node], self.index[chain.head], chain.width)
-                self.chains.append(chain)
-                first = chain.hops[0]
-                self.arc_of[(first.link, first.forward)] = arc
-
-    def _add(self, u: int, v: int, capacity: int) -> int:
-        arc = len(self.to)
-        self.to += [v, u]
-        self.cap += [capacity, 0]
-        self.adj[u].append(arc)
-        self.adj[v].append(arc + 1)
-        return arc
+        # Chains with room on every hop, as `Contraction.chains_from` lists them.
+        view = window_of(usable)
+        free = view.by_link(skeleton.reads) if view is not None and view.symmetric else None
+        to, cap, adj, chains, arc_of = self.to, self.cap, self.adj, self.chains, self.arc_of
+        for (tail, head, hops), links in zip(skeleton.chains, skeleton.links, strict=True):
+            widths = tuple(map(usable, hops) if free is None else map(free.__getitem__, links))
+            width = min(widths)
+            if width > 0:  # arc 2k and its reverse 2k + 1
+                arc = len(to)
+                to += (head, tail)
+                cap += (width, 0)
+                adj[tail].append(arc)
+                adj[head].append(arc + 1)
+                chains.append(Chain(kept[tail], kept[head], hops, widths, width))
+                arc_of[(hops[0].link, hops[0].forward)] = arc
 
     def flow_on(self, arc: int) -> int:
         """What was pushed along `arc`: the capacity its reverse arc has gained."""
@@ -151,7 +163,7 @@ class _Residual:
         reached = {node for node, i in self.index.items() if self.reach[i] >= 0}
         side = set(reached)
         for node in reached:
-            for hops in self.contraction.corridors(node, loops=True):
+            for hops in self.skeleton.corridors[node]:
                 if hops[-1].to in reached:
                     side.update(hop.to for hop in hops[:-1])
                     continue
@@ -246,8 +258,15 @@ def min_cut(
     residual = _ran(topology, src, dst, link_usable(topology, usable, symmetric=symmetric))
     side = residual.source_side()
     # Hops into dead ends are left out: no src -> dst path takes them.
-    cut = (hop for node in side for hop in residual.contraction.hops(node) if hop.to not in side)
+    hops = residual.skeleton.hops
+    cut = (hop for node in side for hop in hops[node] if hop.to not in side)
     return residual.value, tuple(cut)
+
+
+def has_run(usable: Usable, src: str, dst: str) -> bool:
+    """Whether the max flow between the ends has run in the window `usable` reads."""
+    view = window_of(usable)
+    return view is not None and isinstance(view.memo.get(("max flow run", src, dst)), _Residual)
 
 
 def _ran(topology: Topology, src: str, dst: str, usable: Usable) -> _Residual:
@@ -313,7 +332,7 @@ def max_flow(
     value = residual.value
     flows = _net_flows(residual)
     _check_joint(topology, flows, usable)
-    return MaxFlow(value, flows, decompose(topology, src, dst, flows, value))
+    return MaxFlow(value, flows, lambda: decompose(topology, src, dst, flows, value))
 
 
 def _net_flows(residual: _Residual) -> dict[Direction, int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from braid.core.graph.reach import hop_table
 from braid.core.model.network import WindowView
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop, Topology
@@ -23,10 +24,14 @@ _Key = str | tuple[str, bool]
 
 def path_hops(topology: Topology, path: Path) -> tuple[Hop, ...]:
     """The hops a path takes, in order (a path has one node more than links)."""
-    return tuple(
-        Hop(link, there, topology.links[link].a == here)
-        for here, there, link in zip(path.nodes, path.nodes[1:], path.links, strict=False)
-    )
+    steps = zip(path.nodes, path.links, path.nodes[1:], strict=False)
+    try:
+        return tuple(map(hop_table(topology).__getitem__, steps))
+    except KeyError:  # a link that does not join those nodes: taken as the path says
+        return tuple(
+            Hop(link, there, topology.links[link].a == here)
+            for here, there, link in zip(path.nodes, path.nodes[1:], path.links, strict=False)
+        )
 
 
 class Ledger:
@@ -46,6 +51,10 @@ class Ledger:
 
     def room(self, hops: Sequence[Hop]) -> int:
         """The most a path over `hops` can still take on top of what is placed."""
+        if self._symmetric:
+            # `usable` by link id, without a call per hop (greedy searches ask often).
+            free, used = self.view.by_link(hops), self._used
+            return min((free[hop.link] - used.get(hop.link, 0) for hop in hops), default=0)
         return min((self.usable(hop) for hop in hops), default=0)
 
     def place(self, hops: Sequence[Hop], amount: int) -> None:
@@ -89,7 +98,7 @@ class _Greedy:
         if self.exhausted:
             return False
         topology = self.view.topology
-        best = self.chains.widest(self.ledger.usable)
+        best = self.chains.widest(self.ledger.room)
         if best is None:
             self.exhausted = True
             return False

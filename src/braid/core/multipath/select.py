@@ -17,7 +17,7 @@ from braid.core.graph.search import widest_path
 from braid.core.model.network import WindowView
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop
-from braid.core.multipath.maxflow import FlowPath, MaxFlow, cut_offered, endpoint_cuts
+from braid.core.multipath.maxflow import FlowPath, MaxFlow, cut_offered, endpoint_cuts, min_cut
 from braid.core.multipath.mdi import mdi
 from braid.core.multipath.plan import Gate
 from braid.core.multipath.residual import Ledger, path_hops, successive_widest
@@ -172,6 +172,17 @@ def _ceiling(view: WindowView, src: str, dst: str, max_paths: int, flow: MaxFlow
     return min(flow.value, *(cut_offered(cut, view.usable, max_paths) for cut in ends))
 
 
+def _min_cut_ceiling(view: WindowView, src: str, dst: str, max_paths: int) -> int:
+    """What `max_paths` paths carry at most across the window's minimum cut.
+
+    Every path crosses it, so this bounds them as `_ceiling`'s cuts do; the
+    max flow of the window has run already (the view's memo), so the cut
+    costs one pass over the source side.
+    """
+    cut = min_cut(view.topology, src, dst, view.usable, symmetric=view.symmetric)[1]
+    return cut_offered(cut, view.usable, max_paths)
+
+
 def most_bandwidth_total(
     view: WindowView, src: str, dst: str, max_paths: int, flow: MaxFlow, gate: Gate
 ) -> int:
@@ -180,10 +191,31 @@ def most_bandwidth_total(
     No choice carries more than the max flow, so `most_bandwidth` ends
     with that total whenever the decomposition's first paths reach it.
     """
+    flow_mode = gate.mode == "flow"
+    # Flow mode allows every set of paths, and no set carries more than the
+    # max flow: greedy paths reaching it settle the total before the flow is
+    # decomposed.
+    greedy = total(successive_widest(view, src, dst, max_paths)) if flow_mode else 0
+    if greedy >= flow.value:
+        return flow.value
     first = flow.paths[:max_paths]
     if first and total(first) >= flow.value and gate.allows(paths_of(first)):
         return flow.value
-    return total(most_bandwidth(view, src, dst, max_paths, flow, gate))
+    if not flow_mode:
+        return total(most_bandwidth(view, src, dst, max_paths, flow, gate))
+    # The greedy paths start with a widest one (the largest bottleneck is one
+    # number, however ties fall), so they carry at least what
+    # `most_bandwidth`'s single widest path does: no need for that search.
+    best = max(total(first), greedy)
+    if best >= _ceiling(view, src, dst, max_paths, flow):
+        return best
+    if best >= _min_cut_ceiling(view, src, dst, max_paths):
+        return best
+    pool = _candidates(view, src, dst, flow)
+    for size in range(2, min(max_paths, len(pool)) + 1):
+        for subset in _subsets(view, pool, size, gate, best):
+            best = max(best, total(subset.choice))
+    return best
 
 
 def most_bandwidth(
@@ -197,6 +229,8 @@ def most_bandwidth(
     best = max(allowed, key=lambda o: (total(o), -len(o)), default=())
     if total(best) >= _ceiling(view, src, dst, max_paths, flow):
         return best  # only a subset carrying more would replace it
+    if total(best) >= _min_cut_ceiling(view, src, dst, max_paths):
+        return best
     pool = _candidates(view, src, dst, flow)
     for size in range(2, min(max_paths, len(pool)) + 1):
         for subset in _subsets(view, pool, size, gate, total(best)):

@@ -18,7 +18,12 @@ from braid.core.multipath.plan import (
     mdi_reason,
     where,
 )
-from braid.core.multipath.select import fewest_paths, most_bandwidth_total
+from braid.core.multipath.select import (
+    decomposition_prefix,
+    fewest_paths,
+    most_bandwidth_total,
+    paths_of,
+)
 
 
 def split_fixed(
@@ -75,6 +80,22 @@ def plan_in_view(
     """
     flow = max_flow(view.topology, src, dst, view.usable, symmetric=view.symmetric)
     return _plan(view, src, dst, need, max_paths, gate, flow)[0]
+
+
+def has_plan(view: WindowView, src: str, dst: str, need: int, max_paths: int, gate: Gate) -> bool:
+    """Whether `plan_in_view` finds a plan, mostly without building it.
+
+    When the first of the max flow's widest decomposed paths carry `need`
+    and the gate allows them, `fewest_paths` has a set to fall back on, so
+    `_plan` ends with a plan whatever its searches then find.
+    """
+    flow = max_flow(view.topology, src, dst, view.usable, symmetric=view.symmetric)
+    if flow.value < need:
+        return False
+    prefix = decomposition_prefix(flow, need, max_paths)
+    if max_paths > 1 and prefix is not None and gate.allows(paths_of(prefix)):
+        return True
+    return _plan(view, src, dst, need, max_paths, gate, flow)[0] is not None
 
 
 def _plan(

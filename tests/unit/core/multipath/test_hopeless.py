@@ -15,11 +15,26 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from braid.core.graph.reach import static_width
 from braid.core.model.network import Network, WindowView
+from braid.core.model.timeline import free_from_many
+from braid.core.model.topology import Hop
 from braid.core.multipath import SplitPlan, split_earliest, split_fixed, split_max_bandwidth
+from braid.core.multipath.chains import Contraction, Skeleton
 from braid.core.multipath.earliest import split_earliest_start
 from braid.core.multipath.hopeless import CutBounds, first_start_reaching
-from braid.core.multipath.maxflow import cut_offered, endpoint_cuts, link_usable, min_cut
+from braid.core.multipath.maxflow import (
+    cut_offered,
+    endpoint_cuts,
+    link_usable,
+    max_flow,
+    max_flow_value,
+    min_cut,
+)
+from braid.core.multipath.mdi import DEFAULT_POLICY
+from braid.core.multipath.plan import Gate
+from braid.core.multipath.residual import path_hops
+from braid.core.multipath.split import has_plan, plan_in_view
 from braid.core.planning.decisions import Refused
 from braid.core.planning.planner import Planner
 from braid.core.planning.requests import parse_request
@@ -44,6 +59,11 @@ def test_free_from_reads_every_start_as_free_does(
     for timeline in network.timelines().values():
         expected = [timeline.free(s, s + duration) for s in chosen.tolist()]
         assert timeline.free_from(chosen, duration).tolist() == expected
+    every = list(network.timelines().values())
+    together = free_from_many(every, chosen, duration)
+    assert together.shape == (len(every), len(chosen))
+    for row, timeline in zip(together.tolist(), every, strict=True):
+        assert row == [timeline.free(s, s + duration) for s in chosen.tolist()]
 
 
 @settings(max_examples=200, deadline=None)
@@ -193,3 +213,54 @@ def test_a_split_refusal_reports_what_the_full_searches_find(
         assert decision.alternatives.max_bandwidth == (widest.total if widest else 0)
         earliest = split_earliest(network, src, dst, need, length, start, **options)
         assert decision.alternatives.earliest_start == (earliest[0] if earliest else None)
+
+
+@settings(max_examples=150, deadline=None)
+@given(loaded_networks(), ends, st.integers(0, HORIZON), st.integers(1, 12), st.booleans())
+def test_a_skeleton_gives_the_chains_a_contraction_walks(
+    network: Network, pick: int, start: int, length: int, symmetric: bool
+) -> None:
+    src, dst = pick_ends(network, pick)
+    topology = network.topology
+    usable = WindowView(network, start, start + length, symmetric).usable
+    skeleton = Skeleton.of(topology, (src, dst))
+    contraction = Contraction(topology, (src, dst))
+    walked = [chain for node in contraction.kept for chain in contraction.chains_from(node, usable)]
+    kept = skeleton.kept
+    read = [
+        (kept[tail], kept[head], hops, tuple(map(usable, hops)))
+        for tail, head, hops in skeleton.chains
+        if min(map(usable, hops)) > 0
+    ]
+    assert read == [(c.tail, c.head, c.hops, c.widths) for c in walked]
+    assert all(list(skeleton.hops[node]) == list(contraction.hops(node)) for node in skeleton.hops)
+
+
+@settings(max_examples=150, deadline=None)
+@given(loaded_networks(), ends, st.integers(1, 40), st.integers(0, HORIZON), st.integers(1, 12))
+def test_the_shortcuts_of_a_split_search_prove_what_they_skip(
+    network: Network, pick: int, need: int, start: int, length: int
+) -> None:
+    """One path wider than the demand with nothing booked; a plan found by its first paths."""
+    src, dst = pick_ends(network, pick)
+    topology = network.topology
+
+    def capacity(hop: Hop) -> int:
+        return topology.links[hop.link].capacity
+
+    if static_width(topology, src, dst) >= need:
+        assert max_flow_value(topology, src, dst, capacity) >= need
+        for k in (1, 2, 3):
+            # What `never` no longer looks for once one path is that wide.
+            assert CutBounds(network, src, dst, need, k, True)._small_cut(capacity) is None
+    view = WindowView(network, start, start + length, True)
+    for k in (1, 2, 3):
+        gate = Gate(topology, "flow", DEFAULT_POLICY)
+        planned = plan_in_view(view, src, dst, need, k, gate)
+        assert has_plan(view, src, dst, need, k, gate) == (planned is not None)
+    for path in (p.path for p in max_flow(topology, src, dst, view.usable).paths):
+        expected = tuple(
+            Hop(link, there, topology.links[link].a == here)
+            for here, there, link in zip(path.nodes, path.nodes[1:], path.links, strict=False)
+        )
+        assert path_hops(topology, path) == expected
