@@ -219,6 +219,19 @@ def test_a_committed_result_carries_its_rule_plan_and_survives_the_log(
     assert orchestrator.lookup("r") == result
 
 
+def test_a_kept_rule_plan_is_the_one_a_fresh_orchestrator_makes(
+    world: Callable[[], Any],
+) -> None:
+    orchestrator, _ = world()
+    first = orchestrator.reserve(request("r1", 3, "partial-offers", 1, 0))
+    again = orchestrator.reserve(request("r2", 3, "partial-offers", 1, 3))  # same VLANs, later
+    assert first.paths[0].vlans == again.paths[0].vlans and again.switches == first.switches
+    fresh, _ = world()
+    assert fresh.reserve(request("r2", 3, "partial-offers", 1, 3)).switches == again.switches
+    orchestrator.update_view(orchestrator.view)  # a new view: nothing kept from the old one
+    assert orchestrator._plans[1] == {}
+
+
 def test_a_participant_asking_hears_pending_then_the_decision(world: Callable[[], Any]) -> None:
     orchestrator, _ = world()
     heard: list[str] = []

@@ -157,7 +157,7 @@ class SqliteDecisionLog:
 
 
 def _row(tx: Transaction) -> Row:
-    return (tx.key, json.dumps(tx.to_record(), separators=(",", ":")), _done(tx))
+    return (tx.key, _encode(tx.to_record()), _done(tx))
 
 
 def _done(tx: Transaction) -> int:
@@ -165,4 +165,5 @@ def _done(tx: Transaction) -> int:
 
 
 def _encode(body: dict[str, Any]) -> str:
-    return json.dumps(body, separators=(",", ":"))
+    # Freshly built dicts and lists, never cyclic: the cycle check is only cost.
+    return json.dumps(body, separators=(",", ":"), check_circular=False)

@@ -109,7 +109,7 @@ def _row(hold: Hold) -> tuple[Any, ...]:
         hold.end,
         hold.expires_at,
         int(hold.symmetric),
-        json.dumps(body, separators=(",", ":")),
+        json.dumps(body, separators=(",", ":"), check_circular=False),  # built here: no cycles
     )
 
 

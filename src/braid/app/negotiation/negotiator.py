@@ -41,11 +41,21 @@ from braid.app.negotiation.settlement import answer, current
 from braid.core.errors import InputError
 from braid.core.negotiation.domain_paths import domain_paths
 from braid.core.negotiation.domains import GlobalView
+from braid.core.negotiation.result_rules import (
+    CommittedPath,
+    SwitchPlan,
+    committed_rule_plan,
+    summarise,
+)
 from braid.core.negotiation.routes import Leg, domain_pairs, route_legs
 from braid.core.negotiation.strategies import Strategy
 from braid.core.negotiation.transaction import RELEASE_LABEL, Transaction
 
 _ROUTES_KEPT = 4096
+_PLANS_KEPT = 4096
+# A rule plan's summary depends only on the view and on each path's domains, share
+# and VLANs (not on the reservation: its cookie and group ids are not summarised).
+PlanKey = tuple[tuple[tuple[str, ...], int, tuple[tuple[str, int], ...]], ...]
 log = logging.getLogger(__name__)
 
 
@@ -91,6 +101,8 @@ class Orchestrator:
             tuple[str, str, str, str, int],
             tuple[list[tuple[str, ...]], tuple[tuple[Leg, ...], ...]],
         ] = {}
+        # Summarised rule plans of this view (replaced with the view, so never stale).
+        self._plans: tuple[GlobalView, dict[PlanKey, tuple[SwitchPlan, ...]]] = (view, {})
         self._lock = threading.Lock()
 
     def reserve(self, request: NegotiationRequest) -> NegotiationResult:
@@ -234,6 +246,7 @@ class Orchestrator:
         pairs = domain_pairs(view)
         with self._lock:
             self.view, self.kinds, self.pairs, self._routes = view, kinds, pairs, {}
+            self._plans = (view, {})
 
     def routes(
         self, src: str, src_point: str, dst: str, dst_point: str, k: int
@@ -251,6 +264,23 @@ class Orchestrator:
                 routes.clear()
             routes[key] = known
         return list(known[0]), known[1]
+
+    def rule_plan(self, reservation: str, paths: list[CommittedPath]) -> tuple[SwitchPlan, ...]:
+        """The committed split's SDX/edge rules in short; raises InputError when it has none.
+
+        Kept per view (a bounded number): reservations between the same sites over
+        the same VLANs have the same plan, and building it (OpenFlow rules, then
+        their summary) is a good part of an orchestrator's CPU per reservation.
+        """
+        view, memo = self._plans
+        key = tuple((p.domains, p.bandwidth, tuple(sorted(p.vlans.items()))) for p in paths)
+        known = memo.get(key)
+        if known is None:
+            known = summarise(committed_rule_plan(view, reservation, paths), view)
+            if len(memo) >= _PLANS_KEPT:
+                memo.clear()
+            memo[key] = known
+        return known
 
     def in_progress(self) -> int:
         """Negotiations under way right now."""

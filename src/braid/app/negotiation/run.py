@@ -22,12 +22,7 @@ from braid.app.negotiation.results import (
 from braid.core.errors import InputError
 from braid.core.model.units import format_bandwidth
 from braid.core.negotiation.holds import NO_FREE_VLAN, SegmentAsk
-from braid.core.negotiation.result_rules import (
-    CommittedPath,
-    SwitchPlan,
-    committed_rule_plan,
-    summarise,
-)
+from braid.core.negotiation.result_rules import CommittedPath, SwitchPlan
 from braid.core.negotiation.routes import Leg
 from braid.core.negotiation.strategies import Ask, Offer, Refusal, Strategy, compose
 from braid.core.negotiation.transaction import Decision, Transaction, Vote, succession
@@ -281,14 +276,12 @@ class NegotiationRun:
 
     def rule_plan(self, paths: Sequence[PathOutcome]) -> tuple[SwitchPlan, ...]:
         """The SDX/edge rules of the committed split (seed 000 Fig. 5), for the result."""
-        view = self.orchestrator.view
         committed = [CommittedPath(p.domains(), p.bandwidth, dict(p.vlans)) for p in paths]
         try:
-            plan = committed_rule_plan(view, self.request.id, committed)
+            switches = self.orchestrator.rule_plan(self.request.id, committed)
         except InputError as exc:
             self.note("rules", "", f"no rule plan: {exc}")
             return ()
-        switches = summarise(plan, view)
         self.note("rules", "", f"rule plan for {len(switches)} switches (edge-mode pools)")
         return switches
 
