@@ -40,6 +40,10 @@ Endpoint = Annotated[
     str | None,
     typer.Option(help="DOMAIN:POINT, a site domain and a border point or host in it."),
 ]
+Strategy = Annotated[
+    str | None,
+    typer.Option(help="equal-split, partial-offers or full-offers.", show_default=False),
+]
 
 
 @app.command("reserve")
@@ -49,10 +53,7 @@ def reserve(
     bandwidth: Bandwidth = None,
     start: Instant = None,
     end: Instant = None,
-    strategy: Annotated[
-        str | None,
-        typer.Option(help="equal-split, partial-offers or full-offers.", show_default=False),
-    ] = None,
+    strategy: Strategy = None,
     max_paths: MaxPaths = None,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
@@ -99,10 +100,7 @@ def modify(
     bandwidth: Bandwidth = None,
     start: Instant = None,
     end: Instant = None,
-    strategy: Annotated[
-        str | None,
-        typer.Option(help="equal-split, partial-offers or full-offers.", show_default=False),
-    ] = None,
+    strategy: Strategy = None,
     max_paths: MaxPaths = None,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
