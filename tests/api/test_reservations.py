@@ -169,6 +169,23 @@ def test_availability_answers_without_booking(api: Api) -> None:
     assert api.snapshot() == before
 
 
+def test_all_slots_of_a_window_that_began_a_moment_ago_start_now(api: Api) -> None:
+    # A client's "now" reaches the server a little late; its slots count from now.
+    query = {
+        "mode": "all-slots", "src": "ORNL", "dst": "NERSC", "bandwidth": "20G",
+        "duration": "3600", "window_start": iso(-2), "window_end": iso(86_400),
+    }  # fmt: skip
+    response = api.client.get("/v1/availability", params=query, headers=api.auth("bob"))
+    assert response.status_code == 200, response.text
+    slots = response.json()["slots"]
+    assert slots and slots[0][0] == iso(0), slots
+    # A booking's start in the past is still refused, naming the field.
+    refused = api.client.post(
+        "/v1/reservations", json=body(start=iso(-2), end=iso(3600)), headers=api.auth("bob")
+    )
+    assert refused.status_code == 422 and "start" in refused.text, refused.text
+
+
 def test_listing_comes_in_pages_that_a_client_follows_to_the_end(api: Api) -> None:
     made = [
         reserve(api, bandwidth="1G", start=iso(3600 + n), end=iso(7200))["id"] for n in range(7)

@@ -46,15 +46,17 @@ def to_request(
 
 
 def _not_in_the_past(data: dict[str, Any], mode: str, now: int) -> None:
-    if mode == "earliest":
-        # "Not before" a past instant means "as soon as possible".
-        if isinstance(data.get("not_before"), int) and data["not_before"] < now:
-            data["not_before"] = now
+    # "Not before" a past instant means "as soon as possible", and the slots of a
+    # window that began in the past are those from now on: both clamp to now. A
+    # client's "now" reaches the server a moment late, so refusing would race.
+    clamped = {"earliest": "not_before", "all-slots": "window_start"}.get(mode)
+    if clamped is not None:
+        if isinstance(data.get(clamped), int) and data[clamped] < now:
+            data[clamped] = now
         return
-    first = "window_start" if mode == "all-slots" else "start"
-    if isinstance(data.get(first), int) and data[first] < now:
+    if isinstance(data.get("start"), int) and data["start"] < now:
         raise InputError(
-            first, f"is in the past; the earliest possible start is now ({format_instant(now)})"
+            "start", f"is in the past; the earliest possible start is now ({format_instant(now)})"
         )
 
 
