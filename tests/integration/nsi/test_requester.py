@@ -262,3 +262,37 @@ def test_through_braid_serve_s_rest_api_the_same_domain_commits_and_cancels(
         service.close()
     _nothing_live_at_opennsa(onsa)
     assert_ledgers_agree(cluster, [])
+
+
+def test_a_modify_across_opennsa_is_a_new_connection_and_ends_the_old_one(
+    cluster: LocalCluster, onsa: Onsa
+) -> None:
+    """Make-before-break through an NSI domain: OpenNSA reserves, commits and provisions a
+    second connection beside the first; once braid's decision is logged, the first is
+    terminated there, and the agents release the old version."""
+    before = len(_opennsa(onsa))
+    rid = _rid("r-nsi-modify")
+    first = cluster.reserve(_request(rid), timeout=60)
+    assert first.success, first.reason
+    query = pb.ModifyQuery(id=rid, bandwidth_bps=200 * 10**6)
+    new = cluster.orchestrator().Modify(query, timeout=90)
+    assert new.success and new.status == "committed", new.reason
+    assert new.transaction_id != first.transaction_id
+    assert sum(p.bandwidth_bps for p in new.paths) == 200 * 10**6
+    held = {h.domain: h.state for h in _lookup(cluster, rid).holdings}
+    assert held == {"site-a": "committed", "onsa": "committed", "site-b": "committed"}
+    assert set(_agents(cluster, first.transaction_id).values()) == {pb.HOLD_STATE_RELEASED}
+    assert set(_agents(cluster, new.transaction_id).values()) == {pb.HOLD_STATE_COMMITTED}
+    # Each version got its own VLANs at OpenNSA (the old one held its own while both lived).
+    assert {v.link for p in new.paths for v in p.vlans} >= {"a-onsa", "onsa-b"}
+    seen = _opennsa(onsa)[before:]
+    assert len(seen) == 2, seen
+    assert seen[0][2] == "Terminated", seen  # the first version's connection
+    assert seen[1] == ("ReserveStart", "Provisioned", "Created"), seen
+    assert_ledgers_agree(cluster, [new])
+
+    cancelled = cluster.orchestrator().Cancel(pb.CancelQuery(id=rid), timeout=60)
+    assert cancelled.status == "cancelled"
+    assert set(_agents(cluster, new.transaction_id).values()) == {pb.HOLD_STATE_RELEASED}
+    _nothing_live_at_opennsa(onsa)
+    assert_ledgers_agree(cluster, [])
