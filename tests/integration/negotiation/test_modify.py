@@ -59,12 +59,27 @@ def test_a_modify_commits_everywhere_and_releases_the_old_everywhere(
     assert_ledgers_agree(cluster, [new])  # the old booking is in no ledger any more
 
 
+def test_a_modify_that_grows_on_a_nearly_full_link_counts_the_old_version_as_free(
+    cluster: LocalCluster,
+) -> None:
+    """8G to 9G on one path: each domain places the new version as if the old were gone
+    and books only the difference while both stand (8G + 9G would not fit a 10G core)."""
+    first = cluster.reserve(reservation("r-grow", 8, paths=1))
+    assert first.success, first.reason
+    new = modify(cluster, "r-grow", 9)  # one path: the lowest-latency WAN, w1, again
+    assert new.success and new.status == "committed", new.reason
+    assert domains_of(new) == domains_of(first)  # the same WAN, now 9G of its 10G
+    assert set(states(cluster, first.transaction_id).values()) == FREED
+    assert set(states(cluster, new.transaction_id).values()) == {pb.HOLD_STATE_COMMITTED}
+    assert_ledgers_agree(cluster, [new])
+
+
 def test_a_modify_that_does_not_fit_leaves_the_old_untouched(cluster: LocalCluster) -> None:
     first = cluster.reserve(reservation("r-keep", 8, paths=1))
     assert first.success, first.reason
     before = lookup(cluster, "r-keep")
-    with pytest.raises(grpc.RpcError) as caught:  # 9G beside the old 8G on w1's 10G core
-        modify(cluster, "r-keep", 9)
+    with pytest.raises(grpc.RpcError) as caught:  # more than any one WAN's 10G core
+        modify(cluster, "r-keep", 11)
     assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert "not modified" in str(caught.value.details())
     assert lookup(cluster, "r-keep") == before

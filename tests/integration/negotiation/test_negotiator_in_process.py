@@ -61,9 +61,16 @@ class FakePool:
             return Done(CallFailedError(domain, "FAILED", f"ERROR_CODE_{exc.code}", exc.message))
 
     def offers(
-        self, domain: str, tx: str, token: str, window: Window, spans: Any, symmetric: bool
+        self,
+        domain: str,
+        tx: str,
+        token: str,
+        window: Window,
+        spans: Any,
+        symmetric: bool,
+        replaces: tuple[str, str] | None = None,
     ) -> Done:
-        return self._run(domain, lambda s: s.offers(tx, token, window, spans, symmetric))
+        return self._run(domain, lambda s: s.offers(tx, token, window, spans, symmetric, replaces))
 
     def prepare(
         self,
@@ -74,9 +81,10 @@ class FakePool:
         segments: Sequence[SegmentAsk],
         hold_seconds: int,
         symmetric: bool,
+        replaces: tuple[str, str] | None = None,
     ) -> Done:
         def prep(s: AgentService) -> PrepReply:
-            vote = s.prepare(tx, token, window, segments, hold_seconds, symmetric)
+            vote = s.prepare(tx, token, window, segments, hold_seconds, symmetric, replaces)
             vlans = () if vote.hold is None else vote.hold.vlans
             return PrepReply(
                 vote.yes, vote.reason, vlans=tuple((v.link, v.vlan, v.path_index) for v in vlans)

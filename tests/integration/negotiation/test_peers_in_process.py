@@ -76,8 +76,17 @@ class AsPeer:
     def _one(self, call: Any) -> Any:
         return self.service.exchange([call], self.caller)[0].value()
 
-    def offers(self, tx: str, token: str, window: Any, spans: Any, symmetric: bool) -> list[int]:
-        return cast(list[int], self._one(OffersCall(tx, token, window, tuple(spans), symmetric)))
+    def offers(
+        self,
+        tx: str,
+        token: str,
+        window: Any,
+        spans: Any,
+        symmetric: bool,
+        replaces: tuple[str, str] | None = None,
+    ) -> list[int]:
+        call = OffersCall(tx, token, window, tuple(spans), symmetric, replaces)
+        return cast(list[int], self._one(call))
 
     def prepare(
         self,
@@ -87,8 +96,10 @@ class AsPeer:
         segments: Sequence[SegmentAsk],
         hold: int,
         symmetric: bool,
+        replaces: tuple[str, str] | None = None,
     ) -> Vote:
-        return cast(Vote, self._one(PrepCall(tx, token, window, tuple(segments), hold, symmetric)))
+        call = PrepCall(tx, token, window, tuple(segments), hold, symmetric, "", replaces)
+        return cast(Vote, self._one(call))
 
     def commit(self, tx: str, token: str, switches: Sequence[SwitchPlan] = ()) -> tuple[Hold, bool]:
         return cast(tuple[Hold, bool], self._one(CommitCall(tx, token, tuple(switches))))

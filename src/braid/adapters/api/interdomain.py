@@ -146,8 +146,8 @@ async def modify(
     """Change bandwidth, window, max_paths or strategy, make-before-break (owner or operator).
 
     200 with the new version (committed in every domain; the old one released);
-    409 with the reason when it does not fit beside the old bookings, or the
-    reservation is not committed: the old version stands unchanged."""
+    409 with the reason when it does not fit (the old version counted as free), or
+    the reservation is not committed: the old version stands unchanged."""
     service = _service(request)
     given = body.model_dump(exclude_none=True)
     outcome = await _off_loop(service, service.modify, caller.user, reservation_id, given)

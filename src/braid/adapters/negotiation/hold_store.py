@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path as FilePath
 from typing import Any
 
-from braid.core.model.booking import Allocation
+from braid.core.model.booking import Allocation, Booking
 from braid.core.model.paths import Path
 from braid.core.negotiation.holds import Hold, HoldState, SegmentAsk, VlanPick
 from braid.core.negotiation.result_rules import SwitchPlan, SwitchRule, Way
@@ -101,6 +101,18 @@ def _row(hold: Hold) -> tuple[Any, ...]:
         "vlans": [[v.link, v.vlan, v.path_index] for v in hold.vlans],
         "coordinator": hold.coordinator,
     }
+    if hold.replaces:  # a modify's new version
+        body["replaces"] = hold.replaces
+    if hold.shares:  # held beside the old version: what it books beyond it
+        body["shared"] = [
+            [
+                b.id,
+                b.start,
+                b.end,
+                [[list(a.path.nodes), list(a.path.links), a.bandwidth] for a in b.allocations],
+            ]
+            for b in hold.shared
+        ]
     return (
         hold.transaction,
         hold.token,
@@ -131,6 +143,18 @@ def _hold(row: tuple[Any, ...]) -> Hold:
         ),
         vlans=tuple(VlanPick(*v) for v in body["vlans"]),
         coordinator=str(body.get("coordinator", "")),
+        replaces=str(body.get("replaces", "")),
+        shares="shared" in body,
+        shared=tuple(
+            Booking(
+                booking_id,
+                start,
+                end,
+                tuple(Allocation(Path(tuple(n), tuple(links)), bw) for n, links, bw in placed),
+                symmetric=False,
+            )
+            for booking_id, start, end, placed in body.get("shared", ())
+        ),
     )
 
 

@@ -13,7 +13,7 @@ from braid.adapters.rpc.channels import TlsFiles, open_channel
 from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
-from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
+from braid.app.negotiation.ports import CallFailedError, PrepReply, Replaced, Window
 from braid.core.negotiation.holds import SegmentAsk
 from braid.core.negotiation.result_rules import SwitchPlan
 
@@ -172,6 +172,7 @@ class GrpcAgentPool:
         window: Window,
         spans: Sequence[tuple[str, str]],
         symmetric: bool,
+        replaces: Replaced | None = None,
     ) -> Any:
         request = pb.ReqOffers(
             transaction_id=transaction,
@@ -179,6 +180,7 @@ class GrpcAgentPool:
             window=pb.Window(start=window[0], end=window[1]),
             spans=[pb.Span(entry=a, exit=b) for a, b in spans],
             directional=not symmetric,
+            replaces=_replaces(replaces),
         )
         return self._call(
             domain, "RequestOffers", request, lambda r: [o.bandwidth_bps for o in r.offers]
@@ -193,6 +195,7 @@ class GrpcAgentPool:
         segments: Sequence[SegmentAsk],
         hold_seconds: int,
         symmetric: bool,
+        replaces: Replaced | None = None,
     ) -> Any:
         request = pb.ReservationPrep(
             transaction_id=transaction,
@@ -209,6 +212,7 @@ class GrpcAgentPool:
             hold_seconds=hold_seconds,
             directional=not symmetric,
             coordinator=self.coordinator,
+            replaces=_replaces(replaces),
         )
         return self._call(domain, "Prepare", request, _prep_reply)
 
@@ -227,6 +231,12 @@ class GrpcAgentPool:
     def release(self, domain: str, transaction: str, token: str) -> Any:
         request = pb.Release(transaction_id=transaction, token=token)
         return self._call(domain, "ReleaseHold", request, lambda r: pb.HoldState.Name(r.state))
+
+
+def _replaces(replaces: Replaced | None) -> pb.Replaces | None:
+    if replaces is None:
+        return None
+    return pb.Replaces(transaction_id=replaces[0], token=replaces[1])
 
 
 def _prep_reply(reply: Any) -> PrepReply:

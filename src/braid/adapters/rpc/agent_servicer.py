@@ -209,7 +209,12 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
 def offers_call(r: pb.ReqOffers) -> OffersCall:
     spans = tuple((s.entry, s.exit) for s in r.spans)
     return OffersCall(
-        r.transaction_id, r.token, (r.window.start, r.window.end), spans, not r.directional
+        r.transaction_id,
+        r.token,
+        (r.window.start, r.window.end),
+        spans,
+        not r.directional,
+        replaces_of(r.replaces),
     )
 
 
@@ -226,7 +231,12 @@ def prep_call(r: pb.ReservationPrep) -> PrepCall:
         r.hold_seconds,
         not r.directional,
         r.coordinator,
+        replaces_of(r.replaces),
     )
+
+
+def replaces_of(r: pb.Replaces) -> tuple[str, str] | None:
+    return (r.transaction_id, r.token) if r.transaction_id else None
 
 
 def commit_call(r: pb.Commit) -> CommitCall:

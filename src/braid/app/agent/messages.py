@@ -45,6 +45,7 @@ class OffersCall:
     window: tuple[int, int]
     spans: tuple[tuple[str, str], ...]
     symmetric: bool
+    replaces: tuple[str, str] | None = None  # a modify's old (transaction, token)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,7 @@ class PrepCall:
     hold_seconds: int
     symmetric: bool
     coordinator: str = ""
+    replaces: tuple[str, str] | None = None  # a modify's old (transaction, token)
 
 
 @dataclass(frozen=True, slots=True)

@@ -115,8 +115,9 @@ class AgentService:
         window: tuple[int, int],
         spans: Sequence[tuple[str, str]],
         symmetric: bool,
+        replaces: tuple[str, str] | None = None,
     ) -> list[int]:
-        call = OffersCall(transaction, token, window, tuple(spans), symmetric)
+        call = OffersCall(transaction, token, window, tuple(spans), symmetric, replaces)
         return cast(list[int], self.exchange([call])[0].value())
 
     def prepare(
@@ -127,8 +128,11 @@ class AgentService:
         segments: Sequence[SegmentAsk],
         hold_seconds: int,
         symmetric: bool,
+        replaces: tuple[str, str] | None = None,
     ) -> Vote:
-        call = PrepCall(transaction, token, window, tuple(segments), hold_seconds, symmetric)
+        call = PrepCall(
+            transaction, token, window, tuple(segments), hold_seconds, symmetric, "", replaces
+        )
         return cast(Vote, self.exchange([call])[0].value())
 
     def commit(
@@ -228,10 +232,15 @@ class AgentService:
         if refused is not None:
             raise refused
         # A span on several paths (a site's LAN, say) is one question: answered once.
-        values = {
-            span: self.book.offer(*span, start, end, call.symmetric)
-            for span in dict.fromkeys(call.spans)
-        }
+        book, replaces = self.book, call.replaces
+
+        def offer(span: tuple[str, str]) -> int:
+            entry, exit = span
+            return self._guard(
+                lambda: book.offer(entry, exit, start, end, call.symmetric, replaces=replaces)
+            )
+
+        values = {span: offer(span) for span in dict.fromkeys(call.spans)}
         return [values[span] for span in call.spans]
 
     def _prepare(
@@ -268,6 +277,7 @@ class AgentService:
                     call.symmetric,
                     call.coordinator,
                     peer.vlans if peer is not None else None,
+                    replaces=call.replaces,
                 )
             )
         except PrepRefused as exc:

@@ -1,10 +1,10 @@
 """What a modify changes in a committed multi-domain reservation, and the request it makes.
 
 A modify is make-before-break: the new version is negotiated as a fresh
-transaction whose holds sit next to the old bookings (each agent counts
-them as taken), and only a committed new version releases the old one. So
-the new version must fit beside the old; one that does not is refused and
-the old stands unchanged. This module only works out the new request.
+transaction, each agent placing it as if the old version were gone and
+booking only its excess over the old while both stand, and only a committed
+new version releases the old one. One that does not fit is refused and the
+old stands unchanged. This module only works out the new request.
 """
 
 from __future__ import annotations

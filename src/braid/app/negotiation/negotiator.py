@@ -13,9 +13,9 @@ never decided; the decision is written together with the whole result
 (paths, shares, VLANs, rule plan), so a lookup after any crash returns it.
 
 A modify negotiates the reservation's new version the same way, as a fresh
-transaction beside the old bookings; its COMMIT and the old version's
-RELEASE are one durable write, and the release leaves only after the new
-version's Commits (see docs/multidomain.md, "Modify").
+transaction that each agent may place over the old bookings; its COMMIT and
+the old version's RELEASE are one durable write, and the release leaves only
+after the new version's Commits (see docs/multidomain.md, "Modify").
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from braid.core.negotiation.transaction import Transaction
 
 T_co = TypeVar("T_co", covariant=True)
 Window = tuple[int, int]
+Replaced = tuple[str, str]  # a modify's old version: (transaction, token)
 
 
 class CallFailedError(Exception):
@@ -52,7 +53,10 @@ class AgentPool(Protocol):
         window: Window,
         spans: Sequence[tuple[str, str]],
         symmetric: bool,
-    ) -> Pending[list[int]]: ...
+        replaces: Replaced | None = None,
+    ) -> Pending[list[int]]:
+        """Each span's offer (`replaces`: a modify's old version, counted as free)."""
+        ...
 
     def prepare(
         self,
@@ -63,7 +67,10 @@ class AgentPool(Protocol):
         segments: Sequence[SegmentAsk],
         hold_seconds: int,
         symmetric: bool,
-    ) -> Pending[PrepReply]: ...
+        replaces: Replaced | None = None,
+    ) -> Pending[PrepReply]:
+        """Prepare (`replaces`: a modify's old version, which the hold may share)."""
+        ...
 
     def commit(
         self, domain: str, transaction: str, token: str, switches: Sequence[SwitchPlan] = ()

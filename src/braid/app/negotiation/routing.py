@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from braid.app.negotiation.ports import AgentPool, Pending, PrepReply, Window
+from braid.app.negotiation.ports import AgentPool, Pending, PrepReply, Replaced, Window
 from braid.core.negotiation.holds import SegmentAsk
 from braid.core.negotiation.result_rules import SwitchPlan
 
@@ -29,8 +29,10 @@ class RoutedPool:
         window: Window,
         spans: Sequence[tuple[str, str]],
         symmetric: bool,
+        replaces: Replaced | None = None,
     ) -> Pending[list[int]]:
-        return self._for(domain).offers(domain, transaction, token, window, spans, symmetric)
+        pool = self._for(domain)
+        return pool.offers(domain, transaction, token, window, spans, symmetric, replaces)
 
     def prepare(
         self,
@@ -41,9 +43,12 @@ class RoutedPool:
         segments: Sequence[SegmentAsk],
         hold_seconds: int,
         symmetric: bool,
+        replaces: Replaced | None = None,
     ) -> Pending[PrepReply]:
         pool = self._for(domain)
-        return pool.prepare(domain, transaction, token, window, segments, hold_seconds, symmetric)
+        return pool.prepare(
+            domain, transaction, token, window, segments, hold_seconds, symmetric, replaces
+        )
 
     def commit(
         self, domain: str, transaction: str, token: str, switches: Sequence[SwitchPlan] = ()

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from braid.app.negotiation.ports import CallFailedError, Pending, PrepReply
+from braid.app.negotiation.ports import CallFailedError, Pending, PrepReply, Replaced
 from braid.app.negotiation.results import (
     NegotiationRequest,
     NegotiationResult,
@@ -61,6 +61,12 @@ class NegotiationRun:
     def window(self) -> tuple[int, int]:
         return (self.request.start, self.request.end)
 
+    @property
+    def replaced(self) -> Replaced | None:
+        """A modify's old version, which each domain counts as free for the new one."""
+        old = self.replaces
+        return None if old is None else (old.id, old.token)
+
     def note(self, phase: str, domain: str, text: str) -> None:
         self.trace.append(TraceEvent(phase, domain, text))
 
@@ -101,6 +107,7 @@ class NegotiationRun:
                 self.window,
                 [(a, b) for _, a, b in spans[d]],
                 self.request.symmetric,
+                self.replaced,
             )
             for d in visible
         }
@@ -185,6 +192,7 @@ class NegotiationRun:
                 segments,
                 o.config.hold_seconds,
                 self.request.symmetric,
+                self.replaced,
             )
             for d, segments in wanted.items()
         }

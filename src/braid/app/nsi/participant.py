@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Generic, TypeVar
 
-from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
+from braid.app.negotiation.ports import CallFailedError, PrepReply, Replaced, Window
 from braid.app.nsi.messages import Criteria, Summary
 from braid.app.nsi.ports import ConnectionBook, NsiProvider, ProviderError
 from braid.core.errors import TopologyError
@@ -113,6 +113,7 @@ class NsiParticipants:
         window: Window,
         spans: Sequence[tuple[str, str]],
         symmetric: bool,
+        replaces: Replaced | None = None,
     ) -> _Done[list[int]]:
         why = "an NSI domain answers only a concrete reserve"
         return _Done(CallFailedError(domain, "FAILED_PRECONDITION", "ERROR_CODE_BLIND_DOMAIN", why))
@@ -126,6 +127,7 @@ class NsiParticipants:
         segments: Sequence[SegmentAsk],
         hold_seconds: int,
         symmetric: bool,
+        replaces: Replaced | None = None,  # a new connection each version: nothing shared
     ) -> _Call[PrepReply]:
         work = self._prepare
         return _Call(self._threads.submit(work, domain, transaction, window, tuple(segments)))

@@ -20,14 +20,17 @@ from enum import Enum
 from braid.core.errors import InputError
 from braid.core.graph.search import shortest_feasible_path
 from braid.core.model.booking import Allocation, Booking
+from braid.core.model.loads import Direction, direction_loads
 from braid.core.model.network import Network, WindowView
 from braid.core.model.timeline import OverbookingError
+from braid.core.model.topology import Topology
 from braid.core.model.vlans import VlanSpans
 from braid.core.multipath import SplitPlan, max_flow_value
 from braid.core.multipath.mdi import DEFAULT_POLICY
 from braid.core.multipath.plan import Gate
 from braid.core.multipath.split import split_in_view
 from braid.core.negotiation.domains import VlanRange
+from braid.core.negotiation.sharing import excess_bookings
 
 
 class HoldState(Enum):
@@ -77,6 +80,17 @@ class Hold:
     vlans: tuple[VlanPick, ...] = ()
     # Where the decision may be asked (host:port), empty when nobody takes questions.
     coordinator: str = ""
+    # A modify's new version: the committed transaction it replaces here, and while
+    # it stands beside it (`shares`: held, then committed until the old version's
+    # release), what it books beyond it (`shared`, perhaps nothing); `allocations`
+    # are then placed but not booked, and are booked once the old version goes.
+    replaces: str = ""
+    shares: bool = False
+    shared: tuple[Booking, ...] = ()
+
+    @property
+    def sharing(self) -> bool:
+        return self.shares and self.state in (HoldState.HELD, HoldState.COMMITTED)
 
     @property
     def tombstone(self) -> bool:
@@ -112,15 +126,33 @@ class HoldBook:
         # link -> VLAN -> the windows (with transaction) of live holds using it,
         # so a Prep finds a free VLAN without looking at every hold.
         self._vlan_use: dict[str, dict[int, list[tuple[int, int, str]]]] = {}
+        # A committed transaction -> the held modifies sharing its bookings.
+        self._sharers: dict[str, set[str]] = {}
 
     # -- queries -----------------------------------------------------------
 
-    def offer(self, entry: str, exit: str, start: int, end: int, symmetric: bool) -> int:
-        """The most this domain can carry from `entry` to `exit` throughout [start, end)."""
+    def offer(
+        self,
+        entry: str,
+        exit: str,
+        start: int,
+        end: int,
+        symmetric: bool,
+        replaces: tuple[str, str] | None = None,
+    ) -> int:
+        """The most this domain can carry from `entry` to `exit` throughout [start, end)
+        (for a modify, counting the committed version it `replaces` as free)."""
         if entry == exit:
             return _largest_capacity(self.network)
-        view = self.network.window(start, end, symmetric=symmetric)
-        return max_flow_value(self.network.topology, entry, exit, view.usable, symmetric=symmetric)
+        old = self._replaceable(replaces, symmetric)
+        self._lift(old)
+        try:
+            view = self.network.window(start, end, symmetric=symmetric)
+            return max_flow_value(
+                self.network.topology, entry, exit, view.usable, symmetric=symmetric
+            )
+        finally:
+            self._put_back(old)
 
     # -- Prep, Commit, Abort, expiry -----------------------------------------
 
@@ -135,11 +167,15 @@ class HoldBook:
         symmetric: bool,
         coordinator: str = "",
         vlan_ranges: Mapping[str, VlanSpans] | None = None,
+        replaces: tuple[str, str] | None = None,
     ) -> Hold:
         """Hold every segment or none; raises PrepRefused with the reason for a no vote.
 
         `vlan_ranges`: per owned link, the VLANs this Prep may be given (a peer's
-        share); a link it does not name offers its whole range.
+        share); a link it does not name offers its whole range. `replaces`: a
+        modify's (transaction, token) of the committed version this one replaces;
+        the new version is placed as if it were gone and books only its excess
+        over it (`sharing`). An unknown or no longer committed one is ignored.
         """
         known = self.holds.get(transaction)
         if known is not None:
@@ -150,10 +186,12 @@ class HoldBook:
             raise StateConflictError(
                 "transaction_id", f"transaction {transaction!r} is {known.state.value}"
             )
+        old = self._replaceable(replaces, symmetric)
         booked: list[tuple[Allocation, ...]] = []
         picks: list[VlanPick] = []
         ranges = {link: [(r.low, r.high)] for link, r in self.vlan_links.items()}
         ranges.update({link: list(spans) for link, spans in (vlan_ranges or {}).items()})
+        self._lift(old)
         try:
             for index, segment in enumerate(segments):
                 allocations, chosen = self._hold_segment(
@@ -175,12 +213,92 @@ class HoldBook:
                 vlans=tuple(picks),
             )
         except PrepRefused:
-            for index, allocations in enumerate(booked):
-                if allocations:
-                    self.network.release(f"{transaction}#{index}")
+            self._release_own(transaction, booked)
+            self._put_back(old)
             raise
+        if old is not None:  # booked while the old one was lifted: swap for the excess
+            self._release_own(transaction, booked)
+            self._put_back(old)
+            excess = self._excess(hold, old)
+            hold = replace(hold, replaces=old.transaction, shares=True, shared=excess)
+            self._book_shared(hold)
         self.holds[transaction] = hold
         self._use_vlans(hold)
+        return hold
+
+    def _replaceable(self, replaces: tuple[str, str] | None, symmetric: bool) -> Hold | None:
+        """The committed hold a modify may count as free, if there is one."""
+        if replaces is None or not replaces[0]:
+            return None
+        old = self.holds.get(replaces[0])
+        if old is None or old.state is not HoldState.COMMITTED or old.symmetric != symmetric:
+            return None
+        if old.token != replaces[1]:
+            raise BadTokenError(replaces[0])
+        return old
+
+    def _lift(self, old: Hold | None) -> None:
+        """Take the old version's bookings out for a moment (put back before returning)."""
+        if old is not None:
+            self._release_own(old.transaction, old.allocations)
+
+    def _put_back(self, old: Hold | None) -> None:
+        if old is not None:
+            self._book_own(old)
+
+    def _release_own(self, transaction: str, allocations: Sequence[tuple[Allocation, ...]]) -> None:
+        for index, placed in enumerate(allocations):
+            if placed:
+                self.network.release(f"{transaction}#{index}")
+
+    def _book_own(self, hold: Hold) -> None:
+        for index, allocations in enumerate(hold.allocations):
+            if allocations:
+                self.network.commit(
+                    Booking(
+                        f"{hold.transaction}#{index}",
+                        hold.start,
+                        hold.end,
+                        allocations,
+                        hold.symmetric,
+                    )
+                )
+
+    def _excess(self, new: Hold, old: Hold) -> tuple[Booking, ...]:
+        topology = self.network.topology
+        return excess_bookings(
+            new.transaction,
+            (new.start, new.end, _loads(new, topology)),
+            (old.start, old.end, _loads(old, topology)),
+            topology,
+        )
+
+    def _book_shared(self, hold: Hold) -> None:
+        done: list[str] = []
+        try:
+            for booking in hold.shared:
+                self.network.commit(booking)
+                done.append(booking.id)
+        except OverbookingError as exc:  # pragma: no cover - old plus excess fitted before
+            for booking_id in done:
+                self.network.release(booking_id)
+            raise PrepRefused(str(exc)) from exc
+        self._sharers.setdefault(hold.replaces, set()).add(hold.transaction)
+
+    def _drop_shared(self, hold: Hold) -> Hold:
+        for booking in hold.shared:
+            self.network.release(booking.id)
+        sharers = self._sharers.get(hold.replaces, set())
+        sharers.discard(hold.transaction)
+        if not sharers:
+            self._sharers.pop(hold.replaces, None)
+        return replace(hold, shares=False, shared=())
+
+    def _unshare(self, hold: Hold) -> Hold:
+        """A sharing hold books its own placement instead of its excess (the old version's
+        bookings are gone by now, so it fits: old plus excess covered it)."""
+        hold = self._drop_shared(hold)
+        self._book_own(hold)
         return hold
 
     def _hold_segment(
@@ -239,6 +357,9 @@ class HoldBook:
                 "transaction_id",
                 f"cannot commit: transaction {transaction!r} is {hold.state.value}",
             )
+        # A modify's new version keeps sharing the old one's bookings until the old
+        # version's Release: both versions' rules stand in between (make-before-break
+        # across domains), and a link never carries more than the larger of the two.
         hold = replace(hold, state=HoldState.COMMITTED)
         self.holds[transaction] = hold
         return hold, True
@@ -282,9 +403,12 @@ class HoldBook:
         return hold
 
     def _free(self, hold: Hold, state: HoldState) -> Hold:
-        for index, allocations in enumerate(hold.allocations):
-            if allocations:
-                self.network.release(f"{hold.transaction}#{index}")
+        if hold.sharing:  # only its excess is booked; the old version stays
+            hold = self._drop_shared(hold)
+        else:
+            self._release_own(hold.transaction, hold.allocations)
+            for other in sorted(self._sharers.get(hold.transaction, ())):
+                self.holds[other] = self._unshare(self.holds[other])
         self._free_vlans(hold)
         freed = replace(hold, state=state)
         self.holds[hold.transaction] = freed
@@ -302,21 +426,25 @@ class HoldBook:
 
     def restore(self, holds: Iterable[Hold]) -> None:
         """Put persisted holds back: HELD and COMMITTED ones occupy capacity again."""
+        sharing: list[Hold] = []
         for hold in holds:
-            if hold.state in (HoldState.HELD, HoldState.COMMITTED):
-                for index, allocations in enumerate(hold.allocations):
-                    if allocations:
-                        self.network.commit(
-                            Booking(
-                                f"{hold.transaction}#{index}",
-                                hold.start,
-                                hold.end,
-                                allocations,
-                                hold.symmetric,
-                            )
-                        )
-                self._use_vlans(hold)
             self.holds[hold.transaction] = hold
+            if hold.sharing:
+                sharing.append(hold)
+            elif hold.state in (HoldState.HELD, HoldState.COMMITTED):
+                self._book_own(hold)
+                self._use_vlans(hold)
+        # Only states are written when holds change, so a modify still held whose old
+        # version was released meanwhile is known by that: it books its own placement.
+        for hold in sharing:
+            old = self.holds.get(hold.replaces)
+            if old is not None and old.state is HoldState.COMMITTED:
+                self._book_shared(hold)
+            else:
+                hold = replace(hold, shares=False, shared=())
+                self._book_own(hold)
+                self.holds[hold.transaction] = hold
+            self._use_vlans(hold)
 
     # -- VLANs on owned inter-domain links -------------------------------------
 
@@ -378,6 +506,16 @@ def _overlaps(windows: Sequence[tuple[int, int, str]], start: int, end: int) -> 
     """
     before_end = bisect.bisect_left(windows, (end,))
     return before_end > 0 and windows[before_end - 1][1] > start
+
+
+def _loads(hold: Hold, topology: Topology) -> dict[Direction, int]:
+    """What all of a hold's segments put on each link direction."""
+    out: dict[Direction, int] = {}
+    for allocations in hold.allocations:
+        booking = Booking("", hold.start, hold.end, allocations, hold.symmetric)
+        for key, load in direction_loads(booking, topology).items():
+            out[key] = out.get(key, 0) + load
+    return out
 
 
 def _largest_capacity(network: Network) -> int:

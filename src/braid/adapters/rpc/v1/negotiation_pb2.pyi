@@ -272,6 +272,7 @@ class ReqOffers(_message.Message):
     SPANS_FIELD_NUMBER: _builtins.int
     DIRECTIONAL_FIELD_NUMBER: _builtins.int
     TOKEN_FIELD_NUMBER: _builtins.int
+    REPLACES_FIELD_NUMBER: _builtins.int
     transaction_id: _builtins.str
     directional: _builtins.bool
     token: _builtins.str
@@ -279,6 +280,10 @@ class ReqOffers(_message.Message):
     def window(self) -> Global___Window: ...
     @_builtins.property
     def spans(self) -> _containers.RepeatedCompositeFieldContainer[Global___Span]: ...
+    @_builtins.property
+    def replaces(self) -> Global___Replaces:
+        """A modify: the committed version this one replaces, counted as free here."""
+
     def __init__(
         self,
         *,
@@ -287,12 +292,15 @@ class ReqOffers(_message.Message):
         spans: _abc.Iterable[Global___Span] | None = ...,
         directional: _builtins.bool = ...,
         token: _builtins.str = ...,
+        replaces: Global___Replaces | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["window", b"window"]
+    _HasFieldArgType: _TypeAlias = _typing.Literal["replaces", b"replaces", "window", b"window"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal[
         "directional",
         b"directional",
+        "replaces",
+        b"replaces",
         "spans",
         b"spans",
         "token",
@@ -306,6 +314,35 @@ class ReqOffers(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReqOffers: _TypeAlias = ReqOffers
+
+@_typing.final
+class Replaces(_message.Message):
+    """A modify's old version: its transaction and token (proving the caller owns it).
+    The new version is placed as if the old were gone; while both stand only what
+    the new one needs beyond the old is booked, and its Commit releases the old.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TRANSACTION_ID_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    transaction_id: _builtins.str
+    token: _builtins.str
+    def __init__(
+        self,
+        *,
+        transaction_id: _builtins.str = ...,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "token", b"token", "transaction_id", b"transaction_id"
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Replaces: _TypeAlias = Replaces
 
 @_typing.final
 class Offer(_message.Message):
@@ -412,6 +449,7 @@ class ReservationPrep(_message.Message):
     HOLD_SECONDS_FIELD_NUMBER: _builtins.int
     DIRECTIONAL_FIELD_NUMBER: _builtins.int
     COORDINATOR_FIELD_NUMBER: _builtins.int
+    REPLACES_FIELD_NUMBER: _builtins.int
     transaction_id: _builtins.str
     token: _builtins.str
     """the request's token; the hold is bound to it"""
@@ -428,6 +466,10 @@ class ReservationPrep(_message.Message):
     def segments(self) -> _containers.RepeatedCompositeFieldContainer[Global___Segment]:
         """all of this domain's segments, held together or not at all"""
 
+    @_builtins.property
+    def replaces(self) -> Global___Replaces:
+        """a modify: see Replaces"""
+
     def __init__(
         self,
         *,
@@ -438,8 +480,9 @@ class ReservationPrep(_message.Message):
         hold_seconds: _builtins.int = ...,
         directional: _builtins.bool = ...,
         coordinator: _builtins.str = ...,
+        replaces: Global___Replaces | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["window", b"window"]
+    _HasFieldArgType: _TypeAlias = _typing.Literal["replaces", b"replaces", "window", b"window"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal[
         "coordinator",
@@ -448,6 +491,8 @@ class ReservationPrep(_message.Message):
         b"directional",
         "hold_seconds",
         b"hold_seconds",
+        "replaces",
+        b"replaces",
         "segments",
         b"segments",
         "token",
