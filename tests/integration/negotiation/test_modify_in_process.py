@@ -60,21 +60,21 @@ def test_a_modify_commits_the_new_version_and_releases_the_old(
     assert set(held(pool, new.transaction).values()) == {HoldState.RELEASED}
 
 
-def test_a_modify_that_does_not_fit_beside_the_old_changes_nothing(
+def test_a_modify_that_does_not_fit_changes_nothing(
     world: Callable[[], Any],
 ) -> None:
     orchestrator, pool = world()
     first = reserved(orchestrator, 8, paths=1)  # w1's core is 10G; w2 is not a candidate
     before = orchestrator.lookup("r")
-    refused = orchestrator.modify("r", Modification(bandwidth=9 * G))
+    refused = orchestrator.modify("r", Modification(bandwidth=11 * G))  # the old counted free
     assert refused is not None and not refused.success and refused.reason
     assert orchestrator.lookup("r") == before  # the stored outcome is the old version's
     assert set(held(pool, first.transaction).values()) == {HoldState.COMMITTED}
     assert set(held(pool, refused.transaction).values()) <= {HoldState.ABORTED}
     assert_consistent(orchestrator, pool, [first])
-    smaller = orchestrator.modify("r", Modification(bandwidth=2 * G))  # fits beside 8G
-    assert smaller is not None and smaller.success
-    assert_consistent(orchestrator, pool, [smaller])
+    grown = orchestrator.modify("r", Modification(bandwidth=9 * G))  # over the old 8G
+    assert grown is not None and grown.success, grown.reason
+    assert_consistent(orchestrator, pool, [grown])
 
 
 def test_a_modify_moves_the_window(world: Callable[[], Any]) -> None:

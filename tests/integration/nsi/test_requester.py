@@ -10,6 +10,7 @@ orchestrator's Lookup, and OpenNSA through its own requester CLI `onsa`
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import threading
 import time
@@ -264,13 +265,27 @@ def test_through_braid_serve_s_rest_api_the_same_domain_commits_and_cancels(
     assert_ledgers_agree(cluster, [])
 
 
+def _connections(onsa: Onsa) -> dict[str, tuple[tuple[str, ...], str]]:
+    """Each connection braid's requester NSA has at OpenNSA (its own CLI's listing, in no
+    particular order): id -> ((reservation, provision, lifecycle), bandwidth in Mbit/s)."""
+    listed = onsa.run("query").output
+    out = {}
+    for block in re.split(r"\n(?=Connection\s)", listed)[1:]:
+        name = re.search(r"Connection\s+(\S+)", block)
+        states = re.search(r"States\s+(.+)", block)
+        mbps = re.search(r"Bandwidth\s+(\d+)", block)
+        assert name and states and mbps, block
+        out[name.group(1)] = (tuple(x.strip() for x in states.group(1).split(",")), mbps.group(1))
+    return out
+
+
 def test_a_modify_across_opennsa_is_a_new_connection_and_ends_the_old_one(
     cluster: LocalCluster, onsa: Onsa
 ) -> None:
     """Make-before-break through an NSI domain: OpenNSA reserves, commits and provisions a
     second connection beside the first; once braid's decision is logged, the first is
     terminated there, and the agents release the old version."""
-    before = len(_opennsa(onsa))
+    before = set(_connections(onsa))
     rid = _rid("r-nsi-modify")
     first = cluster.reserve(_request(rid), timeout=60)
     assert first.success, first.reason
@@ -285,10 +300,11 @@ def test_a_modify_across_opennsa_is_a_new_connection_and_ends_the_old_one(
     assert set(_agents(cluster, new.transaction_id).values()) == {pb.HOLD_STATE_COMMITTED}
     # Each version got its own VLANs at OpenNSA (the old one held its own while both lived).
     assert {v.link for p in new.paths for v in p.vlans} >= {"a-onsa", "onsa-b"}
-    seen = _opennsa(onsa)[before:]
-    assert len(seen) == 2, seen
-    assert seen[0][2] == "Terminated", seen  # the first version's connection
-    assert seen[1] == ("ReserveStart", "Provisioned", "Created"), seen
+    made = {c: seen for c, seen in _connections(onsa).items() if c not in before}
+    assert sorted(made.values(), key=lambda seen: seen[1]) == [
+        (("ReserveStart", "Provisioned", "Terminated"), "100"),  # the first version's
+        (("ReserveStart", "Provisioned", "Created"), "200"),
+    ], made
     assert_ledgers_agree(cluster, [new])
 
     cancelled = cluster.orchestrator().Cancel(pb.CancelQuery(id=rid), timeout=60)

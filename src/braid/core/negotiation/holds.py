@@ -212,7 +212,7 @@ class HoldBook:
                 coordinator=coordinator,
                 vlans=tuple(picks),
             )
-        except PrepRefused:
+        except Exception:  # a no vote (or a fault) books nothing, and the old version stands
             self._release_own(transaction, booked)
             self._put_back(old)
             raise
