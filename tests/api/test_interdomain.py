@@ -291,7 +291,7 @@ def test_a_modify_that_does_not_fit_is_409_and_changes_nothing(
     made = post(api, "alice", body(15, day=10))
     assert made.status_code == 201, made.text
     rid = made.json()["id"]
-    refused = patch(api, "olga", rid, {"bandwidth": "16G"})  # 16G beside 15G over 2 x 10G
+    refused = patch(api, "olga", rid, {"bandwidth": "21G"})  # more than 2 x 10G carry
     assert refused.status_code == 409, refused.text
     assert refused.json()["error"]["code"] == "rejected" and refused.json()["error"]["message"]
     shown = api.client.get(f"/v1/interdomain/reservations/{rid}", headers=api.auth("alice"))

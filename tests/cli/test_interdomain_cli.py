@@ -116,8 +116,8 @@ def test_modify_changes_it_or_says_why_not(served: tuple[str, Api]) -> None:
     view = json.loads(changed.output)
     assert view["bandwidth"] == 12000 and view["end"] == iso(BASE + 2 * 86400 + 7200)
     assert view["transaction"] != first["transaction"] and view["status"] == "committed"
-    too_big = run(served, "alice", "modify", first["id"], "--bandwidth", "15G")
-    assert too_big.exit_code == 1 and "rejected" in too_big.output  # 15G beside 12G: no room
+    too_big = run(served, "alice", "modify", first["id"], "--bandwidth", "21G")
+    assert too_big.exit_code == 1 and "rejected" in too_big.output  # over both 10G cores
     nothing = run(served, "alice", "modify", first["id"])
     assert nothing.exit_code == 2 and "nothing to change" in nothing.output
     shown = json.loads(run(served, "alice", "show", first["id"], "--json").output)

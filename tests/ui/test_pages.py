@@ -106,9 +106,9 @@ def test_a_user_books_views_and_cancels_a_multi_domain_reservation(
     expect(other.locator("p.error")).to_contain_text("no multi-domain reservation")
     assert other.locator("#x-cancel").count() == 0
 
-    # A change that does not fit beside the old bookings: refused, nothing changes.
+    # A change that does not fit (more than both 10G cores): refused, nothing changes.
     before = page.text_content("#x-holdings")
-    page.fill("#x-mod-bw", "18")
+    page.fill("#x-mod-bw", "25")
     page.click("#x-modify-submit")
     expect(page.locator("p.status.error")).to_contain_text("stands as it was")
     assert page.text_content("#x-holdings") == before
