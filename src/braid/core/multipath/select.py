@@ -198,24 +198,50 @@ def most_bandwidth_total(
     greedy = total(successive_widest(view, src, dst, max_paths)) if flow_mode else 0
     if greedy >= flow.value:
         return flow.value
-    first = flow.paths[:max_paths]
-    if first and total(first) >= flow.value and gate.allows(paths_of(first)):
-        return flow.value
     if not flow_mode:
+        first = flow.paths[:max_paths]
+        if first and total(first) >= flow.value and gate.allows(paths_of(first)):
+            return flow.value
         return total(most_bandwidth(view, src, dst, max_paths, flow, gate))
+    # Nor does any set of `max_paths` jointly feasible paths (the first paths
+    # of the decomposition, or a subset below) carry more than a ceiling:
+    # greedy paths reaching one settle the total before decomposing too.
+    ceilings = _Ceilings(view, src, dst, max_paths, flow)
+    if ceilings.reached(greedy):
+        return greedy
+    first = flow.paths[:max_paths]
+    if first and total(first) >= flow.value:
+        return flow.value
     # The greedy paths start with a widest one (the largest bottleneck is one
     # number, however ties fall), so they carry at least what
     # `most_bandwidth`'s single widest path does: no need for that search.
     best = max(total(first), greedy)
-    if best >= _ceiling(view, src, dst, max_paths, flow):
-        return best
-    if best >= _min_cut_ceiling(view, src, dst, max_paths):
+    if ceilings.reached(best):
         return best
     pool = _candidates(view, src, dst, flow)
     for size in range(2, min(max_paths, len(pool)) + 1):
         for subset in _subsets(view, pool, size, gate, best):
             best = max(best, total(subset.choice))
     return best
+
+
+class _Ceilings:
+    """`_ceiling`, then `_min_cut_ceiling`, each worked out when first needed."""
+
+    def __init__(self, view: WindowView, src: str, dst: str, max_paths: int, flow: MaxFlow) -> None:
+        self.view, self.src, self.dst, self.max_paths, self.flow = view, src, dst, max_paths, flow
+        self._found: list[int] = []
+
+    def reached(self, carried: int) -> bool:
+        """Whether `carried` reaches a ceiling: then no allowed set carries more."""
+        found = self._found
+        if not found:
+            found.append(_ceiling(self.view, self.src, self.dst, self.max_paths, self.flow))
+        if carried >= found[0]:
+            return True
+        if len(found) == 1:
+            found.append(_min_cut_ceiling(self.view, self.src, self.dst, self.max_paths))
+        return carried >= found[1]
 
 
 def most_bandwidth(
