@@ -13,56 +13,76 @@ import heapq
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
+from braid.core.graph.reach import pair_memo
 from braid.core.graph.search import UNBOUNDED
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop, Topology
-from braid.core.multipath.chains import Chain, Contraction
+from braid.core.multipath.chains import Skeleton
 
 Corridor = tuple[Hop, ...]
 Room = Callable[[Sequence[Hop]], int]
+
+
+class _Chains:
+    """A pair's chains as the searches of every window walk them (the topology's alone)."""
+
+    def __init__(self, skeleton: Skeleton) -> None:
+        # Kept per topology (`pair_memo`), so it holds no reference to it:
+        # the topology stays free to go. Chains are numbered as in the
+        # skeleton (a tuple of hops would hash in Python per lookup), and so
+        # as max flow's widths list them.
+        self.corridors = [hops for _, _, hops in skeleton.chains]
+        self.out: dict[str, list[int]] = defaultdict(list)
+        for number, (tail, _, _) in enumerate(skeleton.chains):
+            self.out[skeleton.kept[tail]].append(number)
+        self.ends = [hops[-1].to for hops in self.corridors]
+        self.on_link: dict[str, list[int]] = defaultdict(list)
+        for number, corridor in enumerate(self.corridors):
+            for hop in corridor:
+                self.on_link[hop.link].append(number)
+        # Latencies are summed when a search first crosses a chain.
+        self.latency: list[float | None] = [None] * len(self.corridors)
+
+    @staticmethod
+    def of(topology: Topology, src: str, dst: str) -> _Chains:
+        return pair_memo(
+            topology,
+            ("greedy chains", src, dst),
+            lambda: _Chains(Skeleton.of(topology, (src, dst))),
+        )
 
 
 class ChainWidths:
     """The chains between kept nodes, with widths read from a changing `usable`."""
 
     def __init__(
-        self, topology: Topology, src: str, dst: str, known: Sequence[Chain] | None = None
+        self, topology: Topology, src: str, dst: str, known: Sequence[int] | None = None
     ) -> None:
-        """`known`: the chains with room a max flow of the same window found, if any.
+        """`known`: the width of every chain in this window, as max flow read them, if it ran.
 
-        Chains without room are of no use to a greedy path either (placing
-        paths only takes room away), so those chains are all that is needed.
+        A chain without room is of no use to a greedy path either (placing
+        paths only takes room away), so the searches pass over it.
         """
         self.topology, self.src, self.dst = topology, src, dst
-        # Chains are numbered: a tuple of hops would hash in Python per lookup.
-        self.corridors: list[Corridor] = []
-        self.out: dict[str, list[int]] = defaultdict(list)
-        if known is not None:
-            for chain in known:
-                self.out[chain.tail].append(len(self.corridors))
-                self.corridors.append(chain.hops)
-        else:
-            contraction = Contraction(topology, (src, dst))
-            for node in contraction.kept:
-                for corridor in contraction.corridors(node):
-                    self.out[node].append(len(self.corridors))
-                    self.corridors.append(corridor)
-        # Latencies are summed when a search first crosses a chain.
-        self.latency: list[float | None] = [None] * len(self.corridors)
-        self.ends = [c[-1].to for c in self.corridors]
-        self.on_link: dict[str, list[int]] = defaultdict(list)
-        for number, corridor in enumerate(self.corridors):
-            for hop in corridor:
-                self.on_link[hop.link].append(number)
+        chains = _Chains.of(topology, src, dst)
+        self.corridors, self.out, self.ends = chains.corridors, chains.out, chains.ends
+        self.on_link, self.latency = chains.on_link, chains.latency
         self.widths: list[int | None] = (
-            [chain.width for chain in known] if known is not None else [None] * len(self.corridors)
+            list(known) if known is not None else [None] * len(self.corridors)
         )
 
     def forget(self, hops: tuple[Hop, ...]) -> None:
-        """Widths of the chains sharing a link with `hops` must be read again."""
+        """Widths of the chains sharing a link with `hops` must be read again.
+
+        One without room stays so (placing a path only takes room away): it
+        is not read again.
+        """
+        widths = self.widths
         for hop in hops:
             for number in self.on_link.get(hop.link, ()):
-                self.widths[number] = None
+                width = widths[number]
+                if width is not None and width > 0:
+                    widths[number] = None
 
     def widest(self, room: Room) -> tuple[Path, int] | None:
         """The widest src -> dst path (ties: lowest latency), as `search.widest_path`.

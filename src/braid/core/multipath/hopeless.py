@@ -20,12 +20,12 @@ from braid.core.graph.sides import nearer_wall
 from braid.core.model.network import Network
 from braid.core.model.timeline import Timeline, free_from_many
 from braid.core.model.topology import Hop, Topology
+from braid.core.multipath.dinic import has_run
 from braid.core.multipath.maxflow import (
     Cut,
     Usable,
     cut_offered,
     endpoint_cuts,
-    has_run,
     link_usable,
     min_cut,
 )

@@ -77,7 +77,7 @@ class _Greedy:
         self.ledger = Ledger(view)
         self.found: list[FlowPath] = []
         self.exhausted = False
-        known = view.memo.get(("chains", src, dst))
+        known = view.memo.get(("chain widths", src, dst))
         self.chains = ChainWidths(
             view.topology, src, dst, known if isinstance(known, list) else None
         )
