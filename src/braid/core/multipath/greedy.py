@@ -94,21 +94,25 @@ class ChainWidths:
         heap: list[tuple[int, float, str]] = [(-UNBOUNDED, 0.0, self.src)]
         done: set[str] = set()
         widths, ends, latencies = self.widths, self.ends, self.latency
+        out, corridors, dst = self.out, self.corridors, self.dst
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            negative, latency, node = heapq.heappop(heap)
+            negative, latency, node = pop(heap)
             if node in done:
                 continue
-            if node == self.dst:
+            if node == dst:
                 return self._trace(came), -negative
             done.add(node)
-            for number in self.out.get(node, ()):
+            bound = -negative
+            for number in out.get(node, ()):
                 to = ends[number]
                 if to in done:
                     continue
                 width = widths[number]
                 if width is None:
-                    width = widths[number] = room(self.corridors[number])
-                width = min(width, -negative)
+                    width = widths[number] = room(corridors[number])
+                if width > bound:
+                    width = bound
                 if width <= 0:
                     continue
                 length = latencies[number]
@@ -119,7 +123,7 @@ class ChainWidths:
                 if old is None or grown < old:
                     best[to] = grown
                     came[to] = (node, number)
-                    heapq.heappush(heap, (-width, grown[1], to))
+                    push(heap, (-width, grown[1], to))
         return None
 
     def _latency(self, number: int) -> float:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
+from braid.core.graph.reach import hop_table
 from braid.core.graph.search import UNBOUNDED, widest_path
 from braid.core.graph.sides import known_side, walled_in
 from braid.core.model.network import Direction, WindowView
@@ -206,9 +207,12 @@ def _check_joint(topology: Topology, flows: Mapping[Direction, int], usable: Usa
     Cancelling can only lower a flow, so this holds by construction; it is
     checked because a silent violation here would overbook a real link.
     """
+    # Hops are looked up, not built: a frozen dataclass costs a call per field.
+    links, hop_of = topology.links, hop_table(topology)
     for (link_id, forward), amount in flows.items():
-        link = topology.links[link_id]
-        hop = Hop(link_id, link.b if forward else link.a, forward)
+        link = links[link_id]
+        ends = (link.a, link_id, link.b) if forward else (link.b, link_id, link.a)
+        hop = hop_of.get(ends) or Hop(link_id, ends[2], forward)
         if (link_id, not forward) in flows or amount > usable(hop):
             raise RuntimeError(f"max flow on link {link_id} breaks its capacity")
 
