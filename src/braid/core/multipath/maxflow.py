@@ -11,26 +11,18 @@ same value with fewer BFS passes and keeps everything in exact integers.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from braid.core.graph.reach import hop_table
-from braid.core.graph.search import UNBOUNDED, widest_path
+from braid.core.graph.search import UNBOUNDED
 from braid.core.graph.sides import known_side, walled_in
 from braid.core.model.network import Direction, WindowView
-from braid.core.model.paths import Path
 from braid.core.model.topology import Hop, Topology
+from braid.core.multipath.decompose import FlowPath, Peeling
 from braid.core.multipath.dinic import Residual, ran
 
 Usable = Callable[[Hop], int]
 Cut = tuple[Hop, ...]  # the hops from a cut's source side to its sink side
-
-
-@dataclass(frozen=True, slots=True)
-class FlowPath:
-    """A simple path and the bandwidth (bit/s) it carries."""
-
-    path: Path
-    amount: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,16 +39,21 @@ class MaxFlow:
     value: int
     flows: Mapping[Direction, int]
     # The paths, or how to peel them: a refusal often needs only the value.
-    _paths: tuple[FlowPath, ...] | Callable[[], tuple[FlowPath, ...]]
+    _paths: tuple[FlowPath, ...] | Peeling
 
     @property
     def paths(self) -> tuple[FlowPath, ...]:
         """The decomposition, peeled the first time it is asked for."""
         found = self._paths
-        if callable(found):
-            found = found()
+        if isinstance(found, Peeling):
+            found = found.first()
             object.__setattr__(self, "_paths", found)  # frozen, but filled in once
         return found
+
+    def first_paths(self, count: int) -> tuple[FlowPath, ...]:
+        """`paths[:count]`, peeled no further than that (a split wants at most k)."""
+        found = self._paths
+        return found.first(count) if isinstance(found, Peeling) else found[:count]
 
 
 def link_usable(topology: Topology, usable: Usable, *, symmetric: bool) -> Usable:
@@ -180,7 +177,7 @@ def max_flow(
     value = residual.value
     flows = _net_flows(residual)
     _check_joint(topology, flows, usable)
-    return MaxFlow(value, flows, lambda: decompose(topology, src, dst, flows, value))
+    return MaxFlow(value, flows, Peeling(topology, src, dst, flows, value))
 
 
 def _net_flows(residual: Residual) -> dict[Direction, int]:
@@ -215,42 +212,3 @@ def _check_joint(topology: Topology, flows: Mapping[Direction, int], usable: Usa
         hop = hop_of.get(ends) or Hop(link_id, ends[2], forward)
         if (link_id, not forward) in flows or amount > usable(hop):
             raise RuntimeError(f"max flow on link {link_id} breaks its capacity")
-
-
-def decompose(
-    topology: Topology, src: str, dst: str, flows: Mapping[Direction, int], value: int
-) -> tuple[FlowPath, ...]:
-    """Peel simple paths off a flow, always the widest one left; cycles are dropped.
-
-    Each peel but the last empties an arc, so there are at most as many paths
-    as arcs carrying flow. Once `value` is peeled, what remains is a circulation that carries
-    nothing from src to dst, and it is discarded.
-    """
-    left = dict(flows)
-    paths: list[FlowPath] = []
-
-    def remaining(hop: Hop) -> int:
-        return left.get((hop.link, hop.forward), 0)
-
-    # The searches only ever cross hops that carry flow: give them those
-    # alone (in the topology's order, so ties fall as on the whole graph).
-    links = topology.links
-    tails = {links[link].a if forward else links[link].b for link, forward in flows}
-    carrying = replace(
-        topology,
-        adjacency={
-            node: tuple(h for h in topology.hops(node) if (h.link, h.forward) in flows)
-            for node in tails
-        },
-    )
-    while value > 0:
-        found = widest_path(carrying, src, dst, remaining, skip_dead_ends=False)
-        if found is None:
-            raise RuntimeError("flow decomposition lost track of the flow")
-        path, width = found
-        width = min(width, value)
-        for key in path.directions(topology):
-            left[key] -= width
-        paths.append(FlowPath(path, width))
-        value -= width
-    return tuple(paths)

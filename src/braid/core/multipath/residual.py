@@ -14,8 +14,8 @@ from braid.core.graph.reach import hop_table
 from braid.core.model.network import WindowView
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop, Topology
+from braid.core.multipath.decompose import FlowPath
 from braid.core.multipath.greedy import ChainWidths
-from braid.core.multipath.maxflow import FlowPath
 
 # A symmetric booking loads both directions of a link alike, so one counter
 # per link suffices; a directional one needs a counter per direction.

@@ -17,7 +17,8 @@ from braid.core.graph.search import widest_path
 from braid.core.model.network import WindowView
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop
-from braid.core.multipath.maxflow import FlowPath, MaxFlow, cut_offered, endpoint_cuts, min_cut
+from braid.core.multipath.decompose import FlowPath
+from braid.core.multipath.maxflow import MaxFlow, cut_offered, endpoint_cuts, min_cut
 from braid.core.multipath.mdi import mdi
 from braid.core.multipath.plan import Gate
 from braid.core.multipath.residual import Ledger, path_hops, successive_widest
@@ -56,10 +57,11 @@ class _Subset:
 def decomposition_prefix(flow: MaxFlow, need: int, max_paths: int) -> Choice | None:
     """The fewest of the widest decomposition paths that carry `need` together."""
     carried = 0
-    for count, part in enumerate(flow.paths[:max_paths], start=1):
+    first = flow.first_paths(max_paths)
+    for count, part in enumerate(first, start=1):
         carried += part.amount
         if carried >= need:
-            return flow.paths[:count]
+            return first[:count]
     return None
 
 
@@ -199,7 +201,7 @@ def most_bandwidth_total(
     if greedy >= flow.value:
         return flow.value
     if not flow_mode:
-        first = flow.paths[:max_paths]
+        first = flow.first_paths(max_paths)
         if first and total(first) >= flow.value and gate.allows(paths_of(first)):
             return flow.value
         return total(most_bandwidth(view, src, dst, max_paths, flow, gate))
@@ -209,7 +211,7 @@ def most_bandwidth_total(
     ceilings = _Ceilings(view, src, dst, max_paths, flow)
     if ceilings.reached(greedy):
         return greedy
-    first = flow.paths[:max_paths]
+    first = flow.first_paths(max_paths)
     if first and total(first) >= flow.value:
         return flow.value
     # The greedy paths start with a widest one (the largest bottleneck is one
@@ -250,7 +252,7 @@ def most_bandwidth(
     """The largest total over at most `max_paths` allowed paths; never below one widest path."""
     widest = widest_path(view.topology, src, dst, view.usable)
     options: list[Choice] = [(FlowPath(*widest),) if widest is not None else ()]
-    options += [flow.paths[:max_paths], tuple(successive_widest(view, src, dst, max_paths))]
+    options += [flow.first_paths(max_paths), tuple(successive_widest(view, src, dst, max_paths))]
     allowed = [o for o in options if o and gate.allows(paths_of(o))]
     best = max(allowed, key=lambda o: (total(o), -len(o)), default=())
     if total(best) >= _ceiling(view, src, dst, max_paths, flow):
