@@ -34,14 +34,22 @@ class Peeling:
         self, topology: Topology, src: str, dst: str, flows: Mapping[Direction, int], value: int
     ) -> None:
         self.topology, self.src, self.dst = topology, src, dst
-        self.left = dict(flows)
+        self.flows = flows
         self.value = value  # what is still to be peeled
         self.found: list[FlowPath] = []
-        # The searches only ever cross hops that carry flow: give them those
-        # alone (in the topology's order, so ties fall as on the whole graph).
+        # Both made when the first path is peeled: many callers want the value alone.
+        self.carrying: Topology | None = None
+        self.left: dict[Direction, int] = {}  # the flow not peeled yet
+
+    def _carrying(self) -> Topology:
+        """The topology with only the hops that carry flow: the searches cross no other.
+
+        In the topology's order, so ties fall as on the whole graph.
+        """
+        topology, flows = self.topology, self.flows
         links = topology.links
         tails = {links[link].a if forward else links[link].b for link, forward in flows}
-        self.carrying = replace(
+        return replace(
             topology,
             adjacency={
                 node: tuple(h for h in topology.hops(node) if (h.link, h.forward) in flows)
@@ -59,6 +67,8 @@ class Peeling:
         return self.left.get((hop.link, hop.forward), 0)
 
     def _peel(self) -> None:
+        if self.carrying is None:
+            self.carrying, self.left = self._carrying(), dict(self.flows)
         found = widest_path(
             self.carrying, self.src, self.dst, self._remaining, skip_dead_ends=False
         )
