@@ -86,10 +86,11 @@ class CutBounds:
             self.network.static[key] = value
         return value < self.need
 
-    def hopeless(self, usable: Usable) -> Cut | None:
+    def hopeless(self, usable: Usable, *, known_tried: bool = False) -> Cut | None:
         """A cut offering less than `need` in this window, or None when none was found.
 
         None does not promise a plan: the search for one decides.
+        `known_tried`: `known_cut` has just found none in this window.
         """
         joint = link_usable(self.topology, usable, symmetric=self.symmetric)
         # Which cut proves it does not matter (every start skipped is hopeless
@@ -98,7 +99,7 @@ class CutBounds:
         ran = has_run(joint, self.src, self.dst)
         cut = self._min_cut(joint) if ran else None
         if cut is None:
-            cut = self._small_cut(joint)
+            cut = self._small_cut(joint, known_tried=known_tried)
         if cut is None and not ran:
             cut = self._min_cut(joint)
         if cut is None:
@@ -125,9 +126,9 @@ class CutBounds:
                 return cut
         return None
 
-    def _small_cut(self, usable: Usable) -> Cut | None:
+    def _small_cut(self, usable: Usable, *, known_tried: bool = False) -> Cut | None:
         """A cut known already, or a wall around one end, that offers less than `need`."""
-        for cut in (*self.fixed, *self.learned):
+        for cut in () if known_tried else (*self.fixed, *self.learned):
             if cut_offered(cut, usable, self.paths) < self.need:
                 return cut
         # One of the paths carries at least need / paths: without a route that
