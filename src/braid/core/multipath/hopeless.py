@@ -167,15 +167,19 @@ def first_start_reaching(
     readers = [read_timelines(network, hop, bounds.symmetric) for hop in cut]
     read = list(dict.fromkeys(t for ts in readers for t in ts))  # each timeline once
     row_of = {id(t): row for row, t in enumerate(read)}
+    # Mostly each hop reads one timeline of its own: then `read` lists them
+    # in the cut's order, and its rows are the hops' rows as they are.
+    own = len(read) == len(readers) and all(len(timelines) == 1 for timelines in readers)
     starts = _union([t.drop_times(after, stop) for t in read])
     for batch in _batches(len(starts)):
         chunk = starts[batch]
-        each = free_from_many(read, chunk, duration)
-        free = np.empty((len(readers), len(chunk)), dtype=np.int64)
-        for row, timelines in enumerate(readers):
-            free[row] = each[row_of[id(timelines[0])]]
-            for other in timelines[1:]:
-                np.minimum(free[row], each[row_of[id(other)]], out=free[row])
+        free = each = free_from_many(read, chunk, duration)
+        if not own:
+            free = np.empty((len(readers), len(chunk)), dtype=np.int64)
+            for row, timelines in enumerate(readers):
+                free[row] = each[row_of[id(timelines[0])]]
+                for other in timelines[1:]:
+                    np.minimum(free[row], each[row_of[id(other)]], out=free[row])
         np.maximum(free, 0, out=free)
         if bounds.paths < len(readers):  # else every hop counts: nothing to choose
             free.sort(axis=0)
