@@ -26,29 +26,37 @@ Room = Callable[[Sequence[Hop]], int]
 class _Chains:
     """A pair's chains as the searches of every window walk them (the topology's alone)."""
 
-    def __init__(self, skeleton: Skeleton) -> None:
+    def __init__(self, topology: Topology, skeleton: Skeleton, ends: tuple[str, str]) -> None:
         # Kept per topology (`pair_memo`), so it holds no reference to it:
         # the topology stays free to go. Chains are numbered as in the
         # skeleton (a tuple of hops would hash in Python per lookup), and so
-        # as max flow's widths list them.
+        # as max flow's widths list them. Nodes are numbered in the order of
+        # their names: a search's heap breaks ties by node, as on names.
+        kept = skeleton.kept
+        self.names = sorted(kept)
+        number_of = {name: number for number, name in enumerate(self.names)}
+        self.src, self.dst = number_of[ends[0]], number_of[ends[1]]
         self.corridors = [hops for _, _, hops in skeleton.chains]
-        self.out: dict[str, list[int]] = defaultdict(list)
+        links = topology.links
+        # Summed once per pair: the searches of each window cross most chains.
+        self.latency = [
+            sum([links[hop.link].latency_ms for hop in hops]) for hops in self.corridors
+        ]
+        self.out: list[list[int]] = [[] for _ in kept]
         for number, (tail, _, _) in enumerate(skeleton.chains):
-            self.out[skeleton.kept[tail]].append(number)
-        self.ends = [hops[-1].to for hops in self.corridors]
+            self.out[number_of[kept[tail]]].append(number)
+        self.ends = [number_of[kept[head]] for _, head, _ in skeleton.chains]
         self.on_link: dict[str, list[int]] = defaultdict(list)
         for number, corridor in enumerate(self.corridors):
             for hop in corridor:
                 self.on_link[hop.link].append(number)
-        # Latencies are summed when a search first crosses a chain.
-        self.latency: list[float | None] = [None] * len(self.corridors)
 
     @staticmethod
     def of(topology: Topology, src: str, dst: str) -> _Chains:
         return pair_memo(
             topology,
             ("greedy chains", src, dst),
-            lambda: _Chains(Skeleton.of(topology, (src, dst))),
+            lambda: _Chains(topology, Skeleton.of(topology, (src, dst)), (src, dst)),
         )
 
 
@@ -63,10 +71,8 @@ class ChainWidths:
         A chain without room is of no use to a greedy path either (placing
         paths only takes room away), so the searches pass over it.
         """
-        self.topology, self.src, self.dst = topology, src, dst
-        chains = _Chains.of(topology, src, dst)
-        self.corridors, self.out, self.ends = chains.corridors, chains.out, chains.ends
-        self.on_link, self.latency = chains.on_link, chains.latency
+        self.chains = chains = _Chains.of(topology, src, dst)
+        self.corridors, self.on_link = chains.corridors, chains.on_link
         self.widths: list[int | None] = (
             list(known) if known is not None else [None] * len(self.corridors)
         )
@@ -84,29 +90,38 @@ class ChainWidths:
                 if width is not None and width > 0:
                     widths[number] = None
 
-    def widest(self, room: Room) -> tuple[Path, int] | None:
-        """The widest src -> dst path (ties: lowest latency), as `search.widest_path`.
+    def widest(self, room: Room) -> tuple[Path, tuple[Hop, ...], int] | None:
+        """The widest src -> dst path (ties: lowest latency), as `search.widest_path`,
+        with its hops and its width.
 
         `room` gives what a run of hops can take (the least of their widths).
         """
-        best: dict[str, tuple[int, float]] = {self.src: (-UNBOUNDED, 0.0)}
-        came: dict[str, tuple[str, int]] = {}
-        heap: list[tuple[int, float, str]] = [(-UNBOUNDED, 0.0, self.src)]
-        done: set[str] = set()
-        widths, ends, latencies = self.widths, self.ends, self.latency
-        out, corridors, dst = self.out, self.corridors, self.dst
+        chains = self.chains
+        src, dst, out, ends, latencies = (
+            chains.src,
+            chains.dst,
+            chains.out,
+            chains.ends,
+            chains.latency,
+        )
+        best: list[tuple[int, float] | None] = [None] * len(out)
+        best[src] = (-UNBOUNDED, 0.0)
+        came: dict[int, tuple[int, int]] = {}
+        heap: list[tuple[int, float, int]] = [(-UNBOUNDED, 0.0, src)]
+        done = [False] * len(out)
+        widths, corridors = self.widths, self.corridors
         pop, push = heapq.heappop, heapq.heappush
         while heap:
             negative, latency, node = pop(heap)
-            if node in done:
+            if done[node]:
                 continue
             if node == dst:
-                return self._trace(came), -negative
-            done.add(node)
+                return (*self._trace(came), -negative)
+            done[node] = True
             bound = -negative
-            for number in out.get(node, ()):
+            for number in out[node]:
                 to = ends[number]
-                if to in done:
+                if done[to]:
                     continue
                 width = widths[number]
                 if width is None:
@@ -115,26 +130,20 @@ class ChainWidths:
                     width = bound
                 if width <= 0:
                     continue
-                length = latencies[number]
-                if length is None:
-                    length = latencies[number] = self._latency(number)
-                grown = (-width, latency + length)
-                old = best.get(to)
+                grown = (-width, latency + latencies[number])
+                old = best[to]
                 if old is None or grown < old:
                     best[to] = grown
                     came[to] = (node, number)
                     push(heap, (-width, grown[1], to))
         return None
 
-    def _latency(self, number: int) -> float:
-        links = self.topology.links
-        return sum(links[hop.link].latency_ms for hop in self.corridors[number])
-
-    def _trace(self, came: dict[str, tuple[str, int]]) -> Path:
+    def _trace(self, came: dict[int, tuple[int, int]]) -> tuple[Path, tuple[Hop, ...]]:
+        chains = self.chains
         numbers: list[int] = []
-        node = self.dst
-        while node != self.src:
+        node = chains.dst
+        while node != chains.src:
             node, number = came[node]
             numbers.append(number)
-        hops = [hop for number in reversed(numbers) for hop in self.corridors[number]]
-        return Path.from_hops(self.src, hops)
+        hops = tuple(hop for number in reversed(numbers) for hop in self.corridors[number])
+        return Path.from_hops(chains.names[chains.src], hops), hops

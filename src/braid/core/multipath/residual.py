@@ -97,13 +97,11 @@ class _Greedy:
     def _extend(self) -> bool:
         if self.exhausted:
             return False
-        topology = self.view.topology
         best = self.chains.widest(self.ledger.room)
         if best is None:
             self.exhausted = True
             return False
-        path, width = best
-        hops = path_hops(topology, path)
+        path, hops, width = best
         self.ledger.place(hops, width)
         self.chains.forget(hops)
         self.found.append(FlowPath(path, width))
