@@ -7,7 +7,6 @@ window only gives each chain its capacity (the least free on its links).
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 
 from braid.core.graph.sides import window_of
@@ -44,18 +43,19 @@ class Residual:
         adj, to, cap = self.adj, self.to, self.cap
         level = [-1] * len(adj)
         level[s] = 0
-        queue = deque([s])
-        while queue:
-            u = queue.popleft()
+        queue = [s]  # first in, first out: read in order while it grows
+        for u in queue:
+            deeper = level[u] + 1
             # Nodes beyond t's level lie on no shortest augmenting path: the
             # phase's blocking flow is the same without them.
-            if 0 <= level[t] <= level[u]:
+            if 0 <= level[t] < deeper:
                 break
             for arc in adj[u]:
-                v = to[arc]
-                if cap[arc] > 0 and level[v] < 0:
-                    level[v] = level[u] + 1
-                    queue.append(v)
+                if cap[arc] > 0:
+                    v = to[arc]
+                    if level[v] < 0:
+                        level[v] = deeper
+                        queue.append(v)
         self.reach = level
         return level if level[t] >= 0 else None
 
