@@ -48,24 +48,24 @@ class Contraction:
     def __init__(self, topology: Topology, ends: Collection[str]) -> None:
         self.topology = topology
         static = core_of(topology)
-        self._core_hops = static.core_hops
+        self.core_hops = static.core_hops
         self.relevant = relevant_nodes(topology, ends)
         branch = set() if self.relevant is None else self.relevant - static.core
         joins = {static.parent[node] for node in branch if node in static.parent}
-        self._special = branch | joins | set(ends)
+        self.special = branch | joins | set(ends)
         self._hops: dict[str, list[Hop]] = {}
-        keep = {node for node in self._special if node in ends or not self._passes(node)}
+        keep = {node for node in self.special if node in ends or not self._passes(node)}
         self.kept = [
             node
             for node in static.order
-            if node in keep or (node not in self._special and node in static.core_kept)
+            if node in keep or (node not in self.special and node in static.core_kept)
         ]
         self.kept_set = set(self.kept)
 
     def hops(self, node: str) -> Sequence[Hop]:
         """Hops out of `node` that stay among the relevant nodes."""
-        if node not in self._special:
-            return self._core_hops[node]
+        if node not in self.special:
+            return self.core_hops[node]
         found = self._hops.get(node)
         if found is None:
             relevant = self.relevant
@@ -128,9 +128,13 @@ class Skeleton:
         # `Contraction`): the topology stays free to go.
         contraction = Contraction(topology, ends)
         kept = self.kept = contraction.kept
-        relevant = topology.nodes if contraction.relevant is None else contraction.relevant
-        # `Contraction.hops` of every node a path between the ends may visit.
-        hops_of = self.hops = {node: contraction.hops(node) for node in relevant}
+        # `Contraction.hops` of every node a path between the ends may visit:
+        # the core's own hops, but for the pair's special nodes (the relevant
+        # nodes outside the core are all special).
+        hops_of = self.hops = {
+            **contraction.core_hops,
+            **{node: contraction.hops(node) for node in contraction.special},
+        }
         index = self.index = {node: i for i, node in enumerate(kept)}
         # (tail, head) by index, and the hops; chains back to their tail are left out.
         self.chains: list[tuple[int, int, tuple[Hop, ...]]] = []
