@@ -95,7 +95,8 @@ class Timeline:
             prior = np.concatenate((np.zeros(1, np.int64), levels[:-1]))
             self._drops = times[levels < prior]
         every = self._drops
-        return every[np.searchsorted(every, start, "right") : np.searchsorted(every, end, "left")]
+        # The array's own method: numpy's function would dispatch to it, at a cost.
+        return every[every.searchsorted(start, "right") : every.searchsorted(end, "left")]
 
     def next_drop(self, after: int) -> int | None:
         """The first breakpoint after `after` where the level falls, or None."""
@@ -151,19 +152,27 @@ class Timeline:
         """`free(s, s + duration)` for every s of `starts`, in one numpy pass."""
         import numpy as np  # loaded only by the vectorised scans that need it
 
+        out = np.empty(len(starts), dtype=np.int64)
+        self.free_into(starts, starts + duration, out)
+        return out
+
+    def free_into(self, starts: Ints, ends: Ints, out: Ints) -> None:
+        """`free(s, e)` for each pair of `starts` and `ends`, written into `out`."""
+        import numpy as np
+
         times = self.arrays()[0]
         if not len(times):
-            return np.full(len(starts), self.capacity, dtype=np.int64)
+            out[:] = self.capacity
+            return
         # A zero before the first breakpoint (the level there) and one after
         # the last (a bound for reduceat): piece i of the timeline is padded[i + 1].
         padded = self.padded_levels()
         # Pairs (first, last) side by side: every other reduceat is a window's maximum.
         bounds = np.empty(2 * len(starts), dtype=np.int64)
         bounds[0::2] = times.searchsorted(starts, side="right")
-        bounds[1::2] = times.searchsorted(starts + duration, side="left")
+        bounds[1::2] = times.searchsorted(ends, side="left")
         bounds[1::2] += 1
-        highest = np.maximum.reduceat(padded, bounds)[::2]
-        return self.capacity - highest
+        np.subtract(self.capacity, np.maximum.reduceat(padded, bounds)[::2], out=out)
 
     def book(self, start: int, end: int, bandwidth: int) -> None:
         """Add `bandwidth` on [start, end); refuses to go above capacity."""
@@ -289,6 +298,7 @@ def free_from_many(timelines: Sequence[Timeline], starts: Ints, duration: int) -
     import numpy as np  # loaded only by the vectorised scans that need it
 
     out = np.empty((len(timelines), len(starts)), dtype=np.int64)
+    ends = starts + duration
     for row, timeline in enumerate(timelines):
-        out[row] = timeline.free_from(starts, duration)
+        timeline.free_into(starts, ends, out[row])
     return out

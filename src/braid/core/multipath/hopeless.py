@@ -184,9 +184,10 @@ def first_start_reaching(
         np.maximum(free, 0, out=free)
         if bounds.paths < len(readers):  # else every hop counts: nothing to choose
             free.sort(axis=0)
-        enough = np.flatnonzero(free[-bounds.paths :].sum(axis=0) >= bounds.need)
-        if len(enough):
-            return int(chunk[enough[0]])
+        enough = free[-bounds.paths :].sum(axis=0) >= bounds.need
+        first = int(enough.argmax())  # the first True, if any
+        if enough[first]:
+            return int(chunk[first])
     return None
 
 
