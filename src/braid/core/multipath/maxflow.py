@@ -155,7 +155,10 @@ def cut_offered(cut: Cut, usable: Usable, paths: int) -> int:
     the `paths` largest free capacities of the cut's hops (all of them, the
     cut's capacity, once `paths` reaches the cut's size).
     """
-    room = sorted((max(usable(hop), 0) for hop in cut), reverse=True)
+    room = [free if free > 0 else 0 for free in map(usable, cut)]
+    if paths >= len(room):
+        return sum(room)  # every hop counts: nothing to choose
+    room.sort(reverse=True)
     return sum(room[:paths])
 
 
