@@ -152,27 +152,19 @@ class Timeline:
         """`free(s, s + duration)` for every s of `starts`, in one numpy pass."""
         import numpy as np  # loaded only by the vectorised scans that need it
 
-        out = np.empty(len(starts), dtype=np.int64)
-        self.free_into(starts, starts + duration, out)
-        return out
-
-    def free_into(self, starts: Ints, ends: Ints, out: Ints) -> None:
-        """`free(s, e)` for each pair of `starts` and `ends`, written into `out`."""
-        import numpy as np
-
         times = self.arrays()[0]
         if not len(times):
-            out[:] = self.capacity
-            return
+            return np.full(len(starts), self.capacity, dtype=np.int64)
         # A zero before the first breakpoint (the level there) and one after
         # the last (a bound for reduceat): piece i of the timeline is padded[i + 1].
         padded = self.padded_levels()
         # Pairs (first, last) side by side: every other reduceat is a window's maximum.
         bounds = np.empty(2 * len(starts), dtype=np.int64)
         bounds[0::2] = times.searchsorted(starts, side="right")
-        bounds[1::2] = times.searchsorted(ends, side="left")
+        bounds[1::2] = times.searchsorted(starts + duration, side="left")
         bounds[1::2] += 1
-        np.subtract(self.capacity, np.maximum.reduceat(padded, bounds)[::2], out=out)
+        highest = np.maximum.reduceat(padded, bounds)[::2]
+        return self.capacity - highest
 
     def book(self, start: int, end: int, bandwidth: int) -> None:
         """Add `bandwidth` on [start, end); refuses to go above capacity."""
@@ -294,11 +286,23 @@ def free_from_many(timelines: Sequence[Timeline], starts: Ints, duration: int) -
     A search per timeline over its own breakpoints: laying several
     timelines' breakpoints end to end for one search over them all cost
     more (the copies) than it saved in calls, for the few links of a cut.
+    Each window's two bounds are found by one search: breakpoints are
+    integers, so those before s + duration are those up to s + duration - 1.
     """
     import numpy as np  # loaded only by the vectorised scans that need it
 
+    # (start, end - 1) side by side, as `free_from`'s pairs of bounds.
+    queries = np.empty(2 * len(starts), dtype=np.int64)
+    queries[0::2] = starts
+    np.add(starts, duration - 1, out=queries[1::2])
     out = np.empty((len(timelines), len(starts)), dtype=np.int64)
-    ends = starts + duration
     for row, timeline in enumerate(timelines):
-        timeline.free_into(starts, ends, out[row])
+        times = timeline.arrays()[0]
+        if not len(times):
+            out[row] = timeline.capacity
+            continue
+        bounds = times.searchsorted(queries, side="right")
+        bounds[1::2] += 1
+        highest = np.maximum.reduceat(timeline.padded_levels(), bounds)[::2]
+        np.subtract(timeline.capacity, highest, out=out[row])
     return out
