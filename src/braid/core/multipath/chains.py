@@ -151,6 +151,9 @@ class Skeleton:
         # One hop per link any chain crosses: what a symmetric window reads
         # by link (`WindowView.by_link`).
         firsts: dict[str, Hop] = {}
+        # The chains crossing each link (a greedy path placed on a link
+        # changes what they can take).
+        self.on_link: dict[str, list[int]] = {}
         inner = contraction.kept_set
         # One pass over the chains (`Contraction.corridors` walks them alike):
         # a skeleton is built for each new pair a request names.
@@ -176,6 +179,7 @@ class Skeleton:
                 self.arc_of[(first.link, first.forward)] = arc
                 for hop in hops:
                     firsts[hop.link] = hop
+                    self.on_link.setdefault(hop.link, []).append(arc >> 1)
         self.reads = tuple(firsts.values())
         self._links = tuple(firsts)
         self._index: tuple[Ints, Ints] | None = None  # numpy's, made when first read
