@@ -95,7 +95,8 @@ class Timeline:
             prior = np.concatenate((np.zeros(1, np.int64), levels[:-1]))
             self._drops = times[levels < prior]
         every = self._drops
-        return every[np.searchsorted(every, start, "right") : np.searchsorted(every, end, "left")]
+        # The array's own method: numpy's function would dispatch to it, at a cost.
+        return every[every.searchsorted(start, "right") : every.searchsorted(end, "left")]
 
     def next_drop(self, after: int) -> int | None:
         """The first breakpoint after `after` where the level falls, or None."""
@@ -280,40 +281,28 @@ class Timeline:
 
 
 def free_from_many(timelines: Sequence[Timeline], starts: Ints, duration: int) -> Ints:
-    """`free_from` of each timeline (one row each), in one numpy pass for them all.
+    """`free_from` of each timeline (one row each).
 
-    The timelines' breakpoints are laid end to end, each shifted into a
-    range of its own, so one sorted search finds every window's pieces;
-    a scan of a cut reads a few timelines at once, and numpy's cost per
-    call is most of what one timeline costs.
+    A search per timeline over its own breakpoints: laying several
+    timelines' breakpoints end to end for one search over them all cost
+    more (the copies) than it saved in calls, for the few links of a cut.
+    Each window's two bounds are found by one search: breakpoints are
+    integers, so those before s + duration are those up to s + duration - 1.
     """
     import numpy as np  # loaded only by the vectorised scans that need it
 
-    count, size = len(timelines), len(starts)
-    if not count or not size:
-        return np.zeros((count, size), dtype=np.int64)
-    arrays = [t.arrays()[0] for t in timelines]
-    lo = min([int(starts.min()), *(int(a[0]) for a in arrays if len(a))])
-    hi = max([int(starts.max()) + duration, *(int(a[-1]) for a in arrays if len(a))])
-    span = hi - lo + 1
-    if span * count >= _INT64_SAFE:
-        return np.stack([t.free_from(starts, duration) for t in timelines])
-    shift = np.arange(count, dtype=np.int64)[:, None] * span - lo
-    keys = np.concatenate([a + shift[j, 0] for j, a in enumerate(arrays)])
-    padded = np.concatenate([t.padded_levels() for t in timelines])
-    # A key found at r in block j is padded[r + 2 j + ...]: each block of
-    # `padded` is two longer than its block of keys (see `free_from`).
-    pad = 2 * np.arange(count, dtype=np.int64)[:, None]
-    bounds = np.empty((count, 2 * size), dtype=np.int64)
-    bounds[:, 0::2] = keys.searchsorted((starts + shift).ravel(), side="right").reshape(count, size)
-    bounds[:, 0::2] += pad
-    ends = (starts + duration + shift).ravel()
-    bounds[:, 1::2] = keys.searchsorted(ends, side="left").reshape(count, size) + 1 + pad
-    highest = np.maximum.reduceat(padded, bounds.ravel())[::2].reshape(count, size)
-    capacity = np.array([t.capacity for t in timelines], dtype=np.int64)[:, None]
-    result: Ints = capacity - highest
-    return result
-
-
-# Keys below this fit int64 with room to spare (`free_from_many`).
-_INT64_SAFE = 1 << 62
+    # (start, end - 1) side by side, as `free_from`'s pairs of bounds.
+    queries = np.empty(2 * len(starts), dtype=np.int64)
+    queries[0::2] = starts
+    np.add(starts, duration - 1, out=queries[1::2])
+    out = np.empty((len(timelines), len(starts)), dtype=np.int64)
+    for row, timeline in enumerate(timelines):
+        times = timeline.arrays()[0]
+        if not len(times):
+            out[row] = timeline.capacity
+            continue
+        bounds = times.searchsorted(queries, side="right")
+        bounds[1::2] += 1
+        highest = np.maximum.reduceat(timeline.padded_levels(), bounds)[::2]
+        np.subtract(timeline.capacity, highest, out=out[row])
+    return out

@@ -10,13 +10,12 @@ from braid.core.multipath.congestion import (
     reweighed,
     window_verdicts,
 )
+from braid.core.multipath.decompose import FlowPath, decompose
 from braid.core.multipath.earliest import split_earliest
 from braid.core.multipath.fairness import jain_index
 from braid.core.multipath.max_bandwidth import split_max_bandwidth
 from braid.core.multipath.maxflow import (
-    FlowPath,
     MaxFlow,
-    decompose,
     max_flow,
     max_flow_value,
     min_cut,

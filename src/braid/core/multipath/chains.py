@@ -14,11 +14,15 @@ Most nodes of national networks are leaves or sit on such chains.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Collection, Mapping, Sequence
+from itertools import accumulate
+from typing import TYPE_CHECKING, NamedTuple
 
 from braid.core.graph.reach import core_of, pair_memo, passes_through, relevant_nodes
 from braid.core.model.topology import Hop, Topology
+
+if TYPE_CHECKING:
+    from braid.core.model.timeline import Ints
 
 Usable = Callable[[Hop], int]
 
@@ -44,24 +48,24 @@ class Contraction:
     def __init__(self, topology: Topology, ends: Collection[str]) -> None:
         self.topology = topology
         static = core_of(topology)
-        self._core_hops = static.core_hops
+        self.core_hops = static.core_hops
         self.relevant = relevant_nodes(topology, ends)
         branch = set() if self.relevant is None else self.relevant - static.core
         joins = {static.parent[node] for node in branch if node in static.parent}
-        self._special = branch | joins | set(ends)
+        self.special = branch | joins | set(ends)
         self._hops: dict[str, list[Hop]] = {}
-        keep = {node for node in self._special if node in ends or not self._passes(node)}
+        keep = {node for node in self.special if node in ends or not self._passes(node)}
         self.kept = [
             node
             for node in static.order
-            if node in keep or (node not in self._special and node in static.core_kept)
+            if node in keep or (node not in self.special and node in static.core_kept)
         ]
-        self._kept = set(self.kept)
+        self.kept_set = set(self.kept)
 
     def hops(self, node: str) -> Sequence[Hop]:
         """Hops out of `node` that stay among the relevant nodes."""
-        if node not in self._special:
-            return self._core_hops[node]
+        if node not in self.special:
+            return self.core_hops[node]
         found = self._hops.get(node)
         if found is None:
             relevant = self.relevant
@@ -83,7 +87,7 @@ class Contraction:
         for first in self.hops(node):
             hops, widths = [first], [usable(first)]
             here = first
-            while widths[-1] > 0 and here.to not in self._kept:
+            while widths[-1] > 0 and here.to not in self.kept_set:
                 onward = self.hops(here.to)
                 here = onward[1] if onward[0].link == here.link else onward[0]
                 hops.append(here)
@@ -101,7 +105,7 @@ class Contraction:
         for first in self.hops(node):
             hops = [first]
             here = first
-            while here.to not in self._kept:
+            while here.to not in self.kept_set:
                 onward = self.hops(here.to)
                 here = onward[1] if onward[0].link == here.link else onward[0]
                 hops.append(here)
@@ -114,36 +118,101 @@ class Skeleton:
     """A pair's `Contraction` with every chain between kept nodes walked once.
 
     Which hops form which chain does not depend on what is booked, only on
-    the topology and the ends: a max flow in each window reads their widths
-    and keeps those with room on every hop, which is what `chains_from`
-    gives, in the same order (so arcs are numbered alike).
+    the topology and the ends: a max flow in each window only reads their
+    widths. Those with room on every hop are what `chains_from` gives, in
+    the same order.
     """
 
     def __init__(self, topology: Topology, ends: tuple[str, str]) -> None:
         # Kept per topology, so it holds no reference to it (nor to its
         # `Contraction`): the topology stays free to go.
         contraction = Contraction(topology, ends)
-        self.kept = contraction.kept
-        relevant = topology.nodes if contraction.relevant is None else contraction.relevant
-        # `Contraction.hops` of every node a path between the ends may visit.
-        self.hops = {node: contraction.hops(node) for node in relevant}
-        self.index = {node: i for i, node in enumerate(self.kept)}
+        kept = self.kept = contraction.kept
+        # `Contraction.hops` of every node a path between the ends may visit:
+        # the core's own hops, but for the pair's special nodes (the relevant
+        # nodes outside the core are all special).
+        hops_of = self.hops = {
+            **contraction.core_hops,
+            **{node: contraction.hops(node) for node in contraction.special},
+        }
+        index = self.index = {node: i for i, node in enumerate(kept)}
         # (tail, head) by index, and the hops; chains back to their tail are left out.
         self.chains: list[tuple[int, int, tuple[Hop, ...]]] = []
         # Per kept node, every chain leaving it, loops included (for cuts).
         self.corridors: dict[str, list[tuple[Hop, ...]]] = {}
-        for node in self.kept:
-            found = self.corridors[node] = contraction.corridors(node, loops=True)
-            tail = self.index[node]
-            for hops in found:
-                head = hops[-1].to
-                if head != node:
-                    self.chains.append((tail, self.index[head], hops))
-        # The link ids of each chain, and one hop per link any chain crosses:
-        # what a symmetric window reads by link (`WindowView.by_link`).
-        self.links = [tuple(hop.link for hop in hops) for _, _, hops in self.chains]
-        firsts = {hop.link: hop for _, _, hops in self.chains for hop in hops}
+        # Every chain is an arc of Dinic's graph in every window, one without
+        # room too: its capacity is then 0 and no search crosses it, which
+        # finds the flow an arc list of the chains with room finds (their
+        # order is the same), but the lists below serve every window.
+        # Arc 2k is chain k from tail to head, arc 2k + 1 its reverse.
+        self.arc_to: list[int] = []
+        self.arc_adj: list[list[int]] = [[] for _ in kept]
+        self.arc_of: dict[tuple[str, bool], int] = {}
+        # One hop per link any chain crosses: what a symmetric window reads
+        # by link (`WindowView.by_link`).
+        firsts: dict[str, Hop] = {}
+        # The chains crossing each link (a greedy path placed on a link
+        # changes what they can take).
+        self.on_link: dict[str, list[int]] = {}
+        inner = contraction.kept_set
+        # One pass over the chains (`Contraction.corridors` walks them alike):
+        # a skeleton is built for each new pair a request names.
+        for node in kept:
+            found: list[tuple[Hop, ...]] = []
+            self.corridors[node] = found
+            tail = index[node]
+            for first in hops_of[node]:
+                walk, here = [first], first
+                while here.to not in inner:
+                    onward = hops_of[here.to]
+                    here = onward[1] if onward[0].link == here.link else onward[0]
+                    walk.append(here)
+                hops = tuple(walk)
+                found.append(hops)
+                if here.to == node:
+                    continue
+                head, arc = index[here.to], 2 * len(self.chains)
+                self.chains.append((tail, head, hops))
+                self.arc_to += (head, tail)
+                self.arc_adj[tail].append(arc)
+                self.arc_adj[head].append(arc + 1)
+                self.arc_of[(first.link, first.forward)] = arc
+                for hop in hops:
+                    firsts[hop.link] = hop
+                    self.on_link.setdefault(hop.link, []).append(arc >> 1)
         self.reads = tuple(firsts.values())
+        self._links = tuple(firsts)
+        self._index: tuple[Ints, Ints] | None = None  # numpy's, made when first read
+
+    def _columns_and_runs(self) -> tuple[Ints, Ints]:
+        """Where each chain's links are among `reads`, laid end to end, and where each
+        chain's run of them begins (`narrowest` takes the least of each run)."""
+        import numpy as np
+
+        if self._index is None:
+            column = {link: i for i, link in enumerate(self._links)}
+            columns = [column[hop.link] for _, _, hops in self.chains for hop in hops]
+            runs = accumulate((len(hops) for _, _, hops in self.chains[:-1]), initial=0)
+            self._index = (np.array(columns, np.int64), np.fromiter(runs, np.int64))
+        return self._index
+
+    def narrowest(self, free: Mapping[str, int]) -> list[int]:
+        """Each chain's width: the least `free` (by link id) of its links, in chain order.
+
+        One numpy pass: a window's max flow reads some dozens of chains, and
+        a Python loop over them cost more than the flow itself.
+        """
+        import numpy as np  # loaded only by the vectorised scans that need it
+
+        if not self.chains:
+            return []
+        try:
+            read = np.fromiter(map(free.__getitem__, self._links), np.int64, len(self._links))
+        except OverflowError:  # beyond int64 (no real link): the loop serves
+            return [min(free[hop.link] for hop in hops) for _, _, hops in self.chains]
+        columns, runs = self._columns_and_runs()
+        widths: list[int] = np.minimum.reduceat(read[columns], runs).tolist()
+        return widths
 
     @staticmethod
     def of(topology: Topology, ends: tuple[str, str]) -> Skeleton:

@@ -154,7 +154,7 @@ class _Search:
             if cut is None and not tried and self._one_path(view):
                 return start
             if cut is None:
-                cut = bounds.hopeless(view.usable)
+                cut = bounds.hopeless(view.usable, known_tried=True)
             if cut is not None:
                 start = first_start_reaching(bounds, cut, start, stop, self.duration)
                 continue

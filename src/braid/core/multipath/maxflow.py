@@ -1,8 +1,8 @@
 """Maximum flow between two nodes over one window's free capacity, and its decomposition.
 
-Dinic's algorithm (BFS levels, blocking flows with residual reverse arcs) over
-the multigraph: every direction of every link, parallel links included, is an
-arc of its own, so a path found here names real links.
+Dinic's algorithm (`dinic`) over the multigraph: every direction of every link,
+parallel links included, is an arc of its own (chains of pass-through nodes
+contracted), so a path found here names real links.
 
 Seed 002 selects paths with an Edmonds-Karp-like max flow; Dinic finds the
 same value with fewer BFS passes and keeps everything in exact integers.
@@ -10,27 +10,19 @@ same value with fewer BFS passes and keeps everything in exact integers.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from braid.core.graph.search import UNBOUNDED, widest_path
-from braid.core.graph.sides import known_side, walled_in, window_of
+from braid.core.graph.reach import hop_table
+from braid.core.graph.search import UNBOUNDED
+from braid.core.graph.sides import known_side, walled_in
 from braid.core.model.network import Direction, WindowView
-from braid.core.model.paths import Path
 from braid.core.model.topology import Hop, Topology
-from braid.core.multipath.chains import Chain, Skeleton
+from braid.core.multipath.decompose import FlowPath, Peeling
+from braid.core.multipath.dinic import Residual, ran
 
 Usable = Callable[[Hop], int]
 Cut = tuple[Hop, ...]  # the hops from a cut's source side to its sink side
-
-
-@dataclass(frozen=True, slots=True)
-class FlowPath:
-    """A simple path and the bandwidth (bit/s) it carries."""
-
-    path: Path
-    amount: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,139 +39,21 @@ class MaxFlow:
     value: int
     flows: Mapping[Direction, int]
     # The paths, or how to peel them: a refusal often needs only the value.
-    _paths: tuple[FlowPath, ...] | Callable[[], tuple[FlowPath, ...]]
+    _paths: tuple[FlowPath, ...] | Peeling
 
     @property
     def paths(self) -> tuple[FlowPath, ...]:
         """The decomposition, peeled the first time it is asked for."""
         found = self._paths
-        if callable(found):
-            found = found()
+        if isinstance(found, Peeling):
+            found = found.first()
             object.__setattr__(self, "_paths", found)  # frozen, but filled in once
         return found
 
-
-class _Residual:
-    """Arc arrays for Dinic: arc i and arc i ^ 1 are each other's reverse.
-
-    Chains of pass-through nodes are contracted (see `chains`): arc 2k is
-    chain k, whatever flows on it flows on every hop of it.
-    """
-
-    def __init__(self, topology: Topology, usable: Usable, ends: tuple[str, str]) -> None:
-        self.topology = topology
-        self.usable = usable
-        skeleton = Skeleton.of(topology, ends)
-        self.skeleton = skeleton
-        kept = skeleton.kept
-        self.index = skeleton.index  # shared with the skeleton: never changed
-        self.adj: list[list[int]] = [[] for _ in kept]
-        self.to: list[int] = []
-        self.cap: list[int] = []
-        # The arc of each chain by its first hop (link, direction).
-        self.arc_of: dict[Direction, int] = {}
-        self.chains: list[Chain] = []
-        self.reach: list[int] = []
-        self.value = 0  # the flow's value once `run`
-        # Chains with room on every hop, as `Contraction.chains_from` lists them.
-        view = window_of(usable)
-        free = view.by_link(skeleton.reads) if view is not None and view.symmetric else None
-        to, cap, adj, chains, arc_of = self.to, self.cap, self.adj, self.chains, self.arc_of
-        for (tail, head, hops), links in zip(skeleton.chains, skeleton.links, strict=True):
-            widths = tuple(map(usable, hops) if free is None else map(free.__getitem__, links))
-            width = min(widths)
-            if width > 0:  # arc 2k and its reverse 2k + 1
-                arc = len(to)
-                to += (head, tail)
-                cap += (width, 0)
-                adj[tail].append(arc)
-                adj[head].append(arc + 1)
-                chains.append(Chain(kept[tail], kept[head], hops, widths, width))
-                arc_of[(hops[0].link, hops[0].forward)] = arc
-
-    def flow_on(self, arc: int) -> int:
-        """What was pushed along `arc`: the capacity its reverse arc has gained."""
-        return self.cap[arc ^ 1]
-
-    def levels(self, s: int, t: int) -> list[int] | None:
-        adj, to, cap = self.adj, self.to, self.cap
-        level = [-1] * len(adj)
-        level[s] = 0
-        queue = deque([s])
-        while queue:
-            u = queue.popleft()
-            # Nodes beyond t's level lie on no shortest augmenting path: the
-            # phase's blocking flow is the same without them.
-            if 0 <= level[t] <= level[u]:
-                break
-            for arc in adj[u]:
-                v = to[arc]
-                if cap[arc] > 0 and level[v] < 0:
-                    level[v] = level[u] + 1
-                    queue.append(v)
-        self.reach = level
-        return level if level[t] >= 0 else None
-
-    def augment(self, s: int, t: int, level: list[int], cursor: list[int]) -> int:
-        """Push one augmenting path of the level graph; 0 when the phase is blocked.
-
-        Iterative, so deep graphs cannot hit Python's recursion limit; `cursor`
-        remembers each node's next untried arc across calls (current-arc rule).
-        """
-        trail: list[int] = []
-        u = s
-        while u != t:
-            adj = self.adj[u]
-            while cursor[u] < len(adj):
-                arc = adj[cursor[u]]
-                v = self.to[arc]
-                if self.cap[arc] > 0 and level[v] == level[u] + 1:
-                    trail.append(arc)
-                    u = v
-                    break
-                cursor[u] += 1
-            else:
-                if u == s:
-                    return 0
-                level[u] = -1  # a dead end; never enter it again this phase
-                u = self.to[trail.pop() ^ 1]
-                cursor[u] += 1
-        pushed = min(self.cap[arc] for arc in trail)
-        for arc in trail:
-            self.cap[arc] -= pushed
-            self.cap[arc ^ 1] += pushed
-        return pushed
-
-    def source_side(self) -> set[str]:
-        """After `run`, the source side of a minimum cut, inner chain nodes included.
-
-        Kept nodes the last BFS reached; the inner nodes of chains between
-        two of them, and of chains that loop back to one (no flow uses those,
-        but leaving them out would put their first hop in the cut); and the
-        inner nodes of every other chain leaving one, up to its first
-        narrowest hop (the hop the cut then crosses: the chain is saturated,
-        or has a hop with nothing free).
-        """
-        reached = {node for node, i in self.index.items() if self.reach[i] >= 0}
-        side = set(reached)
-        for node in reached:
-            for hops in self.skeleton.corridors[node]:
-                if hops[-1].to in reached:
-                    side.update(hop.to for hop in hops[:-1])
-                    continue
-                widths = [self.usable(hop) for hop in hops]
-                side.update(hop.to for hop in hops[: widths.index(min(widths))])
-        return side
-
-    def run(self, src: str, dst: str) -> int:
-        s, t = self.index[src], self.index[dst]
-        total = 0
-        while (level := self.levels(s, t)) is not None:
-            cursor = [0] * len(self.adj)
-            while pushed := self.augment(s, t, level, cursor):
-                total += pushed
-        self.value = total
-        return total
+    def first_paths(self, count: int) -> tuple[FlowPath, ...]:
+        """`paths[:count]`, peeled no further than that (a split wants at most k)."""
+        found = self._paths
+        return found.first(count) if isinstance(found, Peeling) else found[:count]
 
 
 def link_usable(topology: Topology, usable: Usable, *, symmetric: bool) -> Usable:
@@ -255,41 +129,12 @@ def min_cut(
     """
     if src == dst:
         return 0, ()
-    residual = _ran(topology, src, dst, link_usable(topology, usable, symmetric=symmetric))
+    residual = ran(topology, src, dst, link_usable(topology, usable, symmetric=symmetric))
     side = residual.source_side()
     # Hops into dead ends are left out: no src -> dst path takes them.
     hops = residual.skeleton.hops
     cut = (hop for node in side for hop in hops[node] if hop.to not in side)
     return residual.value, tuple(cut)
-
-
-def has_run(usable: Usable, src: str, dst: str) -> bool:
-    """Whether the max flow between the ends has run in the window `usable` reads."""
-    view = window_of(usable)
-    return view is not None and isinstance(view.memo.get(("max flow run", src, dst)), _Residual)
-
-
-def _ran(topology: Topology, src: str, dst: str, usable: Usable) -> _Residual:
-    """The residual graph with a maximum flow, run once per window and pair.
-
-    A refusal asks a window for its max flow, its decomposition and its
-    cut; the view's memo keeps the run for the next of them (nothing reading
-    it changes it).
-    """
-    view = window_of(usable)
-    key = ("max flow run", src, dst)
-    kept = view.memo.get(key) if view is not None else None
-    if isinstance(kept, _Residual):
-        return kept
-    residual = _Residual(topology, usable, (src, dst))
-    if view is not None:
-        # Its chains with room, before any flow: greedy path searches in
-        # the same window start from them (see `greedy`).
-        view.memo[("chains", src, dst)] = list(residual.chains)
-    residual.run(src, dst)
-    if view is not None:
-        view.memo[key] = residual
-    return residual
 
 
 def endpoint_cuts(topology: Topology, src: str, dst: str) -> tuple[Cut, Cut]:
@@ -310,7 +155,10 @@ def cut_offered(cut: Cut, usable: Usable, paths: int) -> int:
     the `paths` largest free capacities of the cut's hops (all of them, the
     cut's capacity, once `paths` reaches the cut's size).
     """
-    room = sorted((max(usable(hop), 0) for hop in cut), reverse=True)
+    room = [free if free > 0 else 0 for free in map(usable, cut)]
+    if paths >= len(room):
+        return sum(room)  # every hop counts: nothing to choose
+    room.sort(reverse=True)
     return sum(room[:paths])
 
 
@@ -328,26 +176,27 @@ def max_flow(
     if src == dst:
         return MaxFlow(0, {}, ())
     usable = link_usable(topology, usable, symmetric=symmetric)
-    residual = _ran(topology, src, dst, usable)
+    residual = ran(topology, src, dst, usable)
     value = residual.value
     flows = _net_flows(residual)
     _check_joint(topology, flows, usable)
-    return MaxFlow(value, flows, lambda: decompose(topology, src, dst, flows, value))
+    return MaxFlow(value, flows, Peeling(topology, src, dst, flows, value))
 
 
-def _net_flows(residual: _Residual) -> dict[Direction, int]:
+def _net_flows(residual: Residual) -> dict[Direction, int]:
     """Net flow per link direction: each chain's flow less its reverse chain's."""
     flows: dict[Direction, int] = {}
-    for k, chain in enumerate(residual.chains):
-        here = residual.flow_on(2 * k)
+    arc_of, cap = residual.skeleton.arc_of, residual.cap
+    for k, (_, _, hops) in enumerate(residual.skeleton.chains):
+        here = cap[2 * k + 1]  # `flow_on(2 k)`
         if here <= 0:
             continue
         # The reverse chain starts with this one's last hop, the other way.
-        last = chain.hops[-1]
-        back_arc = residual.arc_of.get((last.link, not last.forward))
+        last = hops[-1]
+        back_arc = arc_of.get((last.link, not last.forward))
         back = residual.flow_on(back_arc) if back_arc is not None else 0
         if here > back:
-            for hop in chain.hops:
+            for hop in hops:
                 flows[(hop.link, hop.forward)] = here - back
     return flows
 
@@ -358,47 +207,11 @@ def _check_joint(topology: Topology, flows: Mapping[Direction, int], usable: Usa
     Cancelling can only lower a flow, so this holds by construction; it is
     checked because a silent violation here would overbook a real link.
     """
+    # Hops are looked up, not built: a frozen dataclass costs a call per field.
+    links, hop_of = topology.links, hop_table(topology)
     for (link_id, forward), amount in flows.items():
-        link = topology.links[link_id]
-        hop = Hop(link_id, link.b if forward else link.a, forward)
+        link = links[link_id]
+        ends = (link.a, link_id, link.b) if forward else (link.b, link_id, link.a)
+        hop = hop_of.get(ends) or Hop(link_id, ends[2], forward)
         if (link_id, not forward) in flows or amount > usable(hop):
             raise RuntimeError(f"max flow on link {link_id} breaks its capacity")
-
-
-def decompose(
-    topology: Topology, src: str, dst: str, flows: Mapping[Direction, int], value: int
-) -> tuple[FlowPath, ...]:
-    """Peel simple paths off a flow, always the widest one left; cycles are dropped.
-
-    Each peel but the last empties an arc, so there are at most as many paths
-    as arcs carrying flow. Once `value` is peeled, what remains is a circulation that carries
-    nothing from src to dst, and it is discarded.
-    """
-    left = dict(flows)
-    paths: list[FlowPath] = []
-
-    def remaining(hop: Hop) -> int:
-        return left.get((hop.link, hop.forward), 0)
-
-    # The searches only ever cross hops that carry flow: give them those
-    # alone (in the topology's order, so ties fall as on the whole graph).
-    links = topology.links
-    tails = {links[link].a if forward else links[link].b for link, forward in flows}
-    carrying = replace(
-        topology,
-        adjacency={
-            node: tuple(h for h in topology.hops(node) if (h.link, h.forward) in flows)
-            for node in tails
-        },
-    )
-    while value > 0:
-        found = widest_path(carrying, src, dst, remaining, skip_dead_ends=False)
-        if found is None:
-            raise RuntimeError("flow decomposition lost track of the flow")
-        path, width = found
-        width = min(width, value)
-        for key in path.directions(topology):
-            left[key] -= width
-        paths.append(FlowPath(path, width))
-        value -= width
-    return tuple(paths)

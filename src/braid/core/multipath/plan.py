@@ -10,7 +10,7 @@ from braid.core.model.booking import Allocation, Booking
 from braid.core.model.paths import Path
 from braid.core.model.topology import Topology
 from braid.core.model.units import format_bandwidth
-from braid.core.multipath.maxflow import FlowPath
+from braid.core.multipath.decompose import FlowPath
 from braid.core.multipath.mdi import MdiPolicy, paths_mdi
 from braid.core.multipath.shares import proportional_shares, weights
 

@@ -14,8 +14,8 @@ from braid.core.graph.reach import hop_table
 from braid.core.model.network import WindowView
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop, Topology
+from braid.core.multipath.decompose import FlowPath
 from braid.core.multipath.greedy import ChainWidths
-from braid.core.multipath.maxflow import FlowPath
 
 # A symmetric booking loads both directions of a link alike, so one counter
 # per link suffices; a directional one needs a counter per direction.
@@ -77,7 +77,7 @@ class _Greedy:
         self.ledger = Ledger(view)
         self.found: list[FlowPath] = []
         self.exhausted = False
-        known = view.memo.get(("chains", src, dst))
+        known = view.memo.get(("chain widths", src, dst))
         self.chains = ChainWidths(
             view.topology, src, dst, known if isinstance(known, list) else None
         )
@@ -97,13 +97,11 @@ class _Greedy:
     def _extend(self) -> bool:
         if self.exhausted:
             return False
-        topology = self.view.topology
         best = self.chains.widest(self.ledger.room)
         if best is None:
             self.exhausted = True
             return False
-        path, width = best
-        hops = path_hops(topology, path)
+        path, hops, width = best
         self.ledger.place(hops, width)
         self.chains.forget(hops)
         self.found.append(FlowPath(path, width))

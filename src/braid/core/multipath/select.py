@@ -17,7 +17,8 @@ from braid.core.graph.search import widest_path
 from braid.core.model.network import WindowView
 from braid.core.model.paths import Path
 from braid.core.model.topology import Hop
-from braid.core.multipath.maxflow import FlowPath, MaxFlow, cut_offered, endpoint_cuts, min_cut
+from braid.core.multipath.decompose import FlowPath
+from braid.core.multipath.maxflow import MaxFlow, cut_offered, endpoint_cuts, min_cut
 from braid.core.multipath.mdi import mdi
 from braid.core.multipath.plan import Gate
 from braid.core.multipath.residual import Ledger, path_hops, successive_widest
@@ -56,10 +57,11 @@ class _Subset:
 def decomposition_prefix(flow: MaxFlow, need: int, max_paths: int) -> Choice | None:
     """The fewest of the widest decomposition paths that carry `need` together."""
     carried = 0
-    for count, part in enumerate(flow.paths[:max_paths], start=1):
+    first = flow.first_paths(max_paths)
+    for count, part in enumerate(first, start=1):
         carried += part.amount
         if carried >= need:
-            return flow.paths[:count]
+            return first[:count]
     return None
 
 
@@ -198,18 +200,25 @@ def most_bandwidth_total(
     greedy = total(successive_widest(view, src, dst, max_paths)) if flow_mode else 0
     if greedy >= flow.value:
         return flow.value
-    first = flow.paths[:max_paths]
-    if first and total(first) >= flow.value and gate.allows(paths_of(first)):
-        return flow.value
     if not flow_mode:
+        first = flow.first_paths(max_paths)
+        if first and total(first) >= flow.value and gate.allows(paths_of(first)):
+            return flow.value
         return total(most_bandwidth(view, src, dst, max_paths, flow, gate))
+    # Nor does any set of `max_paths` jointly feasible paths (the first paths
+    # of the decomposition, or a subset below) carry more than a ceiling:
+    # greedy paths reaching one settle the total before decomposing too.
+    ceilings = _Ceilings(view, src, dst, max_paths, flow)
+    if ceilings.reached(greedy):
+        return greedy
+    first = flow.first_paths(max_paths)
+    if first and total(first) >= flow.value:
+        return flow.value
     # The greedy paths start with a widest one (the largest bottleneck is one
     # number, however ties fall), so they carry at least what
     # `most_bandwidth`'s single widest path does: no need for that search.
     best = max(total(first), greedy)
-    if best >= _ceiling(view, src, dst, max_paths, flow):
-        return best
-    if best >= _min_cut_ceiling(view, src, dst, max_paths):
+    if ceilings.reached(best):
         return best
     pool = _candidates(view, src, dst, flow)
     for size in range(2, min(max_paths, len(pool)) + 1):
@@ -218,13 +227,32 @@ def most_bandwidth_total(
     return best
 
 
+class _Ceilings:
+    """`_ceiling`, then `_min_cut_ceiling`, each worked out when first needed."""
+
+    def __init__(self, view: WindowView, src: str, dst: str, max_paths: int, flow: MaxFlow) -> None:
+        self.view, self.src, self.dst, self.max_paths, self.flow = view, src, dst, max_paths, flow
+        self._found: list[int] = []
+
+    def reached(self, carried: int) -> bool:
+        """Whether `carried` reaches a ceiling: then no allowed set carries more."""
+        found = self._found
+        if not found:
+            found.append(_ceiling(self.view, self.src, self.dst, self.max_paths, self.flow))
+        if carried >= found[0]:
+            return True
+        if len(found) == 1:
+            found.append(_min_cut_ceiling(self.view, self.src, self.dst, self.max_paths))
+        return carried >= found[1]
+
+
 def most_bandwidth(
     view: WindowView, src: str, dst: str, max_paths: int, flow: MaxFlow, gate: Gate
 ) -> Choice:
     """The largest total over at most `max_paths` allowed paths; never below one widest path."""
     widest = widest_path(view.topology, src, dst, view.usable)
     options: list[Choice] = [(FlowPath(*widest),) if widest is not None else ()]
-    options += [flow.paths[:max_paths], tuple(successive_widest(view, src, dst, max_paths))]
+    options += [flow.first_paths(max_paths), tuple(successive_widest(view, src, dst, max_paths))]
     allowed = [o for o in options if o and gate.allows(paths_of(o))]
     best = max(allowed, key=lambda o: (total(o), -len(o)), default=())
     if total(best) >= _ceiling(view, src, dst, max_paths, flow):

@@ -6,7 +6,8 @@ from braid.core.errors import InputError
 from braid.core.graph.search import shortest_feasible_path
 from braid.core.model.booking import Booking
 from braid.core.model.network import Network, WindowView
-from braid.core.multipath.maxflow import FlowPath, MaxFlow, max_flow
+from braid.core.multipath.decompose import FlowPath
+from braid.core.multipath.maxflow import MaxFlow, max_flow
 from braid.core.multipath.mdi import DEFAULT_POLICY, MdiPolicy
 from braid.core.multipath.plan import (
     Gate,

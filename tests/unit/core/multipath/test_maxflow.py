@@ -15,7 +15,7 @@ from braid.core.model.booking import Allocation, Booking
 from braid.core.model.network import Network
 from braid.core.model.paths import path_problems
 from braid.core.model.topology import topology_from_dict
-from braid.core.multipath import MaxFlow, max_flow, max_flow_value, min_cut
+from braid.core.multipath import MaxFlow, decompose, max_flow, max_flow_value, min_cut
 from braid.core.multipath.maxflow import cut_capacity
 from braid.core.multipath.residual import successive_widest
 from braid.core.planning.invariants import overbooking
@@ -179,3 +179,29 @@ def test_matches_networkx_on_random_graphs(net: Network, data: Any) -> None:
     cut_value, cut = min_cut(net.topology, src, dst, view.usable, symmetric=symmetric)
     assert cut_capacity(cut, view.usable) == cut_value == value
     check_decomposition(net, flow, src, dst, start, end, symmetric)
+
+
+@settings(max_examples=120, deadline=None)
+@given(loaded_networks(), st.data())
+def test_the_first_paths_are_those_the_whole_decomposition_starts_with(
+    net: Network, data: Any
+) -> None:
+    """A split over k paths peels only k; a later caller goes on to the same paths."""
+    src, dst = data.draw(st.permutations(sorted(net.topology.nodes)))[:2]
+    start = data.draw(st.integers(0, HORIZON - 1))
+    end = data.draw(st.integers(start + 1, HORIZON))
+    symmetric = data.draw(st.booleans())
+    counts = data.draw(st.lists(st.integers(0, 6), max_size=3))
+    usable = net.window(start, end, symmetric=symmetric).usable
+    whole = decompose(
+        net.topology,
+        src,
+        dst,
+        max_flow(net.topology, src, dst, usable, symmetric=symmetric).flows,
+        max_flow_value(net.topology, src, dst, usable, symmetric=symmetric),
+    )
+    flow = max_flow(net.topology, src, dst, usable, symmetric=symmetric)
+    for count in counts:
+        assert flow.first_paths(count) == whole[:count]
+    assert flow.paths == whole
+    assert all(flow.first_paths(count) == whole[:count] for count in range(len(whole) + 2))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from itertools import combinations
 from typing import Any
 
@@ -167,6 +169,17 @@ def test_refusal_beyond_the_max_flow_bound() -> None:
     assert format_bandwidth(1500 * M) in result.reason
     assert "between A and B in [100, 200)" in result.reason
     assert "another window" in result.reason
+
+
+def test_what_a_split_keeps_per_pair_lets_the_topology_go() -> None:
+    """Max flow and greedy paths keep structures per topology and pair, never the topology."""
+    net = network([("a", "A", "B", 600, 1), ("b", "A", "B", 600, 1), ("c", "A", "B", 300, 1)])
+    # A refusal runs the max flow, the greedy paths and the earliest start's cuts.
+    assert isinstance(split_fixed(net, "A", "B", 1500 * M, 0, 10, max_paths=2), SplitRefusal)
+    kept = weakref.ref(net.topology)
+    del net
+    gc.collect()
+    assert kept() is None
 
 
 def test_refusal_for_too_few_paths() -> None:
