@@ -235,6 +235,11 @@ class HoldBook:
             return None
         if old.token != replaces[1]:
             raise BadTokenError(replaces[0])
+        # One sharer at a time, of a version that books its own placement: two modifies
+        # over the same old version would each count it free (together, twice), and a
+        # version still sharing has only its excess booked to lift.
+        if old.sharing or self._sharers.get(old.transaction):
+            return None
         return old
 
     def _lift(self, old: Hold | None) -> None:

@@ -112,6 +112,22 @@ def test_releasing_the_old_version_under_a_held_modify_books_the_modify_in_full(
     assert set(b.network.bookings) == {"new#0"}
 
 
+def test_a_second_modify_of_the_same_version_is_admitted_on_its_own() -> None:
+    """Two modifies sharing one old version would each count it free: the second one
+    (and one replacing a version still sharing) books all it needs."""
+    b = book()
+    prep(b, "old", 8)
+    b.commit("old", TOKEN)
+    assert prep(b, "first", 9, replaces="old").sharing
+    second = prep(b, "second", 1, replaces="old")
+    assert not second.sharing and "second#0" in b.network.bookings
+    b.commit("first", TOKEN)
+    third = prep(b, "third", 1, replaces="first")  # "first" still shares "old"
+    assert not third.sharing
+    b.release("old", TOKEN)
+    assert set(b.network.bookings) == {"first#0", "second#0", "third#0"}
+
+
 def test_a_wrong_token_for_the_old_version_is_refused() -> None:
     b = book()
     prep(b, "old", 2)
@@ -149,7 +165,7 @@ ops = st.lists(
 WINDOWS = [(0, 50), (20, 80), (40, 60), (60, 100)]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(ops)
 def test_the_timelines_always_hold_exactly_what_the_holds_say(
     script: list[tuple[str, int, int, int]],
