@@ -31,13 +31,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from revisions import baseline_source
 from workload import MAX_DURATION, MIN_DURATION, T0, WEEK, build_world, log_uniform
 
 # Today's planner before refusals were proved hopeless early (issue 16).
 DEFAULT_BASELINE = "788bd05"
 REFUSED_SCALE = 2.0  # requests ask twice the bookings' sizes, so about half are refused
 FLOOR_MS = 3.0
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def measure(requests: int, bookings: int, seed: int) -> dict[str, Any]:
@@ -68,17 +68,6 @@ def measure(requests: int, bookings: int, seed: int) -> dict[str, Any]:
             cpu.append((ended_cpu - began_cpu) / 1e6)
             wall.append((ended - began) / 1e6)
     return {"cpu_ms": cpu, "wall_ms": wall, "decisions": digest.hexdigest()}
-
-
-def baseline_source(revision: str, into: Path) -> Path:
-    """The `src` folder of `revision`, unpacked from git into `into`."""
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", revision, "src"],
-        check=True,
-        capture_output=True,
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into / "src"
 
 
 def run_on(source: Path | None, args: argparse.Namespace) -> dict[str, Any]:

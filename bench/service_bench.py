@@ -33,8 +33,12 @@ from rich.console import Console
 from rich.progress import Progress
 
 from core_bench import progress_bar, task
+from revisions import baseline_source
+from service_baseline import build_store
 from service_clients import client_capacity, in_process, many_clients, post_all, single_client
 from service_report import (
+    compare_failures,
+    comparison_rows,
     failures,
     figures,
     fsync_probe_ms,
@@ -82,6 +86,12 @@ def parse_args(argv: list[str] | None) -> tuple[Sizes, argparse.Namespace]:
         type=int,
         help="PostgreSQL throughput runs per replica count, the median reported "
         "(default 3; --quick: 1)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="only the 2-replica PostgreSQL runs, this checkout's alternating with "
+        "those of git revision REV (each on its own store), --repeat runs each",
     )
     args = parser.parse_args(argv)
     if args.repeat is None:
@@ -174,6 +184,51 @@ def postgres_stage(run: Run) -> dict[str, Any]:
         pg.drop_all()
 
 
+def compare_stage(run: Run, revision: str) -> dict[str, Any]:
+    """2 replicas on PostgreSQL: this checkout's runs alternating with those of `revision`.
+
+    Each side preloads its own store (`service_baseline`); the clients, the
+    requests and the warm-up are the same, and the order alternates from
+    one round to the next.
+    """
+    url, source = postgres_url()
+    if url is None:
+        return {"skipped": f"PostgreSQL not available: {source}"}
+    sizes, folder = run.sizes, run.folder
+    pg = Postgres(url)
+    try:
+        label = f"preload {sizes.bookings:,} bookings (in process)"
+        with task(run.progress, label, sizes.bookings) as tick:
+            loaded = preload(f"sqlite:///{folder / 'base.db'}", run.world, sizes, tick)
+        run.token = loaded.pop("token")
+        copy_rows(f"sqlite:///{folder / 'base.db'}", pg.create("current"))
+        (folder / "baseline").mkdir()
+        code = baseline_source(revision, folder / "baseline")
+        with task(run.progress, f"preload {revision}'s store (its own code)", 1) as tick:
+            token = build_store(
+                code, run.world, sizes, folder / "baseline.db", pg.create("baseline")
+            )
+            tick(1)
+        sides: dict[str, tuple[str, Path | None]] = {"current": (run.token, None)}
+        sides["baseline"] = (token, code)
+        runs: dict[str, list[dict[str, Any]]] = {name: [] for name in sides}
+        for attempt in range(run.repeat):
+            order = list(sides) if attempt % 2 == 0 else list(reversed(sides))
+            for name in order:
+                database = pg.create(f"{name}_{attempt}", template=name)
+                side_token, code_of = sides[name]
+                runs[name].append(
+                    throughput(run, database, 2, probe=False, token=side_token, source=code_of)
+                )
+        out: dict[str, Any] = {"source": source, "revision": revision, "preload": loaded}
+        for name, every in runs.items():
+            out[name] = median_run(every)
+            out[f"runs_{name}"] = every
+        return out
+    finally:
+        pg.drop_all()
+
+
 def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """The run with the median admissions/s (the lower middle one of an even count)."""
     ranked = sorted(runs, key=lambda r: r["admissions_per_s"])
@@ -188,29 +243,38 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return chosen
 
 
-def throughput(run: Run, database: str, replicas: int, *, probe: bool) -> dict[str, Any]:
+def throughput(
+    run: Run,
+    database: str,
+    replicas: int,
+    *,
+    probe: bool,
+    token: str | None = None,
+    source: Path | None = None,
+) -> dict[str, Any]:
     """`clients` threads over the replicas of one store, then the overbooking check.
 
     With `probe`, the same client threads then GET /healthz on the same
     replicas: the requests/s they reach there bounds what the clients could
-    drive at all.
+    drive at all. `token` and `source`: another revision's store and code
+    (`--baseline`).
     """
+    token = token or run.token
     sizes = run.sizes
     work = [
         run.bodies(f"client{n}", sizes.posts_per_client, THROUGHPUT_SCALE)
         for n in range(sizes.clients)
     ]
     warm = run.bodies("warm", WARM_UP_POSTS, THROUGHPUT_SCALE)
-    label = f"PostgreSQL: {sizes.clients} clients, {replicas} replica(s)"
-    with serving(database, run.world, run.folder, replicas) as servers:
+    which = "" if source is None else " (baseline)"
+    label = f"PostgreSQL: {sizes.clients} clients, {replicas} replica(s){which}"
+    with serving(database, run.world, run.folder, replicas, source) as servers:
         urls = [s.url for s in servers]
         for n, server_url in enumerate(urls):  # the same warm-up, spread over the replicas
-            post_all(server_url, run.token, warm[n :: len(urls)], lambda _: None)
+            post_all(server_url, token, warm[n :: len(urls)], lambda _: None)
         with task(run.progress, label, sizes.clients * sizes.posts_per_client) as tick:
-            answers = many_clients(servers, run.token, work, tick)
-        probed = (
-            client_capacity(servers, run.token, sizes.clients, PROBE_REQUESTS) if probe else None
-        )
+            answers = many_clients(servers, token, work, tick)
+        probed = client_capacity(servers, token, sizes.clients, PROBE_REQUESTS) if probe else None
     out = {**figures(answers), "replicas": replicas, "check": check(database, run.world)}
     if probed is not None:
         capacity = figures(probed)
@@ -234,8 +298,42 @@ def run_all(
     return {"sqlite": sqlite, "postgres": pg}, world
 
 
+def compare(sizes: Sizes, args: argparse.Namespace) -> int:
+    """`--baseline`: the 2-replica PostgreSQL runs of this checkout and of another revision."""
+    console = Console()
+    if not console.is_terminal:
+        console.width = 160
+    folder = Path(tempfile.mkdtemp(prefix="braid-service-bench-"))
+    began = time.perf_counter()
+    machine: dict[str, Any] = {"python": platform.python_version(), "cpus": os.cpu_count()}
+    machine.update(load_before=os.getloadavg(), fsync_p50_ms=fsync_probe_ms(folder))
+    world = make_world(sizes.bookings, sizes.seed)
+    try:
+        with progress_bar(console, width=44) as progress:
+            result = compare_stage(Run(world, sizes, folder, progress, args.repeat), args.baseline)
+    except Exception:
+        console.print(f"[bold red]failed[/]; server logs kept in {folder}")
+        raise
+    machine["load_after"] = os.getloadavg()
+    shutil.rmtree(folder, ignore_errors=True)
+    elapsed = time.perf_counter() - began
+    title = f"braid service benchmark against {args.baseline} ({elapsed:.0f} s)"
+    print_table(console, comparison_rows(result), title, machine_line(machine))
+    problems = compare_failures(result)
+    for problem in problems:
+        console.print(f"[bold red]WRONG[/] {problem}")
+    if args.json:
+        settings = {**sizes.__dict__, "topology": TOPOLOGY, "quick": args.quick}
+        settings.update(repeat=args.repeat, baseline=args.baseline)
+        document = {"settings": settings, "machine": machine, "elapsed_s": round(elapsed, 1)}
+        write_json(args.json, {**document, "postgres": result})
+    return 1 if problems else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     sizes, args = parse_args(argv)
+    if args.baseline:
+        return compare(sizes, args)
     console = Console()
     if not console.is_terminal:
         console.width = 160

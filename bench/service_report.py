@@ -149,6 +149,51 @@ def postgres_rows(result: dict[str, Any]) -> list[TableRow]:
     return rows
 
 
+def comparison_rows(result: dict[str, Any]) -> list[TableRow]:
+    """`--baseline`: each side's 2-replica runs, and this checkout's rate over the baseline's."""
+    if "skipped" in result:
+        return [("PostgreSQL", result["skipped"], "", None)]
+    now, then, revision = result["current"], result["baseline"], result["revision"]
+    rows: list[TableRow] = []
+    for name, run in (("this checkout", now), (f"baseline {revision}", then)):
+        rows += [
+            (
+                f"{name}: admissions/s, 8 clients, 2 replicas" + _median_of(run),
+                f"{run['admissions_per_s']:.0f}",
+                "",
+                None,
+            ),
+            *_runs_row(run),
+            _decisions_row(run),
+            *latency_rows(name, run),
+            _check_row(f"{name}: overbooking" + _every(run), run["check"]),
+        ]
+    ratio = now["admissions_per_s"] / then["admissions_per_s"] if then["admissions_per_s"] else 0
+    rows.append(
+        (
+            f"this checkout / {revision} (median admissions/s)",
+            f"×{ratio:.2f}",
+            "≥ ×1 (no drop)",
+            ratio >= 1.0,
+        )
+    )
+    return rows
+
+
+def compare_failures(result: dict[str, Any]) -> list[str]:
+    """`failures` of a `--baseline` run: overbooking or unexpected statuses on either side."""
+    out = []
+    for key, done in result.items():
+        if key.startswith("runs_"):
+            for n, run in enumerate(done):
+                name = f"{key.removeprefix('runs_')} run {n + 1}"
+                if run["check"]["overbooked"]:
+                    out.append(f"{name}: overbooking {run['check']['problems']}")
+                if run["other"]:
+                    out.append(f"{name}: statuses other than 201/409: {run['other_statuses']}")
+    return out
+
+
 def _median_of(result: dict[str, Any]) -> str:
     runs = result.get("all_admissions_per_s", [])
     return f" (median of {len(runs)} runs)" if len(runs) > 1 else ""

@@ -39,9 +39,12 @@ def free_port() -> int:
         return port
 
 
-def launch(database: str, world: World, log: Path) -> Server:
+def launch(database: str, world: World, log: Path, source: Path | None = None) -> Server:
+    """`braid serve` on `database`; `source`: a braid `src` folder to run instead of this one."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("BRAID_")}
+    if source is not None:
+        env["PYTHONPATH"] = str(source)
     command = [sys.executable, "-m", "braid.cli.main", "serve", "--database", database,
                "--topology", str(world.graphml), "--default-capacity", DEFAULT_CAPACITY,
                "--host", "127.0.0.1", "--port", str(port)]  # fmt: skip
@@ -65,13 +68,15 @@ def wait_ready(server: Server) -> None:
 
 
 @contextmanager
-def serving(database: str, world: World, folder: Path, count: int) -> Iterator[list[Server]]:
+def serving(
+    database: str, world: World, folder: Path, count: int, source: Path | None = None
+) -> Iterator[list[Server]]:
     """`count` replicas on one database (started one after the other), stopped afterwards."""
     servers: list[Server] = []
     try:
         for _ in range(count):
             log = folder / f"serve-{len(list(folder.glob('serve-*.log')))}.log"
-            servers.append(launch(database, world, log))
+            servers.append(launch(database, world, log, source))
             wait_ready(servers[-1])
         yield servers
     finally:

@@ -218,12 +218,10 @@ def _settle_heap() -> None:
     The store's reservations, the mirror's timelines and the app live as long
     as the server: every full collection walked them all (some 330,000
     objects with 10,000 bookings, 0.2 s a pass, a pass every 10 s or so under
-    load) to find the little garbage made since; with 2 replicas on 2 cores
-    that was most of what serving a POST cost more than before the request
-    ids, NSI and policies added to the heap. Frozen objects are still freed
-    once nothing refers to them; only cycles among them would stay, and only
-    among what startup built (a later topology change builds a new mirror,
-    which is not frozen).
+    load) to find the little garbage made since, and the heap has grown with
+    the features. Frozen objects are still freed once nothing refers to them;
+    only cycles among them would stay, and only among what startup built (a
+    later topology change builds a new mirror, which is not frozen).
     """
     gc.collect()
     gc.freeze()
