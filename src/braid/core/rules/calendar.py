@@ -16,6 +16,7 @@ past every group id in use.
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,13 +60,47 @@ class _Use:
 
 
 @dataclass
+class _Uses:
+    """One label's uses on one link (or one group id's), sorted by start.
+
+    Every reservation ever booked stays here until it is cancelled, so a
+    busy link's first VLANs gather the whole history; an overlap check reads
+    only the uses that start within the longest use's length before the
+    window ends, found by bisection.
+    """
+
+    starts: list[int] = field(default_factory=list)
+    uses: list[_Use] = field(default_factory=list)
+    longest: int = 0  # an upper bound: dropping a use leaves it as it was
+
+    def add(self, use: _Use) -> None:
+        at = bisect_right(self.starts, use.window[0])
+        self.starts.insert(at, use.window[0])
+        self.uses.insert(at, use)
+        self.longest = max(self.longest, use.window[1] - use.window[0])
+
+    def drop(self, owner: str) -> None:
+        kept = [u for u in self.uses if u.owner != owner]
+        if len(kept) != len(self.uses):
+            self.uses = kept
+            self.starts = [u.window[0] for u in kept]
+
+    def taken(self, owner: str, window: Window) -> bool:
+        """Whether someone other than `owner` uses it at some instant of `window`."""
+        start, end = window
+        first = bisect_right(self.starts, start - self.longest)
+        last = bisect_left(self.starts, end)
+        return any(u.owner != owner and start < u.window[1] for u in self.uses[first:last])
+
+
+@dataclass
 class LabelCalendar:
     """Every reservation's labels with its window; `assign` picks the lowest free ones."""
 
     vlan_spans: Mapping[str, VlanSpans] = field(default_factory=dict)  # link -> allowed VLANs
     group_ids: range = BRAID_GROUP_IDS
-    _vlans: dict[tuple[str, int], list[_Use]] = field(default_factory=dict)
-    _groups: dict[int, list[_Use]] = field(default_factory=dict)
+    _vlans: dict[tuple[str, int], _Uses] = field(default_factory=dict)
+    _groups: dict[int, _Uses] = field(default_factory=dict)
     _owned: dict[str, tuple[tuple[tuple[str, int], ...], tuple[int, ...]]] = field(
         default_factory=dict
     )
@@ -99,9 +134,9 @@ class LabelCalendar:
             (link, vlan) for links, vlan in zip(paths, labels.vlans, strict=True) for link in links
         )
         for key in used:
-            self._vlans.setdefault(key, []).append(_Use(window, owner))
+            self._vlans.setdefault(key, _Uses()).add(_Use(window, owner))
         for group in labels.group_ids:
-            self._groups.setdefault(group, []).append(_Use(window, owner))
+            self._groups.setdefault(group, _Uses()).add(_Use(window, owner))
         self._owned[owner] = (used, labels.group_ids)
 
     def release(self, owner: str) -> None:
@@ -119,12 +154,12 @@ class LabelCalendar:
             f"VLAN {vlan} on link {link}"
             for links, vlan in zip(paths, labels.vlans, strict=True)
             for link in links
-            if self._taken(self._vlans.get((link, vlan), ()), owner, window)
+            if self._taken(self._vlans.get((link, vlan)), owner, window)
         ]
         found += [
             f"group id {group}"
             for group in labels.group_ids
-            if self._taken(self._groups.get(group, ()), owner, window)
+            if self._taken(self._groups.get(group), owner, window)
         ]
         return found
 
@@ -140,7 +175,7 @@ class LabelCalendar:
         for vlan in allowed:
             if vlan in mine:
                 continue
-            uses = (self._vlans.get((link, vlan), ()) for link in links)
+            uses = (self._vlans.get((link, vlan)) for link in links)
             if not any(self._taken(u, owner, window) for u in uses):
                 return vlan
         busiest = max(links, key=lambda link: sum(1 for key in self._vlans if key[0] == link))
@@ -166,21 +201,20 @@ class LabelCalendar:
             if len(found) == count:
                 break
             group = ids[(first + step) % len(ids)]
-            if not self._taken(self._groups.get(group, ()), owner, window):
+            if not self._taken(self._groups.get(group), owner, window):
                 found.append(group)
         if len(found) < count:
             raise NoFreeLabelError("group_ids", f"only {len(found)} of {count} group ids are free")
         return tuple(found)
 
     @staticmethod
-    def _taken(uses: Iterable[_Use], owner: str, window: Window) -> bool:
-        start, end = window
-        return any(u.owner != owner and u.window[0] < end and start < u.window[1] for u in uses)
+    def _taken(uses: _Uses | None, owner: str, window: Window) -> bool:
+        return uses is not None and uses.taken(owner, window)
 
     @staticmethod
-    def _drop(table: dict[Any, list[_Use]], key: object, owner: str) -> None:
+    def _drop(table: dict[Any, _Uses], key: object, owner: str) -> None:
         uses = table.get(key)
         if uses is not None:
-            uses[:] = [u for u in uses if u.owner != owner]
-            if not uses:
+            uses.drop(owner)
+            if not uses.uses:
                 del table[key]
