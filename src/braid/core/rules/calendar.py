@@ -79,11 +79,14 @@ class _Uses:
         self.uses.insert(at, use)
         self.longest = max(self.longest, use.window[1] - use.window[0])
 
-    def drop(self, owner: str) -> None:
-        kept = [u for u in self.uses if u.owner != owner]
-        if len(kept) != len(self.uses):
-            self.uses = kept
-            self.starts = [u.window[0] for u in kept]
+    def drop(self, owner: str, start: int) -> None:
+        """Forget `owner`'s use that starts at `start`."""
+        at = bisect_left(self.starts, start)
+        while at < len(self.starts) and self.starts[at] == start:
+            if self.uses[at].owner == owner:
+                del self.starts[at], self.uses[at]
+            else:
+                at += 1
 
     def taken(self, owner: str, window: Window) -> bool:
         """Whether someone other than `owner` uses it at some instant of `window`."""
@@ -91,6 +94,15 @@ class _Uses:
         first = bisect_right(self.starts, start - self.longest)
         last = bisect_left(self.starts, end)
         return any(u.owner != owner and start < u.window[1] for u in self.uses[first:last])
+
+
+@dataclass(frozen=True)
+class _Owned:
+    """What one owner holds: its (link, VLAN) pairs and group ids, over one window."""
+
+    window: Window
+    vlans: tuple[tuple[str, int], ...]
+    group_ids: tuple[int, ...]
 
 
 @dataclass
@@ -101,9 +113,7 @@ class LabelCalendar:
     group_ids: range = BRAID_GROUP_IDS
     _vlans: dict[tuple[str, int], _Uses] = field(default_factory=dict)
     _groups: dict[int, _Uses] = field(default_factory=dict)
-    _owned: dict[str, tuple[tuple[tuple[str, int], ...], tuple[int, ...]]] = field(
-        default_factory=dict
-    )
+    _owned: dict[str, _Owned] = field(default_factory=dict)
     _allowed_on: dict[tuple[str, ...], range | tuple[int, ...]] = field(default_factory=dict)
 
     @staticmethod
@@ -129,22 +139,28 @@ class LabelCalendar:
         self, owner: str, window: Window, paths: Sequence[Sequence[str]], labels: Assigned
     ) -> None:
         """Note `owner`'s labels as used over `window` (replacing what it held before)."""
-        self.release(owner)
         used = tuple(
             (link, vlan) for links, vlan in zip(paths, labels.vlans, strict=True) for link in links
         )
+        owned = _Owned(window, used, labels.group_ids)
+        if self._owned.get(owner) == owned:
+            return  # a booking noted at admission, learnt again once written
+        self.release(owner)
         for key in used:
             self._vlans.setdefault(key, _Uses()).add(_Use(window, owner))
         for group in labels.group_ids:
             self._groups.setdefault(group, _Uses()).add(_Use(window, owner))
-        self._owned[owner] = (used, labels.group_ids)
+        self._owned[owner] = owned
 
     def release(self, owner: str) -> None:
-        used, groups = self._owned.pop(owner, ((), ()))
-        for key in used:
-            self._drop(self._vlans, key, owner)
-        for group in groups:
-            self._drop(self._groups, group, owner)
+        owned = self._owned.pop(owner, None)
+        if owned is None:
+            return
+        start = owned.window[0]
+        for key in owned.vlans:
+            self._drop(self._vlans, key, owner, start)
+        for group in owned.group_ids:
+            self._drop(self._groups, group, owner, start)
 
     def clashes(
         self, owner: str, window: Window, paths: Sequence[Sequence[str]], labels: Assigned
@@ -212,9 +228,9 @@ class LabelCalendar:
         return uses is not None and uses.taken(owner, window)
 
     @staticmethod
-    def _drop(table: dict[Any, _Uses], key: object, owner: str) -> None:
+    def _drop(table: dict[Any, _Uses], key: object, owner: str, start: int) -> None:
         uses = table.get(key)
         if uses is not None:
-            uses.drop(owner)
+            uses.drop(owner, start)
             if not uses.uses:
                 del table[key]

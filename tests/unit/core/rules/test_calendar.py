@@ -84,15 +84,19 @@ def test_assigned_labels_refuse_a_different_shape() -> None:
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(
-        st.tuples(paths_st, window_st, st.integers(1, 4), st.booleans()), min_size=1, max_size=25
+        st.tuples(
+            paths_st, window_st, st.integers(1, 4), st.sampled_from(["keep", "release", "move"])
+        ),
+        min_size=1,
+        max_size=25,
     )
 )
 def test_no_overlapping_reservations_ever_share_a_label(
-    steps: list[tuple[list[list[str]], tuple[int, int], int, bool]],
+    steps: list[tuple[list[list[str]], tuple[int, int], int, str]],
 ) -> None:
     calendar = LabelCalendar(vlan_spans=SPANS, group_ids=range(100, 110))
     held: Held = {}
-    for i, (paths, window, groups, release_one) in enumerate(steps):
+    for i, (paths, window, groups, then) in enumerate(steps):
         owner = f"r{i}"
         expected = lowest_free_vlans(held, window, paths)
         try:
@@ -107,11 +111,18 @@ def test_no_overlapping_reservations_ever_share_a_label(
             assert all(vlan in RANGES[link] for link in links)
         assert len(set(labels.vlans)) == len(labels.vlans)
         calendar.record(owner, window, paths, labels)
+        calendar.record(owner, window, paths, labels)  # learnt again once written: no change
         held[owner] = (paths, window, labels)
-        if release_one and held:
-            gone = sorted(held)[0]
-            calendar.release(gone)
-            del held[gone]
+        first = sorted(held)[0]
+        if then == "release":
+            calendar.release(first)
+            del held[first]
+        elif then == "move":  # a modification keeping its labels where they stay free
+            moved_paths, (start, end), moved_labels = held[first]
+            later = (start + 7, end + 7)
+            if not calendar.clashes(first, later, moved_paths, moved_labels):
+                calendar.record(first, later, moved_paths, moved_labels)
+                held[first] = (moved_paths, later, moved_labels)
     for (_, (p1, w1, l1)), (_, (p2, w2, l2)) in itertools.combinations(held.items(), 2):
         if w1[0] < w2[1] and w2[0] < w1[1]:
             used1 = {(link, v) for links, v in zip(p1, l1.vlans, strict=True) for link in links}
