@@ -25,9 +25,10 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.progress import Progress
@@ -37,6 +38,7 @@ from revisions import baseline_source
 from service_baseline import build_store
 from service_clients import client_capacity, in_process, many_clients, post_all, single_client
 from service_report import (
+    TableRow,
     compare_failures,
     comparison_rows,
     failures,
@@ -73,6 +75,8 @@ LATENCY_SCALE, THROUGHPUT_SCALE = 2.0, 1.0
 WARM_UP_POSTS = 20
 # GET /healthz per client thread when measuring what the clients can issue.
 PROBE_REQUESTS = 300
+
+T = TypeVar("T")
 
 
 def parse_args(argv: list[str] | None) -> tuple[Sizes, argparse.Namespace]:
@@ -298,8 +302,13 @@ def run_all(
     return {"sqlite": sqlite, "postgres": pg}, world
 
 
-def compare(sizes: Sizes, args: argparse.Namespace) -> int:
-    """`--baseline`: the 2-replica PostgreSQL runs of this checkout and of another revision."""
+def measured(work: Callable[[Console, Path], T]) -> tuple[T, Console, dict[str, Any], float]:
+    """`work(console, folder)` in a scratch folder, with the machine's figures around it.
+
+    Returns what it returned, the console, the machine (Python, CPUs, load
+    before and after, fsync) and the seconds it took. On failure the folder,
+    with the servers' logs, is kept and named.
+    """
     console = Console()
     if not console.is_terminal:
         console.width = 160
@@ -307,61 +316,67 @@ def compare(sizes: Sizes, args: argparse.Namespace) -> int:
     began = time.perf_counter()
     machine: dict[str, Any] = {"python": platform.python_version(), "cpus": os.cpu_count()}
     machine.update(load_before=os.getloadavg(), fsync_p50_ms=fsync_probe_ms(folder))
-    world = make_world(sizes.bookings, sizes.seed)
     try:
-        with progress_bar(console, width=44) as progress:
-            result = compare_stage(Run(world, sizes, folder, progress, args.repeat), args.baseline)
+        out = work(console, folder)
     except Exception:
         console.print(f"[bold red]failed[/]; server logs kept in {folder}")
         raise
     machine["load_after"] = os.getloadavg()
     shutil.rmtree(folder, ignore_errors=True)
-    elapsed = time.perf_counter() - began
-    title = f"braid service benchmark against {args.baseline} ({elapsed:.0f} s)"
-    print_table(console, comparison_rows(result), title, machine_line(machine))
-    problems = compare_failures(result)
+    return out, console, machine, time.perf_counter() - began
+
+
+def report(
+    console: Console,
+    title: str,
+    rows: list[TableRow],
+    machine: dict[str, Any],
+    problems: list[str],
+) -> int:
+    """The table, then every problem; the exit status (1 if any)."""
+    print_table(console, rows, title, machine_line(machine))
     for problem in problems:
         console.print(f"[bold red]WRONG[/] {problem}")
+    return 1 if problems else 0
+
+
+def compare(sizes: Sizes, args: argparse.Namespace) -> int:
+    """`--baseline`: the 2-replica PostgreSQL runs of this checkout and of another revision."""
+    world = make_world(sizes.bookings, sizes.seed)
+
+    def work(console: Console, folder: Path) -> dict[str, Any]:
+        with progress_bar(console, width=44) as progress:
+            run = Run(world, sizes, folder, progress, args.repeat)
+            return compare_stage(run, args.baseline)
+
+    result, console, machine, elapsed = measured(work)
+    title = f"braid service benchmark against {args.baseline} ({elapsed:.0f} s)"
+    status = report(console, title, comparison_rows(result), machine, compare_failures(result))
     if args.json:
         settings = {**sizes.__dict__, "topology": TOPOLOGY, "quick": args.quick}
         settings.update(repeat=args.repeat, baseline=args.baseline)
         document = {"settings": settings, "machine": machine, "elapsed_s": round(elapsed, 1)}
         write_json(args.json, {**document, "postgres": result})
-    return 1 if problems else 0
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:
     sizes, args = parse_args(argv)
     if args.baseline:
         return compare(sizes, args)
-    console = Console()
-    if not console.is_terminal:
-        console.width = 160
-    folder = Path(tempfile.mkdtemp(prefix="braid-service-bench-"))
-    began = time.perf_counter()
-    machine: dict[str, Any] = {"python": platform.python_version(), "cpus": os.cpu_count()}
-    machine.update(load_before=os.getloadavg(), fsync_p50_ms=fsync_probe_ms(folder))
-    try:
-        results, world = run_all(sizes, console, folder, args.repeat)
-    except Exception:
-        console.print(f"[bold red]failed[/]; server logs kept in {folder}")
-        raise
-    machine["load_after"] = os.getloadavg()
-    shutil.rmtree(folder, ignore_errors=True)
-    elapsed = time.perf_counter() - began
+    (results, world), console, machine, elapsed = measured(
+        lambda console, folder: run_all(sizes, console, folder, args.repeat)
+    )
     rows = sqlite_rows(results["sqlite"], world) + postgres_rows(results["postgres"])
     title = f"braid service benchmark ({elapsed:.0f} s)"
-    print_table(console, rows, title, machine_line(machine))
-    problems = failures(results["sqlite"], results["postgres"])
-    for problem in problems:
-        console.print(f"[bold red]WRONG[/] {problem}")
+    status = report(console, title, rows, machine, failures(results["sqlite"], results["postgres"]))
     if args.json:
         settings = {**sizes.__dict__, "topology": TOPOLOGY, "quick": args.quick}
         settings["repeat"] = args.repeat
         table = [{"metric": m, "value": v, "floor": f, "met": ok} for m, v, f, ok in rows]
         document = {"settings": settings, "machine": machine, "elapsed_s": round(elapsed, 1)}
         write_json(args.json, {**document, "table": table, **results})
-    return 1 if problems else 0
+    return status
 
 
 if __name__ == "__main__":
