@@ -182,16 +182,12 @@ def comparison_rows(result: dict[str, Any]) -> list[TableRow]:
 
 def compare_failures(result: dict[str, Any]) -> list[str]:
     """`failures` of a `--baseline` run: overbooking or unexpected statuses on either side."""
-    out = []
+    runs = {}
     for key, done in result.items():
         if key.startswith("runs_"):
-            for n, run in enumerate(done):
-                name = f"{key.removeprefix('runs_')} run {n + 1}"
-                if run["check"]["overbooked"]:
-                    out.append(f"{name}: overbooking {run['check']['problems']}")
-                if run["other"]:
-                    out.append(f"{name}: statuses other than 201/409: {run['other_statuses']}")
-    return out
+            side = key.removeprefix("runs_")
+            runs.update({f"{side} run {n + 1}": r for n, r in enumerate(done)})
+    return _problems(runs)
 
 
 def _median_of(result: dict[str, Any]) -> str:
@@ -277,6 +273,11 @@ def failures(sqlite: dict[str, Any], pg: dict[str, Any]) -> list[str]:
             runs.update(
                 {f"PostgreSQL {count} replica(s), run {n + 1}": r for n, r in enumerate(done)}
             )
+    return _problems(runs)
+
+
+def _problems(runs: dict[str, dict[str, Any]]) -> list[str]:
+    """What makes each named run wrong: overbooking, statuses other than 201/409."""
     out = []
     for name, figures_ in runs.items():
         if figures_["check"]["overbooked"]:
