@@ -16,7 +16,7 @@ past every group id in use.
 from __future__ import annotations
 
 import hashlib
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,31 +69,34 @@ class _Uses:
     window ends, found by bisection.
     """
 
-    starts: list[int] = field(default_factory=list)
     uses: list[_Use] = field(default_factory=list)
     longest: int = 0  # an upper bound: dropping a use leaves it as it was
 
     def add(self, use: _Use) -> None:
-        at = bisect_right(self.starts, use.window[0])
-        self.starts.insert(at, use.window[0])
-        self.uses.insert(at, use)
+        insort(self.uses, use, key=_start)
         self.longest = max(self.longest, use.window[1] - use.window[0])
 
     def drop(self, owner: str, start: int) -> None:
-        """Forget `owner`'s use that starts at `start`."""
-        at = bisect_left(self.starts, start)
-        while at < len(self.starts) and self.starts[at] == start:
-            if self.uses[at].owner == owner:
-                del self.starts[at], self.uses[at]
+        """Forget `owner`'s uses that start at `start`."""
+        uses = self.uses
+        at = bisect_left(uses, start, key=_start)
+        while at < len(uses) and uses[at].window[0] == start:
+            if uses[at].owner == owner:
+                del uses[at]
             else:
                 at += 1
 
     def taken(self, owner: str, window: Window) -> bool:
         """Whether someone other than `owner` uses it at some instant of `window`."""
         start, end = window
-        first = bisect_right(self.starts, start - self.longest)
-        last = bisect_left(self.starts, end)
-        return any(u.owner != owner and start < u.window[1] for u in self.uses[first:last])
+        uses = self.uses
+        first = bisect_right(uses, start - self.longest, key=_start)
+        last = bisect_left(uses, end, key=_start)
+        return any(u.owner != owner and start < u.window[1] for u in uses[first:last])
+
+
+def _start(use: _Use) -> int:
+    return use.window[0]
 
 
 @dataclass(frozen=True)
