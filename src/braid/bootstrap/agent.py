@@ -21,6 +21,9 @@ from braid.bootstrap.agent_southbound import start_agent_provisioning
 from braid.core.negotiation.peers import check_vlan_links
 
 log = logging.getLogger(__name__)
+# The agent's gRPC threads: a few for calls, the rest for the orchestrators'
+# ExchangeStreams (each holds one while it is open).
+AGENT_THREADS = 16
 
 
 @dataclass
@@ -90,7 +93,8 @@ def start_agent(
         [(pb_grpc.add_DomainAgentServicer_to_server, servicer_for(service))],
         address,
         tls=tls,
-        workers=2,
+        # Each orchestrator's ExchangeStream holds a thread while it is open.
+        workers=AGENT_THREADS,
     )
     stop = threading.Event()
 

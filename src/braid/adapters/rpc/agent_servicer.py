@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn, TypeVar, cast
 
 import grpc
@@ -22,7 +22,7 @@ from braid.app.agent.messages import (
     ReleaseCall,
     Vote,
 )
-from braid.app.agent.peers import Caller
+from braid.app.agent.peers import Caller, admit
 from braid.app.agent.service import AgentService
 from braid.core.errors import InputError
 from braid.core.negotiation.holds import Hold, HoldState, SegmentAsk
@@ -190,6 +190,18 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
                 hold, changed = cast(tuple[Hold, bool], outcome.answer)
                 result.ack.CopyFrom(ack(hold, changed))
         return reply
+
+    def ExchangeStream(  # noqa: N802
+        self, requests: Iterator[pb.AgentBatch], context: Any
+    ) -> Iterator[pb.AgentBatchReply]:
+        # One handler thread for the whole stream: no call set-up and no hand-off to
+        # a pool thread per batch. A rejected batch ends the stream (`Exchange` aborts).
+        # A caller that is no known peer is turned away before it can hold that thread.
+        policy = self.service.policy
+        if policy is not None:
+            _answer(context, lambda: admit(policy, caller_of(context), self.service.domain))
+        for request in requests:
+            yield self.Exchange(request, context)
 
     def Status(self, request: pb.StatusQuery, context: Any) -> pb.StatusReport:  # noqa: N802
         holds = _answer(context, lambda: self.service.status(request.transaction_id))

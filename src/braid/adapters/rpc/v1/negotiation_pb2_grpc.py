@@ -93,6 +93,12 @@ class DomainAgentStub:
             response_deserializer=braid_dot_v1_dot_negotiation__pb2.AgentBatchReply.FromString,
             _registered_method=True,
         )
+        self.ExchangeStream = channel.stream_stream(
+            "/braid.v1.DomainAgent/ExchangeStream",
+            request_serializer=braid_dot_v1_dot_negotiation__pb2.AgentBatch.SerializeToString,
+            response_deserializer=braid_dot_v1_dot_negotiation__pb2.AgentBatchReply.FromString,
+            _registered_method=True,
+        )
 
 
 class DomainAgentServicer:
@@ -152,6 +158,16 @@ class DomainAgentServicer:
         context.set_details("Method not implemented!")
         raise NotImplementedError("Method not implemented!")
 
+    def ExchangeStream(self, request_iterator, context):
+        """Exchange over one long-lived stream: each AgentBatch sent is handled as an
+        Exchange call would handle it, and its AgentBatchReply comes back in the
+        order the batches were sent. An error that would fail an Exchange call
+        ends the stream with that status (the caller opens a new one).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details("Method not implemented!")
+        raise NotImplementedError("Method not implemented!")
+
 
 def add_DomainAgentServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -197,6 +213,11 @@ def add_DomainAgentServicer_to_server(servicer, server):
         ),
         "Exchange": grpc.unary_unary_rpc_method_handler(
             servicer.Exchange,
+            request_deserializer=braid_dot_v1_dot_negotiation__pb2.AgentBatch.FromString,
+            response_serializer=braid_dot_v1_dot_negotiation__pb2.AgentBatchReply.SerializeToString,
+        ),
+        "ExchangeStream": grpc.stream_stream_rpc_method_handler(
+            servicer.ExchangeStream,
             request_deserializer=braid_dot_v1_dot_negotiation__pb2.AgentBatch.FromString,
             response_serializer=braid_dot_v1_dot_negotiation__pb2.AgentBatchReply.SerializeToString,
         ),
@@ -469,6 +490,36 @@ class DomainAgent:
             request,
             target,
             "/braid.v1.DomainAgent/Exchange",
+            braid_dot_v1_dot_negotiation__pb2.AgentBatch.SerializeToString,
+            braid_dot_v1_dot_negotiation__pb2.AgentBatchReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True,
+        )
+
+    @staticmethod
+    def ExchangeStream(
+        request_iterator,
+        target,
+        options=(),
+        channel_credentials=None,
+        call_credentials=None,
+        insecure=False,
+        compression=None,
+        wait_for_ready=None,
+        timeout=None,
+        metadata=None,
+    ):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            "/braid.v1.DomainAgent/ExchangeStream",
             braid_dot_v1_dot_negotiation__pb2.AgentBatch.SerializeToString,
             braid_dot_v1_dot_negotiation__pb2.AgentBatchReply.FromString,
             options,

@@ -73,6 +73,14 @@ class DomainAgentStub:
         _negotiation_pb2.AgentBatch, _negotiation_pb2.AgentBatchReply
     ]
     """RequestOffers, Prepare, CommitHold, AbortHold and ReleaseHold of several transactions at once."""
+    ExchangeStream: _grpc.StreamStreamMultiCallable[
+        _negotiation_pb2.AgentBatch, _negotiation_pb2.AgentBatchReply
+    ]
+    """Exchange over one long-lived stream: each AgentBatch sent is handled as an
+    Exchange call would handle it, and its AgentBatchReply comes back in the
+    order the batches were sent. An error that would fail an Exchange call
+    ends the stream with that status (the caller opens a new one).
+    """
 
 @_typing.type_check_only
 class DomainAgentAsyncStub(DomainAgentStub):
@@ -100,6 +108,14 @@ class DomainAgentAsyncStub(DomainAgentStub):
         _negotiation_pb2.AgentBatch, _negotiation_pb2.AgentBatchReply
     ]  # type: ignore[assignment]
     """RequestOffers, Prepare, CommitHold, AbortHold and ReleaseHold of several transactions at once."""
+    ExchangeStream: _aio.StreamStreamMultiCallable[
+        _negotiation_pb2.AgentBatch, _negotiation_pb2.AgentBatchReply
+    ]  # type: ignore[assignment]
+    """Exchange over one long-lived stream: each AgentBatch sent is handled as an
+    Exchange call would handle it, and its AgentBatchReply comes back in the
+    order the batches were sent. An error that would fail an Exchange call
+    ends the stream with that status (the caller opens a new one).
+    """
 
 class DomainAgentServicer(metaclass=_abc_1.ABCMeta):
     """One domain's duty services, called by an orchestrator."""
@@ -169,6 +185,21 @@ class DomainAgentServicer(metaclass=_abc_1.ABCMeta):
         _negotiation_pb2.AgentBatchReply, _abc.Awaitable[_negotiation_pb2.AgentBatchReply]
     ]:
         """RequestOffers, Prepare, CommitHold, AbortHold and ReleaseHold of several transactions at once."""
+
+    @_abc_1.abstractmethod
+    def ExchangeStream(
+        self,
+        request_iterator: _MaybeAsyncIterator[_negotiation_pb2.AgentBatch],
+        context: _ServicerContext,
+    ) -> _typing.Union[
+        _abc.Iterator[_negotiation_pb2.AgentBatchReply],
+        _abc.AsyncIterator[_negotiation_pb2.AgentBatchReply],
+    ]:
+        """Exchange over one long-lived stream: each AgentBatch sent is handled as an
+        Exchange call would handle it, and its AgentBatchReply comes back in the
+        order the batches were sent. An error that would fail an Exchange call
+        ends the stream with that status (the caller opens a new one).
+        """
 
 def add_DomainAgentServicer_to_server(
     servicer: DomainAgentServicer, server: _typing.Union[_grpc.Server, _aio.Server]
