@@ -97,6 +97,7 @@ def start_negotiation(
     batch: bool = True,
     linger: float = 0.004,
     token: str | None = None,
+    stream: bool = True,
 ) -> NegotiationRuntime:
     """Negotiate over the domain graph the agents publish (at `agents`, and at the
     addresses a single `topology` file gives, whose parts stand in for an agent
@@ -110,6 +111,7 @@ def start_negotiation(
         parallel=parallel,
         batch=batch,
         linger=linger,
+        stream=stream,
         token=token,
     )
     log = SqliteDecisionLog(decisions, synchronous=synchronous)

@@ -149,6 +149,14 @@ def orchestrator(
             help="Coalesce concurrent negotiations' messages to an agent into one call.",
         ),
     ] = True,
+    stream: Annotated[
+        bool,
+        typer.Option(
+            "--stream/--no-stream",
+            help="Send each agent's batches over one long-lived stream (default) or "
+            "one Exchange call each.",
+        ),
+    ] = True,
     linger_ms: Annotated[
         float,
         typer.Option(
@@ -221,6 +229,7 @@ def orchestrator(
             synchronous=sync.upper(),
             parallel=parallel,
             batch=batch,
+            stream=stream,
             linger=linger_ms / 1000,
             token=token,
         )

@@ -181,6 +181,20 @@ def test_bearer_tokens_name_peers_without_tls(tokens: LocalCluster) -> None:
     assert_ledgers_agree(cluster, [fits, too_long])
 
 
+def test_a_stream_from_no_known_peer_is_refused_before_it_sends_anything(
+    tokens: LocalCluster,
+) -> None:
+    """A long-lived ExchangeStream holds one of the agent's threads: a caller no policy
+    names must not get one, even by opening streams and never writing to them."""
+    with open_channel(f"127.0.0.1:{tokens.ports['w1']}") as channel:
+        with pytest.raises(grpc.RpcError) as refused:
+            list(pb_grpc.DomainAgentStub(channel).ExchangeStream(iter(()), timeout=5))
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert ("braid-error", "ERROR_CODE_UNAUTHENTICATED") in (
+        refused.value.trailing_metadata() or ()
+    )
+
+
 def test_braid_serve_negotiation_sends_its_peer_token(tokens: LocalCluster, tmp_path: Path) -> None:
     """`braid serve --domains FILE --peer-token-file F` builds its negotiation this way:
     agents with a policy take it with the token and refuse it, naming the rule, without."""

@@ -8,8 +8,9 @@ from typing import Any, Generic, TypeVar
 
 import grpc
 
+from braid.adapters.rpc.batch_stream import StreamCoalescer, StreamLoop
 from braid.adapters.rpc.batching import Coalescer, ItemPending, failure
-from braid.adapters.rpc.channels import TlsFiles, open_channel
+from braid.adapters.rpc.channels import TlsFiles, bearer, open_aio_channel, open_channel
 from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
@@ -83,7 +84,9 @@ class GrpcAgentPool:
     so concurrent negotiations share `Exchange` calls (`batch_depth` of them
     in flight per agent at most, each waiting up to `linger` seconds for the
     messages of other negotiations in progress); a lone negotiation's
-    message leaves at once.
+    message leaves at once. With `stream` (the default) each agent's batches
+    go over one long-lived `ExchangeStream`, all driven from one event loop
+    (`StreamCoalescer`), instead of one `Exchange` call each.
     """
 
     def __init__(
@@ -97,6 +100,7 @@ class GrpcAgentPool:
         batch: bool = True,
         batch_depth: int = 1,
         linger: float = 0.004,
+        stream: bool = True,
         token: str | None = None,
     ) -> None:
         self.timeout = timeout
@@ -107,6 +111,7 @@ class GrpcAgentPool:
         self.parallel = parallel
         self._tls = tls
         self._batching = (batch_depth, linger) if batch and parallel else None
+        self._streams = StreamLoop() if stream and self._batching is not None else None
         self._addresses: dict[str, str] = {}
         self._channels: dict[str, Any] = {}
         self._retired: list[Any] = []  # channels of agents that moved, closed at the end
@@ -115,7 +120,8 @@ class GrpcAgentPool:
         # How many negotiations are in progress (the orchestrator's count, wired in
         # by the runtime): the messages a round may bring to one agent at most.
         self.in_progress: Callable[[], int] = lambda: 0
-        self.coalescers: dict[str, Coalescer] = {}
+        self.coalescers: dict[str, Coalescer | StreamCoalescer] = {}
+        self._retired_coalescers: list[StreamCoalescer] = []
         for domain, address in addresses.items():
             self.connect(domain, address)
 
@@ -126,16 +132,7 @@ class GrpcAgentPool:
         channel = open_channel(address, tls=self._tls, token=self._token)
         stub = pb_grpc.DomainAgentStub(channel)
         if self._batching is not None:
-            depth, linger = self._batching
-            self.coalescers[domain] = Coalescer(
-                domain,
-                stub.Exchange,
-                self._pool,
-                timeout=self.timeout,
-                depth=depth,
-                linger=linger,
-                expected=lambda: self.in_progress(),
-            )
+            self._coalesce(domain, address, stub)
         if domain in self._channels:  # calls under way on it finish; it closes with the pool
             self._retired.append(self._channels[domain])
         self._addresses[domain], self._channels[domain], self._stubs[domain] = (
@@ -144,7 +141,43 @@ class GrpcAgentPool:
             stub,
         )
 
+    def _coalesce(self, domain: str, address: str, stub: Any) -> None:
+        assert self._batching is not None
+        depth, linger = self._batching
+        expected = self.in_progress_now
+        old = self.coalescers.get(domain)
+        if isinstance(old, StreamCoalescer):
+            self._retired_coalescers.append(old)
+        if self._streams is None:
+            self.coalescers[domain] = Coalescer(
+                domain,
+                stub.Exchange,
+                self._pool,
+                timeout=self.timeout,
+                depth=depth,
+                linger=linger,
+                expected=expected,
+            )
+            return
+        self.coalescers[domain] = StreamCoalescer(
+            domain,
+            AgentStream(address, self._tls, self._token),
+            self._streams,
+            timeout=self.timeout,
+            depth=depth,
+            linger=linger,
+            expected=expected,
+        )
+
+    def in_progress_now(self) -> int:
+        return self.in_progress()
+
     def close(self) -> None:
+        if self._streams is not None:
+            streams = [c for c in self.coalescers.values() if isinstance(c, StreamCoalescer)]
+            for coalescer in [*streams, *self._retired_coalescers]:
+                self._streams.run(coalescer.close())
+            self._streams.close()
         self._pool.shutdown(wait=True)
         for channel in [*self._channels.values(), *self._retired]:
             channel.close()
@@ -231,6 +264,28 @@ class GrpcAgentPool:
     def release(self, domain: str, transaction: str, token: str) -> Any:
         request = pb.Release(transaction_id=transaction, token=token)
         return self._call(domain, "ReleaseHold", request, lambda r: pb.HoldState.Name(r.state))
+
+
+class AgentStream:
+    """Opens an agent's `ExchangeStream` on an asyncio channel made on first use (in the
+    streams' loop, where it must live); the bearer token goes with each stream."""
+
+    def __init__(self, address: str, tls: TlsFiles | None, token: str | None) -> None:
+        self._address = address
+        self._tls = tls
+        self._metadata = bearer(token)
+        self._channel: Any = None
+        self._stub: Any = None
+
+    def __call__(self) -> Any:
+        if self._stub is None:
+            self._channel = open_aio_channel(self._address, tls=self._tls)
+            self._stub = pb_grpc.DomainAgentStub(self._channel)
+        return self._stub.ExchangeStream(metadata=self._metadata)
+
+    async def close(self) -> None:
+        if self._channel is not None:
+            await self._channel.close()
 
 
 def _replaces(replaces: Replaced | None) -> pb.Replaces | None:

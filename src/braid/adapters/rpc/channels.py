@@ -73,17 +73,37 @@ def open_channel(
     never put another channel's calls into reconnect backoff. `token`: every call
     carries it as a bearer token (`authorization` metadata), for an agent's peer policy."""
     options = [*_OPTIONS, ("grpc.use_local_subchannel_pool", 1)] if own else _OPTIONS
-    if tls is None or tls.ca is None:
+    credentials = _credentials(tls)
+    if credentials is None:
         channel = grpc.insecure_channel(address, options=options)
     else:
-        cert, key, ca = tls.read()
-        credentials = grpc.ssl_channel_credentials(
-            root_certificates=ca, private_key=key, certificate_chain=cert
-        )
         channel = grpc.secure_channel(address, credentials, options=options)
     if token is None:
         return channel
     return grpc.intercept_channel(channel, _Bearer(token))
+
+
+def open_aio_channel(address: str, *, tls: TlsFiles | None = None) -> Any:
+    """An asyncio channel to `address` (to be made in the thread of the loop that uses it).
+    A bearer token goes with each call's metadata (`bearer`)."""
+    credentials = _credentials(tls)
+    if credentials is None:
+        return grpc.aio.insecure_channel(address, options=_OPTIONS)
+    return grpc.aio.secure_channel(address, credentials, options=_OPTIONS)
+
+
+def bearer(token: str | None) -> tuple[tuple[str, str], ...]:
+    """The metadata that presents `token` to an agent's peer policy (none without one)."""
+    return () if token is None else (("authorization", f"Bearer {token}"),)
+
+
+def _credentials(tls: TlsFiles | None) -> Any:
+    if tls is None or tls.ca is None:
+        return None
+    cert, key, ca = tls.read()
+    return grpc.ssl_channel_credentials(
+        root_certificates=ca, private_key=key, certificate_chain=cert
+    )
 
 
 def read_token(path: Path, flag: str = "--peer-token-file") -> str:
@@ -101,7 +121,7 @@ class _Bearer(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]  # grpc i
     """Adds `authorization: Bearer TOKEN` to every unary call of a channel."""
 
     def __init__(self, token: str) -> None:
-        self._header = ("authorization", f"Bearer {token}")
+        (self._header,) = bearer(token)
 
     def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
         metadata = [*(details.metadata or ()), self._header]

@@ -1,0 +1,311 @@
+"""Coalescing over streams: each agent's batches go over one long-lived `ExchangeStream`.
+
+The unary `Coalescer` pays, per batch, a gRPC call's set-up on both sides
+(a new HTTP/2 stream; on the agent, a hand-off to a pool thread) and, on
+the orchestrator, a thread that blocks on the call. Here every agent has
+one stream, opened on first use, and every stream of the orchestrator is
+driven from one asyncio event loop in one thread (`StreamLoop`): a round's
+messages to six agents are six writes from that thread, and their replies
+wake the negotiation once each. On this transport a round of calls to six
+agents takes about half the wall time and half the agents' CPU
+(docs/multidomain.md, "Batching").
+
+What the caller sees is the `Coalescer`'s contract: `submit` returns a
+future for the item's `AgentResult`; a message leaves at once when no batch
+to that agent is in flight, messages arriving meanwhile leave together in
+the next batch (lingering up to `linger` for the messages of negotiations
+in progress); every message keeps its own deadline. The agent answers the
+batches of a stream in the order they were sent, so each reply belongs to
+the oldest batch in flight. A stream that breaks (the agent restarted; a
+rejected batch ends it with its status) fails the batches in flight on it
+with that status and the next batch opens a new stream; a batch not
+answered by its deadline fails with DEADLINE_EXCEEDED and its stream is
+cancelled, so that a late reply is never taken for another batch's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import grpc
+
+from braid.adapters.rpc.batching import MAX_BATCH, failure
+from braid.adapters.rpc.v1 import negotiation_pb2 as pb
+from braid.app.negotiation.ports import CallFailedError
+
+Entry = tuple[pb.AgentMessage, float, Future[pb.AgentResult]]
+
+
+class OpenStream(Protocol):
+    """Opens the agent's ExchangeStream (in the loop's thread): the call to write to and
+    read from; `close` closes what the streams were opened on."""
+
+    def __call__(self) -> Any: ...
+
+    async def close(self) -> None: ...
+
+
+class StreamLoop:
+    """The thread and event loop every stream of one agent pool runs on."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self.loop.run_forever, name="braid-agent-streams", daemon=True
+        )
+        self._thread.start()
+
+    def run(self, coroutine: Any, timeout: float = 10.0) -> Any:
+        """Run `coroutine` on the loop and wait for it (from another thread)."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def close(self) -> None:
+        """Stop the loop once its tasks (the streams' readers) are over."""
+        if self.loop.is_closed():
+            return
+        try:
+            self.run(_settle())
+        except (RuntimeError, TimeoutError):  # closed already, or a task would not end
+            pass
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
+        if not self._thread.is_alive():
+            self.loop.close()
+
+
+async def _settle() -> None:
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+@dataclass
+class _Stream:
+    call: Any
+    in_flight: deque[tuple[list[Entry], asyncio.TimerHandle]] = field(default_factory=deque)
+    over: bool = False
+
+
+class StreamCoalescer:
+    """The queue of one agent; its batches go over the agent's stream.
+
+    Everything but `submit` and `close` runs in the loop's thread, so the
+    queue and the streams need no lock.
+    """
+
+    def __init__(
+        self,
+        domain: str,
+        open_stream: OpenStream,
+        loop: StreamLoop,
+        *,
+        timeout: float,
+        depth: int = 1,
+        linger: float = 0.0,
+        expected: Callable[[], int] = lambda: 0,
+    ) -> None:
+        self.domain = domain
+        self._open_stream = open_stream
+        self._loop = loop.loop
+        self._timeout = timeout
+        self._depth = depth
+        self._linger = linger
+        self._expected = expected
+        self._queue: list[Entry] = []
+        self._stream: _Stream | None = None
+        self._sending = False
+        self._arrived: asyncio.Event | None = None
+        self._closed = False
+        self.batches = 0  # batches answered, for the benchmark's report
+        self.messages = 0
+
+    def submit(self, message: pb.AgentMessage) -> Future[pb.AgentResult]:
+        future: Future[pb.AgentResult] = Future()
+        entry = (message, self._loop.time() + self._timeout, future)
+        try:
+            self._loop.call_soon_threadsafe(self._add, entry)
+        except RuntimeError:  # the loop is closed: nothing will send it
+            _fail([entry], self.domain, "UNAVAILABLE", "the orchestrator is closing")
+        return future
+
+    async def close(self) -> None:
+        """Fail what waits and cancel the stream (on the loop)."""
+        self._closed = True
+        queued, self._queue = self._queue, []
+        _fail(queued, self.domain, "UNAVAILABLE", "the orchestrator is closing")
+        if self._stream is not None:
+            self._end(self._stream, _error(grpc.StatusCode.UNAVAILABLE, "closing"))
+        await self._open_stream.close()
+
+    # -- on the loop -----------------------------------------------------------------
+
+    def _add(self, entry: Entry) -> None:
+        if self._closed:
+            _fail([entry], self.domain, "UNAVAILABLE", "the orchestrator is closing")
+            return
+        self._queue.append(entry)
+        if self._arrived is not None:
+            self._arrived.set()
+        self._pump()
+
+    def _pump(self) -> None:
+        """Start a sender if a batch may leave now."""
+        busy = self._stream is not None and len(self._stream.in_flight) >= self._depth
+        if self._sending or busy or not self._queue or self._closed:
+            return
+        self._sending = True
+        self._loop.create_task(self._send())
+
+    async def _send(self) -> None:
+        try:
+            await self._wait_for_company()
+            batch = self._take()
+            if batch:
+                await self._write(batch)
+        finally:
+            self._sending = False
+        self._pump()
+
+    async def _wait_for_company(self) -> None:
+        """Linger while other negotiations in progress may still add to this batch."""
+        if self._linger <= 0:
+            return
+        until = self._loop.time() + self._linger
+        while len(self._queue) < min(self._expected(), MAX_BATCH):
+            left = until - self._loop.time()
+            if left <= 0:
+                return
+            self._arrived = asyncio.Event()
+            try:
+                await asyncio.wait_for(self._arrived.wait(), left)
+            except TimeoutError:
+                return
+            finally:
+                self._arrived = None
+
+    def _take(self) -> list[Entry]:
+        """The next batch, without the messages already past their deadline."""
+        batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
+        now = self._loop.time()
+        late = [entry for entry in batch if entry[1] <= now]
+        _fail(late, self.domain, "DEADLINE_EXCEEDED", "waited past its deadline; not sent")
+        return [entry for entry in batch if entry[1] > now]
+
+    async def _write(self, batch: list[Entry]) -> None:
+        if self._closed:
+            _fail(batch, self.domain, "UNAVAILABLE", "the orchestrator is closing")
+            return
+        try:
+            stream = self._stream or self._open()
+        except Exception as exc:  # e.g. credentials gRPC refuses: no batch is left waiting
+            _fail(batch, self.domain, "UNAVAILABLE", f"cannot open a stream: {exc}")
+            return
+        # The freshest message's deadline: an older one must not fail a fresh one early.
+        deadline = max(entry[1] for entry in batch)
+        timer = self._loop.call_at(deadline, self._expire, stream, batch)
+        stream.in_flight.append((batch, timer))
+        try:
+            await stream.call.write(pb.AgentBatch(items=[message for message, _, _ in batch]))
+        except Exception as exc:  # the stream broke under the write: its reader says why
+            if not stream.over:
+                self._end(stream, _as_rpc_error(exc))
+
+    def _open(self) -> _Stream:
+        stream = _Stream(self._open_stream())
+        self._stream = stream
+        self._loop.create_task(self._read(stream))
+        return stream
+
+    async def _read(self, stream: _Stream) -> None:
+        error: Any
+        try:
+            while True:
+                reply = await stream.call.read()
+                if reply is grpc.aio.EOF:
+                    error = _error(grpc.StatusCode.UNAVAILABLE, "the agent ended the stream")
+                    break
+                if not stream.in_flight:
+                    error = _error(grpc.StatusCode.INTERNAL, "the agent sent a reply to no batch")
+                    break
+                batch, timer = stream.in_flight.popleft()
+                timer.cancel()
+                self._answer(batch, reply)
+                self._pump()
+        except grpc.RpcError as exc:
+            error = exc
+        except asyncio.CancelledError:
+            error = _error(grpc.StatusCode.CANCELLED, "the stream was cancelled")
+        self._end(stream, error)
+
+    def _answer(self, batch: list[Entry], reply: pb.AgentBatchReply) -> None:
+        if len(reply.results) != len(batch):
+            _fail(batch, self.domain, "INTERNAL", "the agent's reply does not match the batch")
+            return
+        self.batches += 1
+        self.messages += len(batch)
+        for (_, _, future), result in zip(batch, reply.results, strict=True):
+            if not future.done():
+                future.set_result(result)
+
+    def _expire(self, stream: _Stream, batch: list[Entry]) -> None:
+        """A batch unanswered at its deadline: fail it and drop its stream."""
+        _fail(batch, self.domain, "DEADLINE_EXCEEDED", "Deadline Exceeded")
+        self._end(stream, _error(grpc.StatusCode.CANCELLED, "a batch before it timed out"))
+
+    def _end(self, stream: _Stream, error: Any) -> None:
+        """The stream is over: fail its batches in flight with `error`, cancel it."""
+        if stream.over:
+            return
+        stream.over = True
+        if self._stream is stream:
+            self._stream = None
+        failed = failure(self.domain, error)
+        while stream.in_flight:
+            batch, timer = stream.in_flight.popleft()
+            timer.cancel()
+            for _, _, future in batch:
+                if not future.done():
+                    future.set_exception(failed)
+        stream.call.cancel()
+        self._pump()  # what is queued goes on a new stream
+
+
+class StreamError(grpc.RpcError):  # type: ignore[misc]  # grpc is untyped
+    """A stream's failure that no agent reported, shaped like a call's error."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(details)
+        self._code = code
+        self._details = details
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return self._details
+
+    def trailing_metadata(self) -> tuple[tuple[str, str], ...]:
+        return ()
+
+
+def _error(code: grpc.StatusCode, details: str) -> StreamError:
+    return StreamError(code, details)
+
+
+def _as_rpc_error(exc: BaseException) -> Any:
+    if isinstance(exc, grpc.RpcError):
+        return exc
+    return _error(grpc.StatusCode.UNAVAILABLE, str(exc) or type(exc).__name__)
+
+
+def _fail(entries: list[Entry], domain: str, status: str, message: str) -> None:
+    for _, _, future in entries:
+        if not future.done():
+            future.set_exception(CallFailedError(domain, status, "", message))
