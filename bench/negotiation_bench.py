@@ -11,8 +11,11 @@ Printed: the load average (the machine may be shared), the median and 99th
 percentile end-to-end negotiation (one client) beside two baselines measured
 in the same run (three bare gRPC round trips to one agent; three rounds of
 empty calls to every agent taking part, each round in parallel: the
-protocol's floor in transport alone), the throughput with concurrent clients beside
-the same run without batching (`--no-batch`: one gRPC call per message),
+protocol's floor in transport alone), one client's median again against an
+orchestrator sending each batch as its own `Exchange` call (`--no-stream`; the
+two clusters' reservations take turns, so both see the same load), the
+throughput with concurrent clients beside the same run without batching
+(`--no-batch`: one gRPC call per message),
 CPU per reservation of each process; then the ledger check (nothing leaked,
 nothing overbooked).
     .venv/bin/python bench/negotiation_bench.py --network fig6a   # six agents per reservation
@@ -24,6 +27,7 @@ part), >= 200 reservations/s with 8 clients.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -31,6 +35,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -128,18 +133,32 @@ def fan_out_rounds_ms(cluster: LocalCluster, domains: list[str], count: int) -> 
     return statistics.median(samples)
 
 
-def latency_ms(
-    cluster: LocalCluster, count: int, base: int
-) -> tuple[float, float, list[pb.ReservationResp]]:
-    """Median and 99th percentile of one client's reservations, one after another."""
-    samples, replies = [], []
+@dataclass
+class Latency:
+    samples: list[float] = field(default_factory=list)  # ms
+    replies: list[pb.ReservationResp] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def p99(self) -> float:
+        return statistics.quantiles(self.samples, n=100)[98]
+
+
+def latency_ms(clusters: list[LocalCluster], count: int, base: int) -> list[Latency]:
+    """One client's reservations, one after another, on each cluster in turn (the order
+    flipped every round), so that a comparison sees the same load on this shared host."""
+    measured = [Latency() for _ in clusters]
     for i in range(count):
-        began = time.perf_counter()
-        reply = cluster.reserve(reservation(f"seq-{i}", i, base))
-        samples.append((time.perf_counter() - began) * 1000)
-        replies.append(reply)
-    p99 = statistics.quantiles(samples, n=100)[98]
-    return statistics.median(samples), p99, replies
+        turn = list(zip(clusters, measured, strict=True))
+        for cluster, latency in turn if i % 2 == 0 else reversed(turn):
+            began = time.perf_counter()
+            reply = cluster.reserve(reservation(f"seq-{i}", i, base))
+            latency.samples.append((time.perf_counter() - began) * 1000)
+            latency.replies.append(reply)
+    return measured
 
 
 def throughput(
@@ -178,10 +197,20 @@ def cpu_seconds(cluster: LocalCluster) -> dict[str, float]:
     return out
 
 
-def unbatched_rate(folder: Path, source: Path, extra: list[str], clients: int, count: int) -> float:
+def cpu_per_reservation(before: dict[str, float], after: dict[str, float], count: int) -> float:
+    """CPU ms per reservation summed over every process (0 where /proc is not there)."""
+    if not before or not after:
+        return 0.0
+    return sum(after[k] - before[k] for k in after) / count * 1000
+
+
+def unbatched_rate(
+    folder: Path, source: Path, extra: list[str], clients: int, count: int, per_domain: bool
+) -> float:
     """The same throughput run against an orchestrator that sends one call per message."""
-    unbatched = [*extra, "--no-batch"]
-    with LocalCluster(source, folder / "unbatched", orchestrator_args=unbatched) as c:
+    unbatched = LocalCluster(source, folder / "unbatched", orchestrator_args=[*extra, "--no-batch"])
+    unbatched.per_domain = per_domain
+    with unbatched as c:
         base = int(time.time())
         warm = c.reserve(reservation("warm-up", 10**6, base))
         rate, replies = throughput(c, clients, count, base)
@@ -190,6 +219,20 @@ def unbatched_rate(folder: Path, source: Path, extra: list[str], clients: int, c
     if not check.ok or any(not r.success for r in replies):
         raise SystemExit(f"the unbatched comparison went wrong: {check.summary()}")
     return rate
+
+
+def unary_cluster(folder: Path, source: Path, extra: list[str], per_domain: bool) -> LocalCluster:
+    """The same network with an orchestrator that sends each batch as its own `Exchange`
+    call instead of over the agent's stream (the paired latency comparison)."""
+    cluster = LocalCluster(source, folder / "unary", orchestrator_args=[*extra, "--no-stream"])
+    cluster.per_domain = per_domain
+    return cluster
+
+
+def check_unary(cluster: LocalCluster, latency: Latency) -> None:
+    check = check_ledgers(cluster.reports(), committed_of(latency.replies))
+    if not check.ok or any(not r.success for r in latency.replies):
+        raise SystemExit(f"the unary comparison went wrong: {check.summary()}")
 
 
 def parse() -> argparse.Namespace:
@@ -228,7 +271,8 @@ def parse() -> argparse.Namespace:
     parser.add_argument(
         "--no-compare",
         action="store_true",
-        help="skip the throughput run without batching (the same-run comparison)",
+        help="skip the same-run comparisons (throughput without batching, one client's "
+        "latency without streams)",
     )
     return parser.parse_args()
 
@@ -251,15 +295,25 @@ def main() -> int:
         run = Path(folder) / "run"
         cluster = LocalCluster(source, run, orchestrator_args=extra)
         cluster.per_domain = args.per_domain
-        with cluster:
+        paired = not args.no_compare and not {"--no-batch", "--no-stream"} & set(extra)
+        unary = unary_cluster(Path(folder), source, extra, args.per_domain) if paired else None
+        with cluster, unary or contextlib.nullcontext():
             base = int(time.time())
             warm = cluster.reserve(reservation("warm-up", 10**6, base))
             bare = bare_round_trips_ms(cluster, 200)
             taking_part = sorted({s.domain for p in warm.paths for s in p.segments})
             rounds = fan_out_rounds_ms(cluster, taking_part, 200)
-            start_seq = cpu_seconds(cluster)
-            median, p99, seq_replies = latency_ms(cluster, sequential, base)
+            if unary is not None:
+                unary_warm = unary.reserve(reservation("warm-up", 10**6, base))
+            start_seq, unary_start = cpu_seconds(cluster), cpu_seconds(unary) if unary else {}
+            one, *others = latency_ms([cluster, *([unary] if unary else [])], sequential, base)
             before = cpu_seconds(cluster)
+            median, p99, seq_replies = one.median, one.p99, one.replies
+            if unary is not None:
+                unary_cpu = cpu_per_reservation(unary_start, cpu_seconds(unary), sequential)
+                unary_median = others[0].median
+                others[0].replies.append(unary_warm)
+                check_unary(unary, others[0])
             rate, par_replies = throughput(cluster, args.clients, per_client, base)
             after = cpu_seconds(cluster)
             replies = [warm, *seq_replies, *par_replies]
@@ -267,7 +321,9 @@ def main() -> int:
             check = check_ledgers(cluster.reports(), committed_of(replies))
         unbatched = None
         if not args.no_compare and "--no-batch" not in extra:
-            unbatched = unbatched_rate(Path(folder), source, extra, args.clients, per_client // 2)
+            unbatched = unbatched_rate(
+                Path(folder), source, extra, args.clients, per_client // 2, args.per_domain
+            )
     load_after = os.getloadavg()
     fan_out = "sequential" if args.sequential else "parallel"
     print(
@@ -293,6 +349,17 @@ def main() -> int:
         f"p99 {p99:.2f} ms; {median / rounds:.1f}x the transport floor; floor {floor:g} ms: "
         f"{verdict})"
     )
+    if unary is not None:
+        print(
+            f"  same, one Exchange call per batch   {unary_median:8.2f} ms (--no-stream, its "
+            f"reservations taking turns with the above; streams: {median / unary_median:.2f}x)"
+        )
+        streamed_cpu = cpu_per_reservation(start_seq, before, sequential)
+        if streamed_cpu and unary_cpu:
+            print(
+                f"  CPU ms per reservation, all processes: {streamed_cpu:.1f} with streams, "
+                f"{unary_cpu:.1f} without ({streamed_cpu / unary_cpu:.2f}x)"
+            )
     verdict = "meets" if rate >= FLOOR_PER_SECOND else "MISSES"
     print(
         f"  throughput, {args.clients} clients               {rate:8.1f} reservations/s "
