@@ -186,9 +186,9 @@ def test_a_stream_from_no_known_peer_is_refused_before_it_sends_anything(
 ) -> None:
     """A long-lived ExchangeStream holds one of the agent's threads: a caller no policy
     names must not get one, even by opening streams and never writing to them."""
-    with open_channel(f"127.0.0.1:{tokens.ports['w1']}") as channel:
-        with pytest.raises(grpc.RpcError) as refused:
-            list(pb_grpc.DomainAgentStub(channel).ExchangeStream(iter(()), timeout=5))
+    address = f"127.0.0.1:{tokens.ports['w1']}"
+    with open_channel(address) as channel, pytest.raises(grpc.RpcError) as refused:
+        list(pb_grpc.DomainAgentStub(channel).ExchangeStream(iter(()), timeout=5))
     assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
     assert ("braid-error", "ERROR_CODE_UNAUTHENTICATED") in (
         refused.value.trailing_metadata() or ()

@@ -26,6 +26,7 @@ cancelled, so that a late reply is never taken for another batch's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -35,11 +36,8 @@ from typing import Any, Protocol
 
 import grpc
 
-from braid.adapters.rpc.batching import MAX_BATCH, failure
+from braid.adapters.rpc.batching import MAX_BATCH, Entry, answer, fail, failure, in_time
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
-from braid.app.negotiation.ports import CallFailedError
-
-Entry = tuple[pb.AgentMessage, float, Future[pb.AgentResult]]
 
 
 class OpenStream(Protocol):
@@ -69,10 +67,9 @@ class StreamLoop:
         """Stop the loop once its tasks (the streams' readers) are over."""
         if self.loop.is_closed():
             return
-        try:
+        # Closed already, or a task would not end: stop the loop all the same.
+        with contextlib.suppress(RuntimeError, TimeoutError):
             self.run(_settle())
-        except (RuntimeError, TimeoutError):  # closed already, or a task would not end
-            pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
         if not self._thread.is_alive():
@@ -132,14 +129,14 @@ class StreamCoalescer:
         try:
             self._loop.call_soon_threadsafe(self._add, entry)
         except RuntimeError:  # the loop is closed: nothing will send it
-            _fail([entry], self.domain, "UNAVAILABLE", "the orchestrator is closing")
+            fail([entry], self.domain, "UNAVAILABLE", "the orchestrator is closing")
         return future
 
     async def close(self) -> None:
         """Fail what waits and cancel the stream (on the loop)."""
         self._closed = True
         queued, self._queue = self._queue, []
-        _fail(queued, self.domain, "UNAVAILABLE", "the orchestrator is closing")
+        fail(queued, self.domain, "UNAVAILABLE", "the orchestrator is closing")
         if self._stream is not None:
             self._end(self._stream, _error(grpc.StatusCode.UNAVAILABLE, "closing"))
         await self._open_stream.close()
@@ -148,7 +145,7 @@ class StreamCoalescer:
 
     def _add(self, entry: Entry) -> None:
         if self._closed:
-            _fail([entry], self.domain, "UNAVAILABLE", "the orchestrator is closing")
+            fail([entry], self.domain, "UNAVAILABLE", "the orchestrator is closing")
             return
         self._queue.append(entry)
         if self._arrived is not None:
@@ -193,19 +190,16 @@ class StreamCoalescer:
     def _take(self) -> list[Entry]:
         """The next batch, without the messages already past their deadline."""
         batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
-        now = self._loop.time()
-        late = [entry for entry in batch if entry[1] <= now]
-        _fail(late, self.domain, "DEADLINE_EXCEEDED", "waited past its deadline; not sent")
-        return [entry for entry in batch if entry[1] > now]
+        return in_time(batch, self._loop.time(), self.domain)
 
     async def _write(self, batch: list[Entry]) -> None:
         if self._closed:
-            _fail(batch, self.domain, "UNAVAILABLE", "the orchestrator is closing")
+            fail(batch, self.domain, "UNAVAILABLE", "the orchestrator is closing")
             return
         try:
             stream = self._stream or self._open()
         except Exception as exc:  # e.g. credentials gRPC refuses: no batch is left waiting
-            _fail(batch, self.domain, "UNAVAILABLE", f"cannot open a stream: {exc}")
+            fail(batch, self.domain, "UNAVAILABLE", f"cannot open a stream: {exc}")
             return
         # The freshest message's deadline: an older one must not fail a fresh one early.
         deadline = max(entry[1] for entry in batch)
@@ -236,7 +230,9 @@ class StreamCoalescer:
                     break
                 batch, timer = stream.in_flight.popleft()
                 timer.cancel()
-                self._answer(batch, reply)
+                self.batches += 1
+                self.messages += len(batch)
+                answer(batch, reply, self.domain)
                 self._pump()
         except grpc.RpcError as exc:
             error = exc
@@ -244,19 +240,9 @@ class StreamCoalescer:
             error = _error(grpc.StatusCode.CANCELLED, "the stream was cancelled")
         self._end(stream, error)
 
-    def _answer(self, batch: list[Entry], reply: pb.AgentBatchReply) -> None:
-        if len(reply.results) != len(batch):
-            _fail(batch, self.domain, "INTERNAL", "the agent's reply does not match the batch")
-            return
-        self.batches += 1
-        self.messages += len(batch)
-        for (_, _, future), result in zip(batch, reply.results, strict=True):
-            if not future.done():
-                future.set_result(result)
-
     def _expire(self, stream: _Stream, batch: list[Entry]) -> None:
         """A batch unanswered at its deadline: fail it and drop its stream."""
-        _fail(batch, self.domain, "DEADLINE_EXCEEDED", "Deadline Exceeded")
+        fail(batch, self.domain, "DEADLINE_EXCEEDED", "Deadline Exceeded")
         self._end(stream, _error(grpc.StatusCode.CANCELLED, "a batch before it timed out"))
 
     def _end(self, stream: _Stream, error: Any) -> None:
@@ -303,9 +289,3 @@ def _as_rpc_error(exc: BaseException) -> Any:
     if isinstance(exc, grpc.RpcError):
         return exc
     return _error(grpc.StatusCode.UNAVAILABLE, str(exc) or type(exc).__name__)
-
-
-def _fail(entries: list[Entry], domain: str, status: str, message: str) -> None:
-    for _, _, future in entries:
-        if not future.done():
-            future.set_exception(CallFailedError(domain, status, "", message))

@@ -33,6 +33,8 @@ from braid.app.negotiation.ports import CallFailedError
 
 T = TypeVar("T")
 MAX_BATCH = 256  # the agent's limit too (`agent_servicer.MAX_BATCH`)
+# A queued message: what it says, when it must be answered by, who waits for the answer.
+Entry = tuple[pb.AgentMessage, float, Future[pb.AgentResult]]
 
 
 def failure(domain: str, exc: Any) -> CallFailedError:
@@ -86,7 +88,7 @@ class Coalescer:
         self._timeout = timeout
         self._depth = depth
         self._clock = clock
-        self._queue: list[tuple[pb.AgentMessage, float, Future[pb.AgentResult]]] = []
+        self._queue: list[Entry] = []
         self._in_flight = 0
         self._linger = linger
         self._expected = expected
@@ -111,7 +113,7 @@ class Coalescer:
             self._fail(self._take_all(), "UNAVAILABLE", "the orchestrator is closing")
         return future
 
-    def _take_all(self) -> list[tuple[pb.AgentMessage, float, Future[pb.AgentResult]]]:
+    def _take_all(self) -> list[Entry]:
         with self._lock:
             taken, self._queue = self._queue, []
         return taken
@@ -141,11 +143,9 @@ class Coalescer:
                 return
             self._arrived.wait(left)
 
-    def _send(self, batch: list[tuple[pb.AgentMessage, float, Future[pb.AgentResult]]]) -> None:
+    def _send(self, batch: list[Entry]) -> None:
         now = self._clock()
-        late = [entry for entry in batch if entry[1] <= now]
-        self._fail(late, "DEADLINE_EXCEEDED", "waited past its deadline; not sent")
-        batch = [entry for entry in batch if entry[1] > now]
+        batch = in_time(batch, now, self.domain)
         if not batch:
             return
         request = pb.AgentBatch(items=[message for message, _, _ in batch])
@@ -160,17 +160,34 @@ class Coalescer:
             return
         self.batches += 1
         self.messages += len(batch)
-        if len(reply.results) != len(batch):
-            self._fail(batch, "INTERNAL", "the agent's reply does not match the batch")
-            return
-        for (_, _, future), result in zip(batch, reply.results, strict=True):
+        answer(batch, reply, self.domain)
+
+    def _fail(self, entries: list[Entry], status: str, message: str) -> None:
+        fail(entries, self.domain, status, message)
+
+
+def in_time(batch: list[Entry], now: float, domain: str) -> list[Entry]:
+    """The messages of `batch` still within their deadline; the others fail unsent."""
+    fail(
+        [e for e in batch if e[1] <= now],
+        domain,
+        "DEADLINE_EXCEEDED",
+        "waited past its deadline; not sent",
+    )
+    return [e for e in batch if e[1] > now]
+
+
+def answer(batch: list[Entry], reply: pb.AgentBatchReply, domain: str) -> None:
+    """Each message's result, in order (all fail if the reply does not match the batch)."""
+    if len(reply.results) != len(batch):
+        fail(batch, domain, "INTERNAL", "the agent's reply does not match the batch")
+        return
+    for (_, _, future), result in zip(batch, reply.results, strict=True):
+        if not future.done():
             future.set_result(result)
 
-    def _fail(
-        self,
-        entries: list[tuple[pb.AgentMessage, float, Future[pb.AgentResult]]],
-        status: str,
-        message: str,
-    ) -> None:
-        for _, _, future in entries:
-            future.set_exception(CallFailedError(self.domain, status, "", message))
+
+def fail(entries: list[Entry], domain: str, status: str, message: str) -> None:
+    for _, _, future in entries:
+        if not future.done():
+            future.set_exception(CallFailedError(domain, status, "", message))
