@@ -281,7 +281,10 @@ class AgentStream:
         if self._stub is None:
             self._channel = open_aio_channel(self._address, tls=self._tls)
             self._stub = pb_grpc.DomainAgentStub(self._channel)
-        return self._stub.ExchangeStream(metadata=self._metadata)
+        # Waits for the connection instead of failing at once while the channel backs
+        # off after a failure (an agent that restarted is reached as soon as it is up);
+        # each batch's deadline still bounds the wait.
+        return self._stub.ExchangeStream(metadata=self._metadata, wait_for_ready=True)
 
     async def close(self) -> None:
         if self._channel is not None:

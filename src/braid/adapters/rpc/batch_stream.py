@@ -87,6 +87,7 @@ async def _settle() -> None:
 class _Stream:
     call: Any
     in_flight: deque[tuple[list[Entry], asyncio.TimerHandle]] = field(default_factory=deque)
+    writing: asyncio.Task[None] | None = None
     over: bool = False
 
 
@@ -205,11 +206,18 @@ class StreamCoalescer:
         deadline = max(entry[1] for entry in batch)
         timer = self._loop.call_at(deadline, self._expire, stream, batch)
         stream.in_flight.append((batch, timer))
-        try:
-            await stream.call.write(pb.AgentBatch(items=[message for message, _, _ in batch]))
-        except Exception as exc:  # the stream broke under the write: its reader says why
-            if not stream.over:
-                self._end(stream, _as_rpc_error(exc))
+        request = pb.AgentBatch(items=[message for message, _, _ in batch])
+        # A task of its own, so that ending the stream can cancel a write still waiting
+        # for the connection (gRPC would keep it waiting for good on a cancelled call).
+        writing = self._loop.create_task(stream.call.write(request))
+        stream.writing = writing
+        await asyncio.wait({writing})
+        stream.writing = None
+        if writing.cancelled():  # the stream ended under it, failing its batches
+            return
+        error = writing.exception()
+        if error is not None and not stream.over:
+            self._end(stream, _as_rpc_error(error))
 
     def _open(self) -> _Stream:
         stream = _Stream(self._open_stream())
@@ -259,6 +267,8 @@ class StreamCoalescer:
             for _, _, future in batch:
                 if not future.done():
                     future.set_exception(failed)
+        if stream.writing is not None:
+            stream.writing.cancel()
         stream.call.cancel()
         self._pump()  # what is queued goes on a new stream
 
