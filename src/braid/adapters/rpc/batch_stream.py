@@ -121,6 +121,7 @@ class StreamCoalescer:
         self._sending = False
         self._arrived: asyncio.Event | None = None
         self._closed = False
+        self._tasks: set[asyncio.Task[None]] = set()
         self.batches = 0  # batches answered, for the benchmark's report
         self.messages = 0
 
@@ -159,7 +160,13 @@ class StreamCoalescer:
         if self._sending or busy or not self._queue or self._closed:
             return
         self._sending = True
-        self._loop.create_task(self._send())
+        self._spawn(self._send())
+
+    def _spawn(self, coroutine: Any) -> None:
+        # The loop keeps only weak references to its tasks: hold them until they end.
+        task = self._loop.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _send(self) -> None:
         try:
@@ -222,7 +229,7 @@ class StreamCoalescer:
     def _open(self) -> _Stream:
         stream = _Stream(self._open_stream())
         self._stream = stream
-        self._loop.create_task(self._read(stream))
+        self._spawn(self._read(stream))
         return stream
 
     async def _read(self, stream: _Stream) -> None:
