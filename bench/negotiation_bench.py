@@ -208,9 +208,7 @@ def unbatched_rate(
     folder: Path, source: Path, extra: list[str], clients: int, count: int, per_domain: bool
 ) -> float:
     """The same throughput run against an orchestrator that sends one call per message."""
-    unbatched = LocalCluster(source, folder / "unbatched", orchestrator_args=[*extra, "--no-batch"])
-    unbatched.per_domain = per_domain
-    with unbatched as c:
+    with variant(folder, source, [*extra, "--no-batch"], per_domain) as c:
         base = int(time.time())
         warm = c.reserve(reservation("warm-up", 10**6, base))
         rate, replies = throughput(c, clients, count, base)
@@ -221,10 +219,12 @@ def unbatched_rate(
     return rate
 
 
-def unary_cluster(folder: Path, source: Path, extra: list[str], per_domain: bool) -> LocalCluster:
-    """The same network with an orchestrator that sends each batch as its own `Exchange`
-    call instead of over the agent's stream (the paired latency comparison)."""
-    cluster = LocalCluster(source, folder / "unary", orchestrator_args=[*extra, "--no-stream"])
+def variant(folder: Path, source: Path, orchestrator: list[str], per_domain: bool) -> LocalCluster:
+    """The same network in a cluster of its own, its orchestrator started with
+    `orchestrator` (a comparison: `--no-batch`, `--no-stream`)."""
+    cluster = LocalCluster(
+        source, folder / orchestrator[-1].lstrip("-"), orchestrator_args=orchestrator
+    )
     cluster.per_domain = per_domain
     return cluster
 
@@ -296,7 +296,11 @@ def main() -> int:
         cluster = LocalCluster(source, run, orchestrator_args=extra)
         cluster.per_domain = args.per_domain
         paired = not args.no_compare and not {"--no-batch", "--no-stream"} & set(extra)
-        unary = unary_cluster(Path(folder), source, extra, args.per_domain) if paired else None
+        unary = (
+            variant(Path(folder), source, [*extra, "--no-stream"], args.per_domain)
+            if paired
+            else None
+        )
         with cluster, unary or contextlib.nullcontext():
             base = int(time.time())
             warm = cluster.reserve(reservation("warm-up", 10**6, base))

@@ -93,7 +93,6 @@ def start_agent(
         [(pb_grpc.add_DomainAgentServicer_to_server, servicer_for(service))],
         address,
         tls=tls,
-        # Each orchestrator's ExchangeStream holds a thread while it is open.
         workers=AGENT_THREADS,
     )
     stop = threading.Event()

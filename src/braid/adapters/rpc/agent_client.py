@@ -144,7 +144,7 @@ class GrpcAgentPool:
     def _coalesce(self, domain: str, address: str, stub: Any) -> None:
         assert self._batching is not None
         depth, linger = self._batching
-        expected = self.in_progress_now
+        expected = self._in_progress_now
         old = self.coalescers.get(domain)
         if isinstance(old, StreamCoalescer):
             self._retired_coalescers.append(old)
@@ -169,7 +169,7 @@ class GrpcAgentPool:
             expected=expected,
         )
 
-    def in_progress_now(self) -> int:
+    def _in_progress_now(self) -> int:  # read at each batch: `in_progress` is wired later
         return self.in_progress()
 
     def close(self) -> None:

@@ -36,7 +36,15 @@ from typing import Any, Protocol
 
 import grpc
 
-from braid.adapters.rpc.batching import MAX_BATCH, Entry, answer, fail, failure, in_time
+from braid.adapters.rpc.batching import (
+    MAX_BATCH,
+    Entry,
+    answer,
+    fail,
+    failure,
+    in_time,
+    reject,
+)
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 
 
@@ -140,7 +148,7 @@ class StreamCoalescer:
         queued, self._queue = self._queue, []
         fail(queued, self.domain, "UNAVAILABLE", "the orchestrator is closing")
         if self._stream is not None:
-            self._end(self._stream, _error(grpc.StatusCode.UNAVAILABLE, "closing"))
+            self._end(self._stream, StreamError(grpc.StatusCode.UNAVAILABLE, "closing"))
         await self._open_stream.close()
 
     # -- on the loop -----------------------------------------------------------------
@@ -238,10 +246,12 @@ class StreamCoalescer:
             while True:
                 reply = await stream.call.read()
                 if reply is grpc.aio.EOF:
-                    error = _error(grpc.StatusCode.UNAVAILABLE, "the agent ended the stream")
+                    error = StreamError(grpc.StatusCode.UNAVAILABLE, "the agent ended the stream")
                     break
                 if not stream.in_flight:
-                    error = _error(grpc.StatusCode.INTERNAL, "the agent sent a reply to no batch")
+                    error = StreamError(
+                        grpc.StatusCode.INTERNAL, "the agent sent a reply to no batch"
+                    )
                     break
                 batch, timer = stream.in_flight.popleft()
                 timer.cancel()
@@ -252,13 +262,13 @@ class StreamCoalescer:
         except grpc.RpcError as exc:
             error = exc
         except asyncio.CancelledError:
-            error = _error(grpc.StatusCode.CANCELLED, "the stream was cancelled")
+            error = StreamError(grpc.StatusCode.CANCELLED, "the stream was cancelled")
         self._end(stream, error)
 
     def _expire(self, stream: _Stream, batch: list[Entry]) -> None:
         """A batch unanswered at its deadline: fail it and drop its stream."""
         fail(batch, self.domain, "DEADLINE_EXCEEDED", "Deadline Exceeded")
-        self._end(stream, _error(grpc.StatusCode.CANCELLED, "a batch before it timed out"))
+        self._end(stream, StreamError(grpc.StatusCode.CANCELLED, "a batch before it timed out"))
 
     def _end(self, stream: _Stream, error: Any) -> None:
         """The stream is over: fail its batches in flight with `error`, cancel it."""
@@ -271,9 +281,7 @@ class StreamCoalescer:
         while stream.in_flight:
             batch, timer = stream.in_flight.popleft()
             timer.cancel()
-            for _, _, future in batch:
-                if not future.done():
-                    future.set_exception(failed)
+            reject(batch, failed)
         if stream.writing is not None:
             stream.writing.cancel()
         stream.call.cancel()
@@ -298,11 +306,7 @@ class StreamError(grpc.RpcError):  # type: ignore[misc]  # grpc is untyped
         return ()
 
 
-def _error(code: grpc.StatusCode, details: str) -> StreamError:
-    return StreamError(code, details)
-
-
 def _as_rpc_error(exc: BaseException) -> Any:
     if isinstance(exc, grpc.RpcError):
         return exc
-    return _error(grpc.StatusCode.UNAVAILABLE, str(exc) or type(exc).__name__)
+    return StreamError(grpc.StatusCode.UNAVAILABLE, str(exc) or type(exc).__name__)

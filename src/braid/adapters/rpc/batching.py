@@ -188,6 +188,11 @@ def answer(batch: list[Entry], reply: pb.AgentBatchReply, domain: str) -> None:
 
 
 def fail(entries: list[Entry], domain: str, status: str, message: str) -> None:
+    reject(entries, CallFailedError(domain, status, "", message))
+
+
+def reject(entries: list[Entry], error: CallFailedError) -> None:
+    """Each message still unanswered fails with `error`."""
     for _, _, future in entries:
         if not future.done():
-            future.set_exception(CallFailedError(domain, status, "", message))
+            future.set_exception(error)
