@@ -107,11 +107,17 @@ def test_killed_after_some_votes_everything_is_aborted(cluster: LocalCluster) ->
 
     caller = threading.Thread(target=call)
     caller.start()
-    time.sleep(0.6)  # the sites voted yes; w1 is still preparing
-    held = [d for d, r in cluster.reports().items() for t in r.transactions if t.state == 1]
+
+    def sites_voted() -> list[str]:
+        held = [d for d, r in cluster.reports().items() for t in r.transactions if t.state == 1]
+        return sorted(held) if sorted(held) == ["site-a", "site-b"] else []
+
+    # The sites voted yes while w1 is still preparing (1.5 s): polled, since on a loaded
+    # host the rounds before the Preps may take longer than any fixed wait.
+    voted = wait_until(sites_voted, timeout=10)
     cluster.kill("orchestrator")
     caller.join()
-    assert sorted(held) == ["site-a", "site-b"] and failures
+    assert voted == ["site-a", "site-b"] and failures
     cluster.start_orchestrator()  # presumed abort: every domain that may hold hears Abort
     time.sleep(1.2)  # let w1's late Prep land: refused, or aborted after it
     settle(cluster, "r-votes", committed=False)
