@@ -1,5 +1,6 @@
 """Batches over one ExchangeStream per agent: order, failures, deadlines, a new stream after
-each failure; against a scripted agent served over real gRPC on loopback."""
+each failure; and every transport reaching an agent that has just restarted; against a
+scripted agent served over real gRPC on loopback."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import grpc
 import pytest
 
-from braid.adapters.rpc.agent_client import AgentStream
+from braid.adapters.rpc.agent_client import AgentStream, GrpcAgentPool
 from braid.adapters.rpc.batch_stream import StreamCoalescer, StreamLoop
 from braid.adapters.rpc.batching import ItemPending
 from braid.adapters.rpc.channels import start_server
@@ -38,23 +39,33 @@ class ScriptedAgent:
         self.streams += 1
         self.tokens += [v for k, v in context.invocation_metadata() if k == "authorization"]
         for request in requests:
-            self.arrived.set()
-            self.release.wait(10)
-            ids = [item.commit.transaction_id for item in request.items]
-            self.batches.append(ids)
-            if "reject" in ids:
-                context.set_trailing_metadata((("braid-error", "ERROR_CODE_CONFLICT"),))
-                context.abort(grpc.StatusCode.FAILED_PRECONDITION, "rejected on purpose")
-            if "late" in ids:
-                time.sleep(1.0)
-            reply = pb.AgentBatchReply()
-            for tx in ids:
-                reply.results.add().ack.transaction_id = tx
-            yield reply
+            yield self.exchange(request, context)
+
+    def exchange(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:
+        self.arrived.set()
+        self.release.wait(10)
+        ids = [item.commit.transaction_id for item in request.items]
+        self.batches.append(ids)
+        if "reject" in ids:
+            context.set_trailing_metadata((("braid-error", "ERROR_CODE_CONFLICT"),))
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, "rejected on purpose")
+        if "late" in ids:
+            time.sleep(1.0)
+        reply = pb.AgentBatchReply()
+        for tx in ids:
+            reply.results.add().ack.CopyFrom(_ack(tx))
+        return reply
+
+    def commit_hold(self, request: pb.Commit, context: Any) -> pb.Ack:
+        return _ack(request.transaction_id)
+
+
+def _ack(tx: str) -> pb.Ack:
+    return pb.Ack(transaction_id=tx, state=pb.HoldState.Value("HOLD_STATE_COMMITTED"))
 
 
 def _serve(agent: ScriptedAgent, address: str) -> tuple[Any, int]:
-    """A DomainAgent server that has only ExchangeStream (the coalescer calls nothing else)."""
+    """A DomainAgent server with only the calls a Commit takes over each transport."""
     handler = grpc.method_handlers_generic_handler(
         "braid.v1.DomainAgent",
         {
@@ -62,7 +73,17 @@ def _serve(agent: ScriptedAgent, address: str) -> tuple[Any, int]:
                 agent.exchange_stream,
                 request_deserializer=pb.AgentBatch.FromString,
                 response_serializer=pb.AgentBatchReply.SerializeToString,
-            )
+            ),
+            "Exchange": grpc.unary_unary_rpc_method_handler(
+                agent.exchange,
+                request_deserializer=pb.AgentBatch.FromString,
+                response_serializer=pb.AgentBatchReply.SerializeToString,
+            ),
+            "CommitHold": grpc.unary_unary_rpc_method_handler(
+                agent.commit_hold,
+                request_deserializer=pb.Commit.FromString,
+                response_serializer=pb.Ack.SerializeToString,
+            ),
         },
     )
     return start_server(
@@ -196,3 +217,29 @@ def test_closing_fails_what_is_queued_and_refuses_what_comes_after(
             future.result(10)
         assert caught.value.status == "UNAVAILABLE"
     assert _failure(coalescer, "t2").status == "UNAVAILABLE"
+
+
+@pytest.mark.parametrize(
+    "transport",
+    [
+        {},  # the default: batches over a stream
+        {"stream": False},  # one Exchange call per batch
+        {"batch": False},  # one call per message
+        {"batch": False, "parallel": False},  # one call per message, in turn
+    ],
+    ids=["stream", "exchange", "unbatched", "sequential"],
+)
+def test_every_transport_reaches_an_agent_that_has_just_restarted(transport: Any) -> None:
+    scripted = ScriptedAgent()
+    server, port = _serve(scripted, "127.0.0.1:0")
+    pool = GrpcAgentPool({"w1": f"127.0.0.1:{port}"}, timeout=2.0, **transport)
+    try:
+        assert pool.commit("w1", "t0", TOKEN).result() == "HOLD_STATE_COMMITTED"
+        server.stop(0).wait()
+        with pytest.raises(CallFailedError):  # the channel then backs off (1 s, then 1.6 s)
+            pool.commit("w1", "t1", TOKEN).result()
+        server, _ = _serve(scripted, f"127.0.0.1:{port}")
+        assert pool.commit("w1", "t2", TOKEN).result() == "HOLD_STATE_COMMITTED"
+    finally:
+        pool.close()
+        server.stop(0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 import grpc
@@ -151,7 +152,7 @@ class GrpcAgentPool:
         if self._streams is None:
             self.coalescers[domain] = Coalescer(
                 domain,
-                stub.Exchange,
+                partial(stub.Exchange, wait_for_ready=True),
                 self._pool,
                 timeout=self.timeout,
                 depth=depth,
@@ -190,12 +191,12 @@ class GrpcAgentPool:
         if coalescer is not None:
             message = pb.AgentMessage(**{_ITEM_OF[method]: request})
             return ItemPending(domain, coalescer.submit(message), convert)
+        # Like a stream, a call waits for the connection within its deadline: an agent
+        # that has just restarted is reached, not refused while the channel backs off.
+        call = partial(getattr(stub, method), request, timeout=self.timeout, wait_for_ready=True)
         if not self.parallel:
-            return _Settled(
-                domain, lambda: getattr(stub, method)(request, timeout=self.timeout), convert
-            )
-        future = self._pool.submit(getattr(stub, method), request, timeout=self.timeout)
-        return GrpcPending(domain, future, convert)
+            return _Settled(domain, call, convert)
+        return GrpcPending(domain, self._pool.submit(call), convert)
 
     def offers(
         self,
