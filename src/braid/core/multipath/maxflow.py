@@ -114,8 +114,13 @@ def flow_ceiling(
 def max_flow_value(
     topology: Topology, src: str, dst: str, usable: Usable, *, symmetric: bool = True
 ) -> int:
-    """Only the value of the maximum flow: a cheap bound before a full split."""
-    return min_cut(topology, src, dst, usable, symmetric=symmetric)[0]
+    """Only the value of the maximum flow: a cheap bound before a full split.
+
+    The cut's source side is not looked for: an agent's offers ask only this.
+    """
+    if src == dst:
+        return 0
+    return ran(topology, src, dst, link_usable(topology, usable, symmetric=symmetric)).value
 
 
 def min_cut(
