@@ -84,6 +84,11 @@ class StreamLoop:
             self.loop.close()
 
 
+def _settle_future(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 async def _settle() -> None:
     tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
     for task in tasks:
@@ -95,7 +100,7 @@ async def _settle() -> None:
 class _Stream:
     call: Any
     in_flight: deque[tuple[list[Entry], asyncio.TimerHandle]] = field(default_factory=deque)
-    writing: asyncio.Task[None] | None = None
+    writing: asyncio.Task[Any] | None = None  # the sender while it writes
     over: bool = False
 
 
@@ -127,11 +132,9 @@ class StreamCoalescer:
         self._queue: list[Entry] = []
         self._stream: _Stream | None = None
         self._sending = False
-        self._arrived: asyncio.Event | None = None
+        self._arrived: asyncio.Future[None] | None = None
         self._closed = False
         self._tasks: set[asyncio.Task[None]] = set()
-        self.batches = 0  # batches answered, for the benchmark's report
-        self.messages = 0
 
     def submit(self, message: pb.AgentMessage) -> Future[pb.AgentResult]:
         future: Future[pb.AgentResult] = Future()
@@ -159,7 +162,7 @@ class StreamCoalescer:
             return
         self._queue.append(entry)
         if self._arrived is not None:
-            self._arrived.set()
+            _settle_future(self._arrived)
         self._pump()
 
     def _pump(self) -> None:
@@ -192,15 +195,16 @@ class StreamCoalescer:
             return
         until = self._loop.time() + self._linger
         while len(self._queue) < min(self._expected(), MAX_BATCH):
-            left = until - self._loop.time()
-            if left <= 0:
+            if self._loop.time() >= until:
                 return
-            self._arrived = asyncio.Event()
+            # A bare future and a timer: this runs for every batch, and `wait_for` on
+            # an Event would make a task of its own each time.
+            arrived = self._arrived = self._loop.create_future()
+            timer = self._loop.call_at(until, _settle_future, arrived)
             try:
-                await asyncio.wait_for(self._arrived.wait(), left)
-            except TimeoutError:
-                return
+                await arrived
             finally:
+                timer.cancel()
                 self._arrived = None
 
     def _take(self) -> list[Entry]:
@@ -222,17 +226,20 @@ class StreamCoalescer:
         timer = self._loop.call_at(deadline, self._expire, stream, batch)
         stream.in_flight.append((batch, timer))
         request = pb.AgentBatch(items=[message for message, _, _ in batch])
-        # A task of its own, so that ending the stream can cancel a write still waiting
-        # for the connection (gRPC would keep it waiting for good on a cancelled call).
-        writing = self._loop.create_task(stream.call.write(request))
-        stream.writing = writing
-        await asyncio.wait({writing})
+        # Ending the stream cancels this task while it writes: gRPC would keep a write
+        # still waiting for the connection waiting for good on a cancelled call.
+        stream.writing = asyncio.current_task()
+        try:
+            await stream.call.write(request)
+        except asyncio.CancelledError:
+            stream.writing = None
+            if not stream.over:  # not the stream's end: the loop is closing
+                raise
+        except Exception as exc:
+            stream.writing = None
+            if not stream.over:
+                self._end(stream, _as_rpc_error(exc))
         stream.writing = None
-        if writing.cancelled():  # the stream ended under it, failing its batches
-            return
-        error = writing.exception()
-        if error is not None and not stream.over:
-            self._end(stream, _as_rpc_error(error))
 
     def _open(self) -> _Stream:
         stream = _Stream(self._open_stream())
@@ -255,8 +262,6 @@ class StreamCoalescer:
                     break
                 batch, timer = stream.in_flight.popleft()
                 timer.cancel()
-                self.batches += 1
-                self.messages += len(batch)
                 answer(batch, reply, self.domain)
                 self._pump()
         except grpc.RpcError as exc:
