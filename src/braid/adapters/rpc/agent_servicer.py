@@ -200,6 +200,9 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
         policy = self.service.policy
         if policy is not None:
             _answer(context, lambda: admit(policy, caller_of(context), self.service.domain))
+        # Admitted: said at once, so the caller writes only to a stream it knows is open
+        # (a write racing a refusal would make gRPC report INTERNAL instead of its reason).
+        context.send_initial_metadata(())
         for request in requests:
             yield self.Exchange(request, context)
 

@@ -101,6 +101,7 @@ class _Stream:
     call: Any
     in_flight: deque[tuple[list[Entry], asyncio.TimerHandle]] = field(default_factory=deque)
     writing: asyncio.Task[Any] | None = None  # the sender while it writes
+    admitted: bool = False  # the agent has sent its initial metadata
     over: bool = False
 
 
@@ -230,6 +231,14 @@ class StreamCoalescer:
         # still waiting for the connection waiting for good on a cancelled call.
         stream.writing = asyncio.current_task()
         try:
+            if not stream.admitted:
+                # The agent's first word says whether it admits this caller; a refusal
+                # ends the call, and the reader fails the batch with its reason.
+                await stream.call.initial_metadata()
+                if stream.call.done():
+                    stream.writing = None
+                    return
+                stream.admitted = True
             await stream.call.write(request)
         except asyncio.CancelledError:
             stream.writing = None

@@ -162,7 +162,9 @@ class DomainAgentServicer:
         """Exchange over one long-lived stream: each AgentBatch sent is handled as an
         Exchange call would handle it, and its AgentBatchReply comes back in the
         order the batches were sent. An error that would fail an Exchange call
-        ends the stream with that status (the caller opens a new one).
+        ends the stream with that status (the caller opens a new one). The agent
+        sends its initial metadata as soon as it admits the caller, or ends the
+        stream with its refusal; the caller writes nothing before one or the other.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details("Method not implemented!")

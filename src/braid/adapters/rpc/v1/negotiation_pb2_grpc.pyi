@@ -79,7 +79,9 @@ class DomainAgentStub:
     """Exchange over one long-lived stream: each AgentBatch sent is handled as an
     Exchange call would handle it, and its AgentBatchReply comes back in the
     order the batches were sent. An error that would fail an Exchange call
-    ends the stream with that status (the caller opens a new one).
+    ends the stream with that status (the caller opens a new one). The agent
+    sends its initial metadata as soon as it admits the caller, or ends the
+    stream with its refusal; the caller writes nothing before one or the other.
     """
 
 @_typing.type_check_only
@@ -114,7 +116,9 @@ class DomainAgentAsyncStub(DomainAgentStub):
     """Exchange over one long-lived stream: each AgentBatch sent is handled as an
     Exchange call would handle it, and its AgentBatchReply comes back in the
     order the batches were sent. An error that would fail an Exchange call
-    ends the stream with that status (the caller opens a new one).
+    ends the stream with that status (the caller opens a new one). The agent
+    sends its initial metadata as soon as it admits the caller, or ends the
+    stream with its refusal; the caller writes nothing before one or the other.
     """
 
 class DomainAgentServicer(metaclass=_abc_1.ABCMeta):
@@ -198,7 +202,9 @@ class DomainAgentServicer(metaclass=_abc_1.ABCMeta):
         """Exchange over one long-lived stream: each AgentBatch sent is handled as an
         Exchange call would handle it, and its AgentBatchReply comes back in the
         order the batches were sent. An error that would fail an Exchange call
-        ends the stream with that status (the caller opens a new one).
+        ends the stream with that status (the caller opens a new one). The agent
+        sends its initial metadata as soon as it admits the caller, or ends the
+        stream with its refusal; the caller writes nothing before one or the other.
         """
 
 def add_DomainAgentServicer_to_server(
