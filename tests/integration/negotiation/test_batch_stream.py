@@ -274,3 +274,45 @@ def test_a_refused_stream_always_fails_with_the_agent_s_reason(loop: StreamLoop)
     finally:
         loop.run(coalescer.close())
         server.stop(0)
+
+
+def test_a_batch_written_as_its_stream_ends_fails_as_unreachable_never_internal(
+    loop: StreamLoop,
+) -> None:
+    # The agent ends each stream after one batch, so many batches are written as their
+    # stream ends; gRPC's core fails such a write and reports INTERNAL for the call.
+    def one_batch(requests: Iterator[pb.AgentBatch], context: Any) -> Iterator[pb.AgentBatchReply]:
+        context.send_initial_metadata(())
+        for request in requests:
+            reply = pb.AgentBatchReply()
+            for item in request.items:
+                reply.results.add().ack.CopyFrom(_ack(item.commit.transaction_id))
+            yield reply
+            return
+
+    handler = grpc.method_handlers_generic_handler(
+        "braid.v1.DomainAgent",
+        {
+            "ExchangeStream": grpc.stream_stream_rpc_method_handler(
+                one_batch,
+                request_deserializer=pb.AgentBatch.FromString,
+                response_serializer=pb.AgentBatchReply.SerializeToString,
+            )
+        },
+    )
+    server, port = start_server(
+        [(lambda _, s: s.add_generic_rpc_handlers((handler,)), None)], "127.0.0.1:0", workers=4
+    )
+    coalescer = _coalescer(port, loop)
+    outcomes: list[str] = []
+    try:
+        for i in range(300):
+            pending = ItemPending("w1", coalescer.submit(_commit(f"t{i}")), lambda r: r)
+            try:
+                outcomes.append("acked" if pending.result().transaction_id else "empty")
+            except CallFailedError as failed:
+                outcomes.append("unreachable" if failed.unreachable else failed.status)
+    finally:
+        loop.run(coalescer.close())
+        server.stop(0)
+    assert set(outcomes) == {"acked", "unreachable"}

@@ -46,6 +46,7 @@ from braid.adapters.rpc.batching import (
     reject,
 )
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
+from braid.app.negotiation.ports import CallFailedError
 
 
 class OpenStream(Protocol):
@@ -291,7 +292,7 @@ class StreamCoalescer:
         stream.over = True
         if self._stream is stream:
             self._stream = None
-        failed = failure(self.domain, error)
+        failed = _broken(failure(self.domain, error), error)
         while stream.in_flight:
             batch, timer = stream.in_flight.popleft()
             timer.cancel()
@@ -318,6 +319,18 @@ class StreamError(grpc.RpcError):  # type: ignore[misc]  # grpc is untyped
 
     def trailing_metadata(self) -> tuple[tuple[str, str], ...]:
         return ()
+
+
+def _broken(failed: CallFailedError, error: Any) -> CallFailedError:
+    """gRPC's own INTERNAL on a stream (no agent sends one) as the broken stream it means.
+
+    A message written as the connection drops or the agent ends the stream
+    fails in gRPC's core, and the call then reports INTERNAL ("Internal error
+    from Core") instead of what ended it; nothing of that write reached the agent.
+    """
+    if failed.status != "INTERNAL" or failed.error or isinstance(error, StreamError):
+        return failed
+    return CallFailedError(failed.domain, "UNAVAILABLE", "", f"the stream broke ({failed.message})")
 
 
 def _as_rpc_error(exc: BaseException) -> Any:
