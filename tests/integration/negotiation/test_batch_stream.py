@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -89,6 +89,25 @@ def _serve(agent: ScriptedAgent, address: str) -> tuple[Any, int]:
     )
     return start_server(
         [(lambda _, server: server.add_generic_rpc_handlers((handler,)), None)], address, workers=4
+    )
+
+
+def _serve_stream(
+    exchange_stream: Callable[[Iterator[pb.AgentBatch], Any], Iterator[pb.AgentBatchReply]],
+) -> tuple[Any, int]:
+    """A DomainAgent server whose ExchangeStream is `exchange_stream`, and nothing else."""
+    handler = grpc.method_handlers_generic_handler(
+        "braid.v1.DomainAgent",
+        {
+            "ExchangeStream": grpc.stream_stream_rpc_method_handler(
+                exchange_stream,
+                request_deserializer=pb.AgentBatch.FromString,
+                response_serializer=pb.AgentBatchReply.SerializeToString,
+            )
+        },
+    )
+    return start_server(
+        [(lambda _, s: s.add_generic_rpc_handlers((handler,)), None)], "127.0.0.1:0", workers=4
     )
 
 
@@ -254,19 +273,7 @@ def test_a_refused_stream_always_fails_with_the_agent_s_reason(loop: StreamLoop)
         context.abort(grpc.StatusCode.UNAUTHENTICATED, "no policy peers entry names you")
         yield pb.AgentBatchReply()  # never reached: a generator, as a stream's handler is
 
-    handler = grpc.method_handlers_generic_handler(
-        "braid.v1.DomainAgent",
-        {
-            "ExchangeStream": grpc.stream_stream_rpc_method_handler(
-                refuse,
-                request_deserializer=pb.AgentBatch.FromString,
-                response_serializer=pb.AgentBatchReply.SerializeToString,
-            )
-        },
-    )
-    server, port = start_server(
-        [(lambda _, s: s.add_generic_rpc_handlers((handler,)), None)], "127.0.0.1:0", workers=4
-    )
+    server, port = _serve_stream(refuse)
     coalescer = _coalescer(port, loop)
     try:
         seen = {(e.status, e.error) for e in (_failure(coalescer, f"t{i}") for i in range(200))}
@@ -290,19 +297,7 @@ def test_a_batch_written_as_its_stream_ends_fails_as_unreachable_never_internal(
             yield reply
             return
 
-    handler = grpc.method_handlers_generic_handler(
-        "braid.v1.DomainAgent",
-        {
-            "ExchangeStream": grpc.stream_stream_rpc_method_handler(
-                one_batch,
-                request_deserializer=pb.AgentBatch.FromString,
-                response_serializer=pb.AgentBatchReply.SerializeToString,
-            )
-        },
-    )
-    server, port = start_server(
-        [(lambda _, s: s.add_generic_rpc_handlers((handler,)), None)], "127.0.0.1:0", workers=4
-    )
+    server, port = _serve_stream(one_batch)
     coalescer = _coalescer(port, loop)
     outcomes: list[str] = []
     try:
