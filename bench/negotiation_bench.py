@@ -208,7 +208,7 @@ def unbatched_rate(
     folder: Path, source: Path, extra: list[str], clients: int, count: int, per_domain: bool
 ) -> float:
     """The same throughput run against an orchestrator that sends one call per message."""
-    with variant(folder, source, [*extra, "--no-batch"], per_domain) as c:
+    with cluster_in(folder / "no-batch", source, [*extra, "--no-batch"], per_domain) as c:
         base = int(time.time())
         warm = c.reserve(reservation("warm-up", 10**6, base))
         rate, replies = throughput(c, clients, count, base)
@@ -219,12 +219,12 @@ def unbatched_rate(
     return rate
 
 
-def variant(folder: Path, source: Path, orchestrator: list[str], per_domain: bool) -> LocalCluster:
-    """The same network in a cluster of its own, its orchestrator started with
-    `orchestrator` (a comparison: `--no-batch`, `--no-stream`)."""
-    cluster = LocalCluster(
-        source, folder / orchestrator[-1].lstrip("-"), orchestrator_args=orchestrator
-    )
+def cluster_in(
+    workdir: Path, source: Path, orchestrator: list[str], per_domain: bool
+) -> LocalCluster:
+    """The network's agents and an orchestrator started with `orchestrator`, in `workdir`
+    (the measured cluster, or a comparison's: `--no-batch`, `--no-stream`)."""
+    cluster = LocalCluster(source, workdir, orchestrator_args=orchestrator)
     cluster.per_domain = per_domain
     return cluster
 
@@ -292,12 +292,10 @@ def main() -> int:
         extra = ["--max-paths", "2", "--sync", args.sync]
         extra += ["--sequential"] if args.sequential else []
         extra += args.orchestrator_args.split()
-        run = Path(folder) / "run"
-        cluster = LocalCluster(source, run, orchestrator_args=extra)
-        cluster.per_domain = args.per_domain
+        cluster = cluster_in(Path(folder) / "run", source, extra, args.per_domain)
         paired = not args.no_compare and not {"--no-batch", "--no-stream"} & set(extra)
         unary = (
-            variant(Path(folder), source, [*extra, "--no-stream"], args.per_domain)
+            cluster_in(Path(folder) / "no-stream", source, [*extra, "--no-stream"], args.per_domain)
             if paired
             else None
         )

@@ -108,7 +108,7 @@ class Coalescer:
         except RuntimeError:  # the pool is shut down: nothing will send it
             with self._lock:
                 self._in_flight -= 1
-            self._fail(self._take_all(), "UNAVAILABLE", "the orchestrator is closing")
+            fail(self._take_all(), self.domain, "UNAVAILABLE", "the orchestrator is closing")
         return future
 
     def _take_all(self) -> list[Entry]:
@@ -128,7 +128,7 @@ class Coalescer:
             try:
                 self._send(batch)
             except Exception as exc:
-                self._fail([e for e in batch if not e[2].done()], "INTERNAL", str(exc))
+                fail(batch, self.domain, "INTERNAL", str(exc))
 
     def _wait_for_company(self) -> None:
         """Linger (lock held) while other negotiations may still add to this batch."""
@@ -157,9 +157,6 @@ class Coalescer:
                 future.set_exception(error)
             return
         answer(batch, reply, self.domain)
-
-    def _fail(self, entries: list[Entry], status: str, message: str) -> None:
-        fail(entries, self.domain, status, message)
 
 
 def in_time(batch: list[Entry], now: float, domain: str) -> list[Entry]:
