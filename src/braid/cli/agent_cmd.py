@@ -157,6 +157,14 @@ def orchestrator(
             "one Exchange call each.",
         ),
     ] = True,
+    speculate: Annotated[
+        bool,
+        typer.Option(
+            "--speculate/--no-speculate",
+            help="On a route that committed before, send each domain a Prep of the likely "
+            "split with its ReqOffers: two rounds instead of three when the offers agree.",
+        ),
+    ] = True,
     linger_ms: Annotated[
         float,
         typer.Option(
@@ -214,7 +222,7 @@ def orchestrator(
     tls = _tls(tls_cert, tls_key, tls_ca)
     try:
         chosen = check_strategy(strategy) or "partial-offers"
-        config = OrchestratorConfig(chosen, max_paths, hold)
+        config = OrchestratorConfig(chosen, max_paths, hold, speculate)
         if refresh <= 0:
             fail("--refresh: must be more than 0 seconds")
         token = read_token(peer_token_file) if peer_token_file is not None else None

@@ -6,6 +6,8 @@ agent outages leaves every domain's ledger consistent with the outcomes.
 
 from __future__ import annotations
 
+import contextlib
+
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -59,6 +61,9 @@ class FakePool:
             return Done(call(self.services[domain]))
         except AgentError as exc:
             return Done(CallFailedError(domain, "FAILED", f"ERROR_CODE_{exc.code}", exc.message))
+
+    def together(self) -> contextlib.nullcontext[None]:
+        return contextlib.nullcontext()  # every call is answered at once
 
     def offers(
         self,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import Any, Generic, TypeVar
@@ -20,6 +22,8 @@ from braid.core.negotiation.holds import SegmentAsk
 from braid.core.negotiation.result_rules import SwitchPlan
 
 T = TypeVar("T")
+# A call of a `together` block: the coalescer it goes to, the message, its answer's future.
+_Held = tuple["Coalescer | StreamCoalescer", pb.AgentMessage, Future[Any]]
 # The batch item that carries each single call's request.
 _ITEM_OF = {
     "RequestOffers": "offers",
@@ -122,6 +126,7 @@ class GrpcAgentPool:
         # by the runtime): the messages a round may bring to one agent at most.
         self.in_progress: Callable[[], int] = lambda: 0
         self.coalescers: dict[str, Coalescer | StreamCoalescer] = {}
+        self._held = threading.local()  # the calls of a `together` block, per thread
         self._retired_coalescers: list[StreamCoalescer] = []
         for domain, address in addresses.items():
             self.connect(domain, address)
@@ -190,13 +195,44 @@ class GrpcAgentPool:
         coalescer = self.coalescers.get(domain)
         if coalescer is not None:
             message = pb.AgentMessage(**{_ITEM_OF[method]: request})
-            return ItemPending(domain, coalescer.submit(message), convert)
+            held: list[_Held] | None = getattr(self._held, "calls", None)
+            if held is None:
+                return ItemPending(domain, coalescer.submit(message), convert)
+            future: Future[pb.AgentResult] = Future()
+            held.append((coalescer, message, future))
+            return ItemPending(domain, future, convert)
         # Like a stream, a call waits for the connection within its deadline: an agent
         # that has just restarted is reached, not refused while the channel backs off.
         call = partial(getattr(stub, method), request, timeout=self.timeout, wait_for_ready=True)
         if not self.parallel:
             return _Settled(domain, call, convert)
         return GrpcPending(domain, self._pool.submit(call), convert)
+
+    @contextlib.contextmanager
+    def together(self) -> Iterator[None]:
+        """Batched calls made inside are handed to their coalescers when it ends, all at
+        once: each agent's leave in one batch, and the streams' loop wakes once."""
+        if getattr(self._held, "calls", None) is not None:
+            yield  # the outer block hands them over
+            return
+        held: list[_Held] = []
+        self._held.calls = held
+        try:
+            yield
+        finally:
+            self._held.calls = None
+            self._hand_over(held)
+
+    def _hand_over(self, held: list[_Held]) -> None:
+        streamed = [(c, c.entry(m, f)) for c, m, f in held if isinstance(c, StreamCoalescer)]
+        if streamed and self._streams is not None:
+            self._streams.hand_over(streamed)
+        unary: dict[int, tuple[Coalescer, list[tuple[pb.AgentMessage, Future[Any]]]]] = {}
+        for c, m, f in held:
+            if isinstance(c, Coalescer):
+                unary.setdefault(id(c), (c, []))[1].append((m, f))
+        for coalescer, items in unary.values():
+            coalescer.put(items)
 
     def offers(
         self,

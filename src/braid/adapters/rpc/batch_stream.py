@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -68,6 +68,15 @@ class StreamLoop:
         )
         self._thread.start()
 
+    def hand_over(self, entries: Sequence[tuple[StreamCoalescer, Entry]]) -> None:
+        """Queue each entry on its coalescer with one wake of the loop for them all (a
+        round's messages, or several for one agent, which then leave in one batch)."""
+        try:
+            self.loop.call_soon_threadsafe(_add_all, entries)
+        except RuntimeError:  # the loop is closed: nothing will send them
+            for coalescer, entry in entries:
+                fail([entry], coalescer.domain, "UNAVAILABLE", "the orchestrator is closing")
+
     def run(self, coroutine: Any, timeout: float = 10.0) -> Any:
         """Run `coroutine` on the loop and wait for it (from another thread)."""
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
@@ -83,6 +92,15 @@ class StreamLoop:
         self._thread.join(10)
         if not self._thread.is_alive():
             self.loop.close()
+
+
+def _add_all(entries: Sequence[tuple[StreamCoalescer, Entry]]) -> None:
+    touched: dict[int, StreamCoalescer] = {}
+    for coalescer, entry in entries:
+        if coalescer.enqueue(entry):
+            touched[id(coalescer)] = coalescer
+    for coalescer in touched.values():
+        coalescer.pump()
 
 
 def _settle_future(future: asyncio.Future[None]) -> None:
@@ -126,6 +144,7 @@ class StreamCoalescer:
     ) -> None:
         self.domain = domain
         self._open_stream = open_stream
+        self._streams = loop
         self._loop = loop.loop
         self._timeout = timeout
         self._depth = depth
@@ -140,12 +159,12 @@ class StreamCoalescer:
 
     def submit(self, message: pb.AgentMessage) -> Future[pb.AgentResult]:
         future: Future[pb.AgentResult] = Future()
-        entry = (message, self._loop.time() + self._timeout, future)
-        try:
-            self._loop.call_soon_threadsafe(self._add, entry)
-        except RuntimeError:  # the loop is closed: nothing will send it
-            fail([entry], self.domain, "UNAVAILABLE", "the orchestrator is closing")
+        self._streams.hand_over([(self, self.entry(message, future))])
         return future
+
+    def entry(self, message: pb.AgentMessage, future: Future[pb.AgentResult]) -> Entry:
+        """`message` with its deadline, for `StreamLoop.hand_over` (any thread)."""
+        return (message, self._loop.time() + self._timeout, future)
 
     async def close(self) -> None:
         """Fail what waits and cancel the stream (on the loop)."""
@@ -158,16 +177,17 @@ class StreamCoalescer:
 
     # -- on the loop -----------------------------------------------------------------
 
-    def _add(self, entry: Entry) -> None:
+    def enqueue(self, entry: Entry) -> bool:
+        """Queue `entry` (on the loop); False if closed (it failed). `pump` sends."""
         if self._closed:
             fail([entry], self.domain, "UNAVAILABLE", "the orchestrator is closing")
-            return
+            return False
         self._queue.append(entry)
         if self._arrived is not None:
             _settle_future(self._arrived)
-        self._pump()
+        return True
 
-    def _pump(self) -> None:
+    def pump(self) -> None:
         """Start a sender if a batch may leave now."""
         busy = self._stream is not None and len(self._stream.in_flight) >= self._depth
         if self._sending or busy or not self._queue or self._closed:
@@ -189,7 +209,7 @@ class StreamCoalescer:
                 await self._write(batch)
         finally:
             self._sending = False
-        self._pump()
+        self.pump()
 
     async def _wait_for_company(self) -> None:
         """Linger while other negotiations in progress may still add to this batch."""
@@ -273,7 +293,7 @@ class StreamCoalescer:
                 batch, timer = stream.in_flight.popleft()
                 timer.cancel()
                 answer(batch, reply, self.domain)
-                self._pump()
+                self.pump()
         except grpc.RpcError as exc:
             error = exc
         except asyncio.CancelledError:
@@ -300,7 +320,7 @@ class StreamCoalescer:
         if stream.writing is not None:
             stream.writing.cancel()
         stream.call.cancel()
-        self._pump()  # what is queued goes on a new stream
+        self.pump()  # what is queued goes on a new stream
 
 
 class StreamError(grpc.RpcError):  # type: ignore[misc]  # grpc is untyped

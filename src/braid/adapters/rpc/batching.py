@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
 from typing import Any, Generic, TypeVar
 
@@ -97,19 +97,25 @@ class Coalescer:
 
     def submit(self, message: pb.AgentMessage) -> Future[pb.AgentResult]:
         future: Future[pb.AgentResult] = Future()
+        self.put([(message, future)])
+        return future
+
+    def put(self, items: Sequence[tuple[pb.AgentMessage, Future[pb.AgentResult]]]) -> None:
+        """Queue messages at once (each with the future of its answer): when no batch is
+        in flight they leave in one."""
         with self._lock:
-            self._queue.append((message, self._clock() + self._timeout, future))
+            deadline = self._clock() + self._timeout
+            self._queue.extend((message, deadline, future) for message, future in items)
             self._arrived.notify()
             if self._in_flight >= self._depth:
-                return future  # a sender in flight takes it with its next batch
+                return  # a sender in flight takes them with its next batch
             self._in_flight += 1
         try:
             self._executor.submit(self._drain)
-        except RuntimeError:  # the pool is shut down: nothing will send it
+        except RuntimeError:  # the pool is shut down: nothing will send them
             with self._lock:
                 self._in_flight -= 1
             fail(self._take_all(), self.domain, "UNAVAILABLE", "the orchestrator is closing")
-        return future
 
     def _take_all(self) -> list[Entry]:
         with self._lock:

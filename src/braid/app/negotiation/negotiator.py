@@ -36,7 +36,7 @@ from braid.app.negotiation.results import (
     NegotiationResult,
     TraceEvent,
 )
-from braid.app.negotiation.run import NegotiationRun
+from braid.app.negotiation.run import NegotiationRun, RouteKey, RouteOffers
 from braid.app.negotiation.settlement import answer, current
 from braid.core.errors import InputError
 from braid.core.negotiation.domain_paths import domain_paths
@@ -64,6 +64,9 @@ class OrchestratorConfig:
     strategy: Strategy = DEFAULT_STRATEGY
     max_paths: int = 2
     hold_seconds: int = 60
+    # Prep a guessed split with the offers (NegotiationRun.guess): two rounds, not three,
+    # whenever the offers compose that split.
+    speculate: bool = True
 
 
 class Orchestrator:
@@ -103,6 +106,8 @@ class Orchestrator:
         ] = {}
         # Summarised rule plans of this view (replaced with the view, so never stale).
         self._plans: tuple[GlobalView, dict[PlanKey, tuple[SwitchPlan, ...]]] = (view, {})
+        # What the last committed negotiation on each route was offered (the guess's gate).
+        self._committed_offers: dict[RouteKey, RouteOffers] = {}
         self._lock = threading.Lock()
 
     def reserve(self, request: NegotiationRequest) -> NegotiationResult:
@@ -229,6 +234,27 @@ class Orchestrator:
         """A negotiation logged its transaction: it is being negotiated here."""
         with self._lock:
             self._live.add(transaction)
+
+    def forget_live(self, transaction: str) -> None:
+        """A transaction given up before its decision (a wrong guess, aborted)."""
+        with self._lock:
+            self._live.discard(transaction)
+
+    def last_offers(self, route: RouteKey) -> RouteOffers | None:
+        """The candidate paths and the offers of the last negotiation on `route` that
+        committed (None since a refusal or a wrong guess there, or if none has)."""
+        with self._lock:
+            return self._committed_offers.get(route)
+
+    def learn_offers(self, route: RouteKey, known: RouteOffers | None) -> None:
+        """Remember (or, with None, forget) what a negotiation on `route` was offered."""
+        with self._lock:
+            if known is None:
+                self._committed_offers.pop(route, None)
+                return
+            if len(self._committed_offers) >= _ROUTES_KEPT:
+                self._committed_offers.clear()
+            self._committed_offers[route] = known
 
     def decision(self, transaction: str, token: str, domain: str) -> str:
         """A participant's question: "commit", "abort" or "pending" (see settlement.answer)."""

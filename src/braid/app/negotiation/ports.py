@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -45,6 +46,12 @@ class Pending(Protocol[T_co]):
 
 
 class AgentPool(Protocol):
+    def together(self) -> AbstractContextManager[None]:
+        """Calls made inside leave together when it ends: each agent's in one message
+        where the transport batches (a round's calls, or offers and a Prep for one
+        agent), the caller's thread handing them over once. Nested, the outer one sends."""
+        ...
+
     def offers(
         self,
         domain: str,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 
 from braid.app.negotiation.ports import AgentPool, Pending, PrepReply, Replaced, Window
 from braid.core.negotiation.holds import SegmentAsk
@@ -20,6 +21,14 @@ class RoutedPool:
 
     def _for(self, domain: str) -> AgentPool:
         return self._special.get(domain, self._default)
+
+    @contextmanager
+    def together(self) -> Iterator[None]:
+        pools = {id(p): p for p in (self._default, *self._special.values())}
+        with ExitStack() as stack:
+            for pool in pools.values():
+                stack.enter_context(pool.together())
+            yield
 
     def offers(
         self,

@@ -24,8 +24,26 @@ from braid.core.model.units import format_bandwidth
 from braid.core.negotiation.holds import NO_FREE_VLAN, SegmentAsk
 from braid.core.negotiation.result_rules import CommittedPath, SwitchPlan
 from braid.core.negotiation.routes import Leg
-from braid.core.negotiation.strategies import Ask, Offer, Refusal, Strategy, compose
+from braid.core.negotiation.strategies import (
+    Ask,
+    Offer,
+    Refusal,
+    Strategy,
+    compose,
+    fits_offers,
+)
 from braid.core.negotiation.transaction import Decision, Transaction, Vote, succession
+
+# An offer no request reaches: a guess assumes every visible domain carries it all.
+_UNBOUNDED = 2**62
+RouteKey = tuple[str, str, str, str, int]
+# A route's candidate domain paths and the offers a negotiation on them got.
+RouteOffers = tuple[tuple[tuple[str, ...], ...], dict[str, Offer]]
+
+
+def _yes(ask: Ask) -> bool:
+    return True
+
 
 if TYPE_CHECKING:
     from braid.app.negotiation.negotiator import Orchestrator
@@ -52,6 +70,8 @@ class NegotiationRun:
     base: NegotiationRequest | None = None
     # A modify: the committed version this one replaces, released iff this commits.
     replaces: Transaction | None = None
+    speculated: bool = False  # Preps of a guessed split went out with the offers
+    offered: RouteOffers | None = None  # the candidate paths and what they were offered
 
     @property
     def strategy(self) -> Strategy:
@@ -79,38 +99,94 @@ class NegotiationRun:
         self.legs = list(legs)
         for i, path in enumerate(paths):
             self.note("path", "", f"candidate {i}: {' > '.join(path)}")
-        offers = {} if self.strategy == "equal-split" else self.request_offers(paths)
+        offers = self.first_round(paths, self.guess(paths))
         outcome = compose(self.strategy, r.bandwidth, paths, offers, self.probe)
         if isinstance(outcome, Refusal):
+            o.learn_offers(self.route, None)
             self.abort_asked(set(self.asked), f"composition failed: {outcome.reason}")
             return self.fail(outcome.reason + self.problems_note())
+        self.offered = (tuple(paths), offers)
         amounts = outcome.path_amounts
         shares = ", ".join(f"path {i}: {format_bandwidth(a)}" for i, a in enumerate(amounts) if a)
         self.note("compose", "", f"{self.strategy}: {shares}")
         wanted = self.segments_by_domain(paths, amounts)
-        unused = {d for d in self.asked if d not in wanted or self.asked[d] != wanted[d]}
+        if any(d in wanted and wanted[d] != asked for d, asked in self.asked.items()):
+            self.start_over("the offers composed another split than the one prepared with them")
+        unused = {d for d in self.asked if d not in wanted}
         self.abort_asked(unused, "not part of the composed split")
         self.prepare_all({d: s for d, s in wanted.items() if d not in self.asked})
         return self.decide(tuple(wanted), amounts)
 
+    @property
+    def route(self) -> RouteKey:
+        r = self.request
+        k = r.max_paths or self.orchestrator.config.max_paths
+        return (r.src_domain, r.src_point, r.dst_domain, r.dst_point, k)
+
     # -- phase 1 -----------------------------------------------------------------
 
-    def request_offers(self, paths: Sequence[tuple[str, ...]]) -> dict[str, Offer]:
+    def guess(self, paths: Sequence[tuple[str, ...]]) -> dict[str, tuple[SegmentAsk, ...]]:
+        """The split to prepare together with the offers: what the strategy composes if
+        every visible domain can carry the whole request and every blind one says yes.
+
+        Guessed only on a route whose last negotiation committed, and only when the
+        guess fits what that one was offered. When the fresh offers then compose the
+        same split (a request well within what the paths carry), the Preps are
+        already answered and phase 2 needs only the decision: two rounds instead of
+        three. Otherwise (`start_over`) those Preps are aborted and the split is
+        prepared again, and the route is not guessed until a negotiation there
+        commits again. Empty when not guessing.
+        """
+        o = self.orchestrator
+        known = o.last_offers(self.route) if o.config.speculate else None
+        if known is None or known[0] != tuple(paths):
+            return {}
+        everyone = self.spans_by_domain(paths)
+        unbounded: dict[str, Offer] = {}
+        if self.strategy != "equal-split":
+            unbounded = {d: Offer(d, _UNBOUNDED) for d in everyone if o.view.domains[d].visible}
+        outcome = compose(self.strategy, self.request.bandwidth, paths, unbounded, _yes)
+        # Within what the route was last offered, or the offers will likely refuse it.
+        if isinstance(outcome, Refusal) or not fits_offers(paths, outcome.path_amounts, known[1]):
+            return {}
+        return self.segments_by_domain(paths, outcome.path_amounts)
+
+    def first_round(
+        self, paths: Sequence[tuple[str, ...]], guess: Mapping[str, tuple[SegmentAsk, ...]]
+    ) -> dict[str, Offer]:
+        """Ask the visible domains for offers (none for equal splitting), and Prep the
+        `guess` in the same message to each domain; returns the offers."""
         o = self.orchestrator
         spans = self.spans_by_domain(paths)
-        visible = [d for d in spans if o.view.domains[d].visible]
-        calls: Mapping[str, Pending[list[int]]] = {
-            d: o.agents.offers(
-                d,
-                self.tx_id,
-                self.token,
-                self.window,
-                [(a, b) for _, a, b in spans[d]],
-                self.request.symmetric,
-                self.replaced,
-            )
-            for d in visible
-        }
+        asking = self.strategy != "equal-split"
+        visible = [d for d in spans if asking and o.view.domains[d].visible]
+        if guess and self.begun is None:
+            self.begin()
+        with o.agents.together():  # each domain's offers, then its Prep, in one batch
+            calls: Mapping[str, Pending[list[int]]] = {
+                d: o.agents.offers(
+                    d,
+                    self.tx_id,
+                    self.token,
+                    self.window,
+                    [(a, b) for _, a, b in spans[d]],
+                    self.request.symmetric,
+                    self.replaced,
+                )
+                for d in visible
+            }
+            preps = self.send_preps(guess)
+        offers = self.collect_offers(spans, calls) if asking else {}
+        when = "with the offers" if asking else "of every domain at once"
+        self.collect_preps(guess, preps, f" (asked {when})")
+        self.speculated = bool(guess)
+        return offers
+
+    def collect_offers(
+        self,
+        spans: Mapping[str, list[tuple[int, str, str]]],
+        calls: Mapping[str, Pending[list[int]]],
+    ) -> dict[str, Offer]:
         offers: dict[str, Offer] = {}
         for domain, call in calls.items():
             try:
@@ -139,16 +215,38 @@ class NegotiationRun:
         return spans
 
     def probe(self, ask: Ask) -> bool:
-        """A blind domain's (or, for equal splitting, any domain's) yes or no: a real Prep."""
+        """A blind domain's (or, for equal splitting, any domain's) yes or no: a real Prep,
+        or the answer to the one prepared with the offers when it asked the same."""
         segments = tuple(
             SegmentAsk(leg.entry, leg.exit, amount, i)
             for i, amount in ask.per_path
             for leg in self.legs[i]
             if leg.domain == ask.domain
         )
-        self.prepare_all({ask.domain: segments})
+        known = self.asked.get(ask.domain)
+        if known is not None and known != segments:
+            self.start_over(f"{ask.domain} was prepared for another share than it is asked")
+        if known != segments:
+            self.prepare_all({ask.domain: segments})
         reply = self.replies[ask.domain]
         return isinstance(reply, PrepReply) and reply.yes
+
+    def start_over(self, reason: str) -> None:
+        """The guessed split was wrong: abort its Preps and go on as a new transaction
+        (an agent refuses a second Prep for a transaction it aborted)."""
+        o = self.orchestrator
+        self.note("guess", "", f"{reason}: aborted, prepared again as a new transaction")
+        o.learn_offers(self.route, None)
+        self.abort_asked(set(self.asked), reason)
+        if self.begun is not None:  # nobody holds it any more: nothing left to deliver
+            self.begun.abort(reason)
+            self.begun.supersede()
+            o.decisions.save(self.begun, durable=False)
+        o.forget_live(self.tx_id)
+        self.tx_id, self.begun = uuid.uuid4().hex, None
+        self.asked.clear()
+        self.replies.clear()
+        self.speculated = False
 
     # -- phase 2 -----------------------------------------------------------------
 
@@ -180,10 +278,19 @@ class NegotiationRun:
             o.before_prep(self.begun)
 
     def prepare_all(self, wanted: Mapping[str, tuple[SegmentAsk, ...]]) -> None:
-        o = self.orchestrator
+        if not wanted:
+            return
         if self.begun is None:
             self.begin()
-        calls = {
+        with self.orchestrator.agents.together():
+            calls = self.send_preps(wanted)
+        self.collect_preps(wanted, calls)
+
+    def send_preps(
+        self, wanted: Mapping[str, tuple[SegmentAsk, ...]]
+    ) -> dict[str, Pending[PrepReply]]:
+        o = self.orchestrator
+        return {
             d: o.agents.prepare(
                 d,
                 self.tx_id,
@@ -196,6 +303,13 @@ class NegotiationRun:
             )
             for d, segments in wanted.items()
         }
+
+    def collect_preps(
+        self,
+        wanted: Mapping[str, tuple[SegmentAsk, ...]],
+        calls: Mapping[str, Pending[PrepReply]],
+        how: str = "",
+    ) -> None:
         for domain, call in calls.items():
             self.asked[domain] = wanted[domain]
             try:
@@ -212,7 +326,8 @@ class NegotiationRun:
                     "prep",
                     domain,
                     f"{total}: {'yes' if reply.yes else 'no'}"
-                    + (f" ({reply.reason})" if reply.reason else ""),
+                    + (f" ({reply.reason})" if reply.reason else "")
+                    + how,
                 )
 
     def abort_asked(self, domains: set[str], reason: str) -> None:
@@ -259,6 +374,8 @@ class NegotiationRun:
             if o.before_release is not None:
                 o.before_release(also[0])
             o.delivery.hand_over(old, also[0], self.trace.append)
+        # The offers of a committed negotiation gate the next guess on its route.
+        o.learn_offers(self.route, None if result is None else self.offered)
         if result is None:
             return self.fail(tx.reason)
         return replace(result, trace=tuple(self.trace))

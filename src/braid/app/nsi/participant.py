@@ -105,6 +105,9 @@ class NsiParticipants:
 
     # -- the AgentPool port ---------------------------------------------------------
 
+    def together(self) -> contextlib.nullcontext[None]:
+        return contextlib.nullcontext()  # each request is a SOAP exchange of its own
+
     def offers(
         self,
         domain: str,
