@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from braid.adapters.cpu_affinity import allowed_cpus
 from braid.adapters.domain_files import load_multidomain, write_domain_files
 from braid.adapters.rpc.channels import TlsFiles, open_channel
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
@@ -57,6 +58,10 @@ class LocalCluster:
     per_domain: bool = False
     # The test's own calls (Reserve, Status) over TLS with this client certificate.
     client_tls: TlsFiles | None = None
+    # Each process on one CPU, the orchestrator and then the agents in turn over the
+    # CPUs this process may use (`--cpu`): a process's gRPC threads then hand each
+    # message over on one CPU (docs/multidomain.md, "Where the time goes").
+    pin: bool = True
     ports: dict[str, int] = field(default_factory=dict)
     processes: dict[str, Process] = field(default_factory=dict)
     _channels: dict[str, Any] = field(default_factory=dict)
@@ -104,7 +109,7 @@ class LocalCluster:
         )
 
     def _launch(self, name: str, args: list[str], extra_env: dict[str, str] | None) -> Process:
-        command = [sys.executable, "-m", "braid.cli.agent_cmd", *args]
+        command = [sys.executable, "-m", "braid.cli.agent_cmd", *args, *self._cpu(name)]
         env = dict(os.environ, PYTHONUNBUFFERED="1", **(extra_env or {}))
         # stderr to a file: a pipe nobody reads would stall a chatty process.
         with (self.workdir / f"{name}.log").open("a", encoding="utf-8") as log:
@@ -114,6 +119,15 @@ class LocalCluster:
         process = Process(name, popen)
         self.processes[name] = process
         return process
+
+    def _cpu(self, name: str) -> list[str]:
+        """`--cpu N` for `name`: the orchestrator first, then each agent, in turn over the
+        CPUs (none when not pinning, or with a single CPU)."""
+        cpus = allowed_cpus()
+        if not self.pin or len(cpus) < 2:
+            return []
+        order = ["orchestrator", *self.domains]
+        return ["--cpu", str(cpus[order.index(name) % len(cpus)])]
 
     def _ready(self, process: Process) -> Process:
         """Wait for the process's banner line; a process that dies first is an error."""

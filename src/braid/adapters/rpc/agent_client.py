@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 import grpc
 
 from braid.adapters.rpc.batch_stream import StreamCoalescer, StreamLoop
-from braid.adapters.rpc.batching import Coalescer, ItemPending, failure
+from braid.adapters.rpc.batching import Coalescer, ItemPending, Round, failure
 from braid.adapters.rpc.channels import TlsFiles, bearer, open_aio_channel, open_channel
 from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
@@ -200,7 +200,7 @@ class GrpcAgentPool:
                 return ItemPending(domain, coalescer.submit(message), convert)
             future: Future[pb.AgentResult] = Future()
             held.append((coalescer, message, future))
-            return ItemPending(domain, future, convert)
+            return ItemPending(domain, future, convert, self._held.round)
         # Like a stream, a call waits for the connection within its deadline: an agent
         # that has just restarted is reached, not refused while the channel backs off.
         call = partial(getattr(stub, method), request, timeout=self.timeout, wait_for_ready=True)
@@ -216,11 +216,11 @@ class GrpcAgentPool:
             yield  # the outer block hands them over
             return
         held: list[_Held] = []
-        self._held.calls = held
+        self._held.calls, self._held.round = held, Round()
         try:
             yield
         finally:
-            self._held.calls = None
+            self._held.calls = self._held.round = None
             self._hand_over(held)
 
     def _hand_over(self, held: list[_Held]) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent import futures
 from concurrent.futures import Executor, Future
 from typing import Any, Generic, TypeVar
 
@@ -46,17 +47,41 @@ def failure(domain: str, exc: Any) -> CallFailedError:
     return CallFailedError(domain, code.name if code is not None else "UNKNOWN", error, details)
 
 
+class Round:
+    """The answers of calls sent together: waited for at once, so that the caller's
+    thread wakes once for the round rather than once for each reply."""
+
+    def __init__(self) -> None:
+        self.futures: list[Future[pb.AgentResult]] = []
+        self._settled = False
+
+    def wait(self) -> None:
+        if not self._settled:
+            futures.wait(self.futures)
+            self._settled = True
+
+
 class ItemPending(Generic[T]):
-    """One message of a batch in flight; `result` waits for its own answer."""
+    """One message of a batch in flight; `result` waits for its own answer (for all of
+    its `round`'s first)."""
 
     def __init__(
-        self, domain: str, future: Future[pb.AgentResult], convert: Callable[[Any], T]
+        self,
+        domain: str,
+        future: Future[pb.AgentResult],
+        convert: Callable[[Any], T],
+        round_: Round | None = None,
     ) -> None:
         self._domain = domain
         self._future = future
         self._convert = convert
+        self._round = round_
+        if round_ is not None:
+            round_.futures.append(future)
 
     def result(self) -> T:
+        if self._round is not None:
+            self._round.wait()
         answer = self._future.result()  # raises the batch's CallFailedError
         kind = answer.WhichOneof("result")
         if kind == "error":
