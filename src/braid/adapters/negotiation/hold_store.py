@@ -14,6 +14,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path as FilePath
 from typing import Any
 
+import orjson
+
+from braid.adapters.rpc.switch_plans import WirePlans, plan_to_pb, plans_from_wire
+from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.paths import Path
 from braid.core.negotiation.holds import Hold, HoldState, SegmentAsk, VlanPick
@@ -31,7 +35,8 @@ CREATE TABLE IF NOT EXISTS agent_holds (
     body TEXT NOT NULL
 )
 """
-# The rules a Commit brought for this domain's switches (abstract ports).
+# The rules a Commit brought for this domain's switches (abstract ports): the
+# Commit's protobuf holding only them (a BLOB; JSON text from older agents).
 _RULES = """
 CREATE TABLE IF NOT EXISTS agent_rules (
     transaction_id TEXT PRIMARY KEY,
@@ -65,7 +70,7 @@ class SqliteHoldStore:
         """
         rows = [_row(h) for h in whole]
         changed = [(h.state.value, h.transaction) for h in states]
-        plans = [(tx, _plans_text(p)) for tx, p in (rules or {}).items()]
+        plans = [(tx, _plans_body(p)) for tx, p in (rules or {}).items()]
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             if rows:
@@ -121,7 +126,7 @@ def _row(hold: Hold) -> tuple[Any, ...]:
         hold.end,
         hold.expires_at,
         int(hold.symmetric),
-        json.dumps(body, separators=(",", ":"), check_circular=False),  # built here: no cycles
+        orjson.dumps(body).decode(),
     )
 
 
@@ -158,25 +163,17 @@ def _hold(row: tuple[Any, ...]) -> Hold:
     )
 
 
-def _plans_text(plans: Sequence[SwitchPlan]) -> str:
-    return json.dumps(
-        [
-            [
-                p.domain,
-                p.switch,
-                p.dpid,
-                [
-                    [r.in_port, r.vlan, [[w.port, w.vlan, w.weight] for w in r.ways]]
-                    for r in p.rules
-                ],
-            ]
-            for p in plans
-        ],
-        separators=(",", ":"),
-    )
+def _plans_body(plans: Sequence[SwitchPlan]) -> bytes:
+    """A Commit's plans as the protobuf they came in (a Commit holding only them)."""
+    if isinstance(plans, WirePlans):
+        return plans.wire  # as received: no need to read them
+    return pb.Commit(switches=[plan_to_pb(p) for p in plans]).SerializeToString()
 
 
-def _plans(text: str) -> tuple[SwitchPlan, ...]:
+def _plans(body: bytes | str) -> tuple[SwitchPlan, ...]:
+    if isinstance(body, bytes):
+        return plans_from_wire(body)
+    # Written as JSON by agents from before the plans were kept as protobuf.
     return tuple(
         SwitchPlan(
             domain,
@@ -186,5 +183,5 @@ def _plans(text: str) -> tuple[SwitchPlan, ...]:
                 SwitchRule(port, vlan, tuple(Way(*w) for w in ways)) for port, vlan, ways in rules
             ),
         )
-        for domain, switch, dpid, rules in json.loads(text)
+        for domain, switch, dpid, rules in json.loads(body)
     )

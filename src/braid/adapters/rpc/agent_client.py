@@ -22,6 +22,7 @@ from braid.core.negotiation.holds import SegmentAsk
 from braid.core.negotiation.result_rules import SwitchPlan
 
 T = TypeVar("T")
+_PLANS_KEPT = 4096
 # A call of a `together` block: the coalescer it goes to, the message, its answer's future.
 _Held = tuple["Coalescer | StreamCoalescer", pb.AgentMessage, Future[Any]]
 # The batch item that carries each single call's request.
@@ -127,6 +128,7 @@ class GrpcAgentPool:
         self.in_progress: Callable[[], int] = lambda: 0
         self.coalescers: dict[str, Coalescer | StreamCoalescer] = {}
         self._held = threading.local()  # the calls of a `together` block, per thread
+        self._plans_pb: dict[SwitchPlan, pb.SwitchPlan] = {}
         self._retired_coalescers: list[StreamCoalescer] = []
         for domain, address in addresses.items():
             self.connect(domain, address)
@@ -290,9 +292,19 @@ class GrpcAgentPool:
         self, domain: str, transaction: str, token: str, switches: Sequence[SwitchPlan] = ()
     ) -> Any:
         request = pb.Commit(
-            transaction_id=transaction, token=token, switches=[plan_to_pb(p) for p in switches]
+            transaction_id=transaction, token=token, switches=[self._plan_pb(p) for p in switches]
         )
         return self._call(domain, "CommitHold", request, lambda r: pb.HoldState.Name(r.state))
+
+    def _plan_pb(self, plan: SwitchPlan) -> pb.SwitchPlan:
+        """`plan` as protobuf, kept: reservations between the same sites over the same
+        VLANs share their plans, and every Commit carries them."""
+        known = self._plans_pb.get(plan)
+        if known is None:
+            if len(self._plans_pb) >= _PLANS_KEPT:
+                self._plans_pb.clear()
+            known = self._plans_pb[plan] = plan_to_pb(plan)
+        return known
 
     def abort(self, domain: str, transaction: str, token: str) -> Any:
         request = pb.Abort(transaction_id=transaction, token=token)

@@ -8,7 +8,7 @@ from typing import Any, NoReturn, TypeVar, cast
 import grpc
 
 from braid.adapters.rpc.published_views import KIND_OF, part_to_pb
-from braid.adapters.rpc.switch_plans import plans_from_pb
+from braid.adapters.rpc.switch_plans import WirePlans
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 from braid.app.agent.messages import (
@@ -115,7 +115,7 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
         return self.prep_vote(request, cast(Vote, vote))
 
     def CommitHold(self, request: pb.Commit, context: Any) -> pb.Ack:  # noqa: N802
-        call = commit_call(request)
+        call = commit_call(request, self.service.domain)
         answer = _answer(
             context, lambda: self.service.exchange([call], self.caller(context))[0].value()
         )
@@ -166,7 +166,8 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
         items = request.items
         if not 0 < len(items) <= MAX_BATCH:
             _reject(context, "MALFORMED", f"items: a batch holds 1-{MAX_BATCH} messages")
-        calls: list[AgentCall | AgentError] = [call_of(item) for item in items]
+        domain = self.service.domain
+        calls: list[AgentCall | AgentError] = [call_of(item, domain) for item in items]
         valid = [c for c in calls if not isinstance(c, AgentError)]
         outcomes = iter(
             _answer(context, lambda: self.service.exchange(valid, self.caller(context)))
@@ -254,19 +255,19 @@ def replaces_of(r: pb.Replaces) -> tuple[str, str] | None:
     return (r.transaction_id, r.token) if r.transaction_id else None
 
 
-def commit_call(r: pb.Commit) -> CommitCall:
-    return CommitCall(r.transaction_id, r.token, plans_from_pb(r.switches))
+def commit_call(r: pb.Commit, domain: str) -> CommitCall:
+    return CommitCall(r.transaction_id, r.token, WirePlans(r.switches, domain))
 
 
-def call_of(item: pb.AgentMessage) -> AgentCall | AgentError:
-    """The batch item as a call, or why it cannot be one."""
+def call_of(item: pb.AgentMessage, domain: str) -> AgentCall | AgentError:
+    """The batch item as a call to `domain`'s agent, or why it cannot be one."""
     kind = item.WhichOneof("message")
     if kind == "offers":
         return offers_call(item.offers)
     if kind == "prep":
         return prep_call(item.prep)
     if kind == "commit":
-        return commit_call(item.commit)
+        return commit_call(item.commit, domain)
     if kind == "abort":
         return AbortCall(item.abort.transaction_id, item.abort.token)
     if kind == "release":

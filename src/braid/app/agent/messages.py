@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from braid.core.errors import InputError
@@ -64,7 +65,9 @@ class PrepCall:
 class CommitCall:
     transaction: str
     token: str
-    switches: tuple[SwitchPlan, ...] = ()  # this domain's part of the rule plan
+    # This domain's part of the rule plan, and nothing else (the caller leaves out
+    # other domains' plans).
+    switches: Sequence[SwitchPlan] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,7 +78,7 @@ def _preferred(transaction: str, plan: SwitchPlan) -> tuple[int, ...]:
 
 
 def _group_ids(
-    live: Sequence[tuple[Hold, tuple[SwitchPlan, ...]]],
+    live: Sequence[tuple[Hold, Sequence[SwitchPlan]]],
 ) -> dict[tuple[str, str], tuple[int, ...]]:
     """Group ids per transaction and switch: each its hashed place in braid's range, moved
     on past any taken on that switch by a transaction that came before it."""

@@ -92,7 +92,7 @@ class AgentService:
         self.book.restore(store.load())
         # Each committed transaction's rules for this domain's switches, as the
         # Commit brought them; read by the agent's provisioning.
-        self.rules: dict[str, tuple[SwitchPlan, ...]] = dict(store.load_rules())
+        self.rules: dict[str, Sequence[SwitchPlan]] = dict(store.load_rules())
         self.on_change: list[Callable[[], None]] = []  # called after holds change
         # Prepared holds whose coordinator is to be asked, and when: at once after
         # a restart (the decision may have come while this agent was down), else
@@ -138,7 +138,7 @@ class AgentService:
     def commit(
         self, transaction: str, token: str, switches: Sequence[SwitchPlan] = ()
     ) -> tuple[Hold, bool]:
-        call = CommitCall(transaction, token, tuple(switches))
+        call = CommitCall(transaction, token, tuple(p for p in switches if p.domain == self.domain))
         return cast(tuple[Hold, bool], self.exchange([call])[0].value())
 
     def abort(self, transaction: str, token: str) -> tuple[Hold, bool]:
@@ -157,7 +157,7 @@ class AgentService:
         peer = admit(self.policy, caller, self.domain)
         outcomes: list[Outcome] = []
         changes: dict[str, tuple[Hold, bool]] = {}
-        rules: dict[str, tuple[SwitchPlan, ...]] = {}
+        rules: dict[str, Sequence[SwitchPlan]] = {}
         with self._lock:
             now = self.now()
             try:
@@ -183,12 +183,12 @@ class AgentService:
             self._changed()
         return outcomes
 
-    def _new_rules(self, call: AgentCall) -> dict[str, tuple[SwitchPlan, ...]]:
+    def _new_rules(self, call: AgentCall) -> dict[str, Sequence[SwitchPlan]]:
         """The rules a Commit brings for a committed transaction that has none yet (a
         repeated Commit brings them too: the hold may have been committed by asking)."""
         if not isinstance(call, CommitCall) or call.transaction in self.rules:
             return {}
-        mine = tuple(p for p in call.switches if p.domain == self.domain)
+        mine = call.switches  # this domain's alone (CommitCall)
         hold = self.book.holds.get(call.transaction)
         if not mine or hold is None or hold.state is not HoldState.COMMITTED:
             return {}
@@ -298,7 +298,7 @@ class AgentService:
                 )
             return [hold]
 
-    def committed_rules(self) -> list[tuple[Hold, tuple[SwitchPlan, ...]]]:
+    def committed_rules(self) -> list[tuple[Hold, Sequence[SwitchPlan]]]:
         """Every transaction that brought rules, with its hold, in the order they came."""
         with self._lock:
             return [

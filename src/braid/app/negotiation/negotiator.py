@@ -48,11 +48,14 @@ from braid.core.negotiation.result_rules import (
     summarise,
 )
 from braid.core.negotiation.routes import Leg, domain_pairs, route_legs
-from braid.core.negotiation.strategies import Strategy
+from braid.core.negotiation.strategies import Offer, Refusal, Strategy, compose
 from braid.core.negotiation.transaction import RELEASE_LABEL, Transaction
 
 _ROUTES_KEPT = 4096
 _PLANS_KEPT = 4096
+# An offer no request reaches: a guess assumes every visible domain carries it all.
+_UNBOUNDED = 2**62
+GuessKey = tuple[Strategy, int, tuple[tuple[str, ...], ...]]
 # A rule plan's summary depends only on the view and on each path's domains, share
 # and VLANs (not on the reservation: its cookie and group ids are not summarised).
 PlanKey = tuple[tuple[tuple[str, ...], int, tuple[tuple[str, int], ...]], ...]
@@ -108,6 +111,7 @@ class Orchestrator:
         self._plans: tuple[GlobalView, dict[PlanKey, tuple[SwitchPlan, ...]]] = (view, {})
         # What the last committed negotiation on each route was offered (the guess's gate).
         self._committed_offers: dict[RouteKey, RouteOffers] = {}
+        self._guesses: dict[GuessKey, tuple[int, ...] | None] = {}
         self._lock = threading.Lock()
 
     def reserve(self, request: NegotiationRequest) -> NegotiationResult:
@@ -240,6 +244,27 @@ class Orchestrator:
         with self._lock:
             self._live.discard(transaction)
 
+    def guessed(
+        self, strategy: Strategy, bandwidth: int, paths: tuple[tuple[str, ...], ...]
+    ) -> tuple[int, ...] | None:
+        """The split `strategy` composes over `paths` if every visible domain can carry
+        all of `bandwidth` and every blind one says yes (None if it refuses even so);
+        kept, since requests repeat their shape."""
+        key = (strategy, bandwidth, paths)
+        with self._lock:
+            if key in self._guesses:
+                return self._guesses[key]
+            view = self.view
+        visible = {d for path in paths for d in path if view.domains[d].visible}
+        unbounded = {} if strategy == "equal-split" else {d: Offer(d, _UNBOUNDED) for d in visible}
+        outcome = compose(strategy, bandwidth, paths, unbounded, lambda ask: True)
+        amounts = None if isinstance(outcome, Refusal) else outcome.path_amounts
+        with self._lock:
+            if len(self._guesses) >= _ROUTES_KEPT:
+                self._guesses.clear()
+            self._guesses[key] = amounts
+        return amounts
+
     def last_offers(self, route: RouteKey) -> RouteOffers | None:
         """The candidate paths and the offers of the last negotiation on `route` that
         committed (None since a refusal or a wrong guess there, or if none has)."""
@@ -273,6 +298,7 @@ class Orchestrator:
         with self._lock:
             self.view, self.kinds, self.pairs, self._routes = view, kinds, pairs, {}
             self._plans = (view, {})
+            self._guesses, self._committed_offers = {}, {}
 
     def routes(
         self, src: str, src_point: str, dst: str, dst_point: str, k: int

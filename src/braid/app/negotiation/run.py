@@ -34,15 +34,9 @@ from braid.core.negotiation.strategies import (
 )
 from braid.core.negotiation.transaction import Decision, Transaction, Vote, succession
 
-# An offer no request reaches: a guess assumes every visible domain carries it all.
-_UNBOUNDED = 2**62
 RouteKey = tuple[str, str, str, str, int]
 # A route's candidate domain paths and the offers a negotiation on them got.
 RouteOffers = tuple[tuple[tuple[str, ...], ...], dict[str, Offer]]
-
-
-def _yes(ask: Ask) -> bool:
-    return True
 
 
 if TYPE_CHECKING:
@@ -141,15 +135,11 @@ class NegotiationRun:
         known = o.last_offers(self.route) if o.config.speculate else None
         if known is None or known[0] != tuple(paths):
             return {}
-        everyone = self.spans_by_domain(paths)
-        unbounded: dict[str, Offer] = {}
-        if self.strategy != "equal-split":
-            unbounded = {d: Offer(d, _UNBOUNDED) for d in everyone if o.view.domains[d].visible}
-        outcome = compose(self.strategy, self.request.bandwidth, paths, unbounded, _yes)
+        amounts = o.guessed(self.strategy, self.request.bandwidth, known[0])
         # Within what the route was last offered, or the offers will likely refuse it.
-        if isinstance(outcome, Refusal) or not fits_offers(paths, outcome.path_amounts, known[1]):
+        if amounts is None or not fits_offers(paths, amounts, known[1]):
             return {}
-        return self.segments_by_domain(paths, outcome.path_amounts)
+        return self.segments_by_domain(paths, amounts)
 
     def first_round(
         self, paths: Sequence[tuple[str, ...]], guess: Mapping[str, tuple[SegmentAsk, ...]]

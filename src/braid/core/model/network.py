@@ -90,10 +90,13 @@ class Network:
         """What `booking` puts on each link direction (paths may share links)."""
         return direction_loads(booking, self.topology)
 
-    def shortfall(self, booking: Booking) -> list[tuple[Direction, int]]:
-        """Link directions that lack room for `booking`, with how much is missing."""
+    def shortfall(
+        self, booking: Booking, loads: Mapping[Direction, int] | None = None
+    ) -> list[tuple[Direction, int]]:
+        """Link directions that lack room for `booking` (its `loads`, if known already),
+        with how much is missing."""
         short = []
-        for key, load in self.loads(booking).items():
+        for key, load in (self.loads(booking) if loads is None else loads).items():
             free = self._timelines[key].free(booking.start, booking.end)
             if load > free:
                 short.append((key, load - free))
@@ -103,11 +106,11 @@ class Network:
         """Book all of `booking` or nothing."""
         if booking.id in self.bookings:
             raise ValueError(f"booking {booking.id!r} exists already")
-        short = self.shortfall(booking)
+        loads = self.loads(booking)
+        short = self.shortfall(booking, loads)
         if short:
             (link, _), missing = short[0]
             raise OverbookingError(f"link {link} lacks {missing} bit/s for booking {booking.id}")
-        loads = self.loads(booking)
         self._changed(loads, booking)
         for key, load in loads.items():
             self._timelines[key].book(booking.start, booking.end, load)
