@@ -6,12 +6,11 @@ import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from braid.adapters.domain_files import load_multidomain
 from braid.adapters.negotiation.hold_store import SqliteHoldStore
 from braid.adapters.peer_policy_files import load_peer_policy
-from braid.adapters.rpc.channels import TlsFiles, start_server
+from braid.adapters.rpc.channels import AioServer, TlsFiles, start_aio_server
 from braid.adapters.rpc.decision_client import GrpcDecisionSource
 from braid.adapters.rpc.faults import servicer_for
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
@@ -21,15 +20,12 @@ from braid.bootstrap.agent_southbound import start_agent_provisioning
 from braid.core.negotiation.peers import check_vlan_links
 
 log = logging.getLogger(__name__)
-# The agent's gRPC threads: a few for calls, the rest for the orchestrators'
-# ExchangeStreams (each holds one while it is open).
-AGENT_THREADS = 16
 
 
 @dataclass
 class AgentHandle:
     service: AgentService
-    server: Any
+    server: AioServer
     port: int
     _stop: threading.Event
     _sweeper: threading.Thread
@@ -38,7 +34,7 @@ class AgentHandle:
 
     def stop(self, grace: float = 1.0) -> None:
         self._stop.set()
-        self.server.stop(grace).wait()
+        self.server.stop(grace)
         if self.provisioning is not None:
             self.provisioning.stop()
         self._sweeper.join(timeout=5)
@@ -89,11 +85,8 @@ def start_agent(
     loop = None
     if southbound is not None:  # before serving: a bad wiring file stops the agent at once
         loop = start_agent_provisioning(domains, service, southbound, lead=provision_lead)
-    server, port = start_server(
-        [(pb_grpc.add_DomainAgentServicer_to_server, servicer_for(service))],
-        address,
-        tls=tls,
-        workers=AGENT_THREADS,
+    server = start_aio_server(
+        [(pb_grpc.add_DomainAgentServicer_to_server, servicer_for(service))], address, tls=tls
     )
     stop = threading.Event()
 
@@ -110,4 +103,4 @@ def start_agent(
 
     sweeper = threading.Thread(target=ask, name=f"braid-agent-{domain}-decisions", daemon=True)
     sweeper.start()
-    return AgentHandle(service, server, port, stop, sweeper, decisions, loop)
+    return AgentHandle(service, server, server.port, stop, sweeper, decisions, loop)

@@ -1,8 +1,8 @@
-"""The DomainAgent gRPC service: protobuf in, `AgentService` call, protobuf out."""
+"""The DomainAgent gRPC service (asyncio): protobuf in, `AgentService` call, protobuf out."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, NoReturn, TypeVar, cast
 
 import grpc
@@ -51,20 +51,31 @@ STATE_OF = {
 }
 
 
-def _answer(context: Any, call: Callable[[], _T]) -> _T:
-    """Run `call`; turn a rejected message into a gRPC error with the braid-error code."""
+class Rejected(Exception):  # noqa: N818 - the answer, not a failure of the agent
+    """A message the agent turns down: the gRPC status and the braid-error code to send."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _answer(call: Callable[[], _T]) -> _T:
+    """Run `call`; a rejected message raises Rejected with its braid-error code."""
     try:
         return call()
     except AgentError as exc:
-        code, message = exc.code, str(exc)
+        raise Rejected(exc.code, str(exc)) from exc
     except InputError as exc:
-        code, message = "MALFORMED", str(exc)
-    _reject(context, code, message)
+        raise Rejected("MALFORMED", str(exc)) from exc
 
 
-def _reject(context: Any, code: str, message: str) -> NoReturn:
-    context.set_trailing_metadata((("braid-error", f"ERROR_CODE_{code}"),))
-    context.abort(STATUS_OF[code], message)
+async def _abort(context: Any, rejected: Rejected) -> NoReturn:
+    await context.abort(
+        STATUS_OF[rejected.code],
+        rejected.message,
+        trailing_metadata=(("braid-error", f"ERROR_CODE_{rejected.code}"),),
+    )
     raise AssertionError("context.abort returns only by raising")  # pragma: no cover
 
 
@@ -84,6 +95,13 @@ def caller_of(context: Any) -> Caller:
 
 
 class AgentServicer(pb_grpc.DomainAgentServicer):
+    """The agent's gRPC methods, served from one asyncio event loop (`grpc.aio`).
+
+    Each message is handled in the loop's thread as it arrives: the service's
+    work is short and takes the service's lock, so handing it to a pool
+    thread would only add a switch per message.
+    """
+
     def __init__(self, service: AgentService) -> None:
         self.service = service
 
@@ -91,48 +109,46 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
         """Who calls, when the agent's policy asks (an open agent does not look)."""
         return None if self.service.policy is None else caller_of(context)
 
-    def Describe(self, request: pb.DescribeQuery, context: Any) -> pb.DomainInfo:  # noqa: N802
+    async def Describe(self, request: pb.DescribeQuery, context: Any) -> pb.DomainInfo:  # noqa: N802
         s = self.service
         return pb.DomainInfo(
             domain=s.domain, kind=KIND_OF[s.kind], visible=s.visible, points=sorted(s.points)
         )
 
-    def View(self, request: pb.ViewQuery, context: Any) -> pb.DomainView:  # noqa: N802
+    async def View(self, request: pb.ViewQuery, context: Any) -> pb.DomainView:  # noqa: N802
         return part_to_pb(self.service.part)
 
-    def RequestOffers(self, request: pb.ReqOffers, context: Any) -> pb.SendOffers:  # noqa: N802
-        call = offers_call(request)
-        values = _answer(
-            context, lambda: self.service.exchange([call], self.caller(context))[0].value()
-        )
+    def _one(self, call: AgentCall, context: Any) -> object:
+        return _answer(lambda: self.service.exchange([call], self.caller(context))[0].value())
+
+    async def RequestOffers(self, request: pb.ReqOffers, context: Any) -> pb.SendOffers:  # noqa: N802
+        try:
+            values = self._one(offers_call(request), context)
+        except Rejected as rejected:
+            await _abort(context, rejected)
         return self.send_offers(request, cast(list[int], values))
 
-    def Prepare(self, request: pb.ReservationPrep, context: Any) -> pb.PrepVote:  # noqa: N802
-        call = prep_call(request)
-        vote = _answer(
-            context, lambda: self.service.exchange([call], self.caller(context))[0].value()
-        )
+    async def Prepare(self, request: pb.ReservationPrep, context: Any) -> pb.PrepVote:  # noqa: N802
+        try:
+            vote = self._one(prep_call(request), context)
+        except Rejected as rejected:
+            await _abort(context, rejected)
         return self.prep_vote(request, cast(Vote, vote))
 
-    def CommitHold(self, request: pb.Commit, context: Any) -> pb.Ack:  # noqa: N802
-        call = commit_call(request, self.service.domain)
-        answer = _answer(
-            context, lambda: self.service.exchange([call], self.caller(context))[0].value()
-        )
-        return ack(*cast(tuple[Hold, bool], answer))
+    async def CommitHold(self, request: pb.Commit, context: Any) -> pb.Ack:  # noqa: N802
+        return await self._settle(commit_call(request, self.service.domain), context)
 
-    def AbortHold(self, request: pb.Abort, context: Any) -> pb.Ack:  # noqa: N802
-        call = AbortCall(request.transaction_id, request.token)
-        answer = _answer(
-            context, lambda: self.service.exchange([call], self.caller(context))[0].value()
-        )
-        return ack(*cast(tuple[Hold, bool], answer))
+    async def AbortHold(self, request: pb.Abort, context: Any) -> pb.Ack:  # noqa: N802
+        return await self._settle(AbortCall(request.transaction_id, request.token), context)
 
-    def ReleaseHold(self, request: pb.Release, context: Any) -> pb.Ack:  # noqa: N802
-        call = ReleaseCall(request.transaction_id, request.token)
-        answer = _answer(
-            context, lambda: self.service.exchange([call], self.caller(context))[0].value()
-        )
+    async def ReleaseHold(self, request: pb.Release, context: Any) -> pb.Ack:  # noqa: N802
+        return await self._settle(ReleaseCall(request.transaction_id, request.token), context)
+
+    async def _settle(self, call: AgentCall, context: Any) -> pb.Ack:
+        try:
+            answer = self._one(call, context)
+        except Rejected as rejected:
+            await _abort(context, rejected)
         return ack(*cast(tuple[Hold, bool], answer))
 
     def send_offers(self, request: pb.ReqOffers, values: list[int]) -> pb.SendOffers:
@@ -162,16 +178,21 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
             )
         return reply
 
-    def Exchange(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:  # noqa: N802
+    async def Exchange(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:  # noqa: N802
+        try:
+            return self.batch(request, context)
+        except Rejected as rejected:
+            await _abort(context, rejected)
+
+    def batch(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:
+        """One batch's replies, in order; raises Rejected when the whole batch is."""
         items = request.items
         if not 0 < len(items) <= MAX_BATCH:
-            _reject(context, "MALFORMED", f"items: a batch holds 1-{MAX_BATCH} messages")
+            raise Rejected("MALFORMED", f"items: a batch holds 1-{MAX_BATCH} messages")
         domain = self.service.domain
         calls: list[AgentCall | AgentError] = [call_of(item, domain) for item in items]
         valid = [c for c in calls if not isinstance(c, AgentError)]
-        outcomes = iter(
-            _answer(context, lambda: self.service.exchange(valid, self.caller(context)))
-        )
+        outcomes = iter(_answer(lambda: self.service.exchange(valid, self.caller(context))))
         reply = pb.AgentBatchReply()
         for item, call in zip(items, calls, strict=True):
             result = reply.results.add()
@@ -192,23 +213,36 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
                 result.ack.CopyFrom(ack(hold, changed))
         return reply
 
-    def ExchangeStream(  # noqa: N802
-        self, requests: Iterator[pb.AgentBatch], context: Any
-    ) -> Iterator[pb.AgentBatchReply]:
-        # One handler thread for the whole stream: no call set-up and no hand-off to
-        # a pool thread per batch. A rejected batch ends the stream (`Exchange` aborts).
-        # A caller that is no known peer is turned away before it can hold that thread.
+    async def ExchangeStream(  # noqa: N802
+        self, requests: AsyncIterator[pb.AgentBatch], context: Any
+    ) -> AsyncIterator[pb.AgentBatchReply]:
+        # One stream per orchestrator: no call set-up per batch. A rejected batch ends
+        # the stream (as `Exchange` aborts its call). A caller that is no known peer is
+        # turned away before anything is read.
         policy = self.service.policy
-        if policy is not None:
-            _answer(context, lambda: admit(policy, caller_of(context), self.service.domain))
+        try:
+            if policy is not None:
+                _answer(lambda: admit(policy, caller_of(context), self.service.domain))
+        except Rejected as rejected:
+            await _abort(context, rejected)
         # Admitted: said at once, so the caller writes only to a stream it knows is open
         # (a write racing a refusal would make gRPC report INTERNAL instead of its reason).
-        context.send_initial_metadata(())
-        for request in requests:
-            yield self.Exchange(request, context)
+        await context.send_initial_metadata(())
+        async for request in requests:
+            yield await self.exchange_one(request, context)
 
-    def Status(self, request: pb.StatusQuery, context: Any) -> pb.StatusReport:  # noqa: N802
-        holds = _answer(context, lambda: self.service.status(request.transaction_id))
+    async def exchange_one(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:
+        """One batch of a stream (the fault servicer slows or ends some)."""
+        try:
+            return self.batch(request, context)
+        except Rejected as rejected:
+            await _abort(context, rejected)
+
+    async def Status(self, request: pb.StatusQuery, context: Any) -> pb.StatusReport:  # noqa: N802
+        try:
+            holds = _answer(lambda: self.service.status(request.transaction_id))
+        except Rejected as rejected:
+            await _abort(context, rejected)
         return pb.StatusReport(
             domain=self.service.domain,
             transactions=[transaction_status(h) for h in holds],

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import grpc
+import uvloop
 
 # Long-lived loopback and WAN connections: keep them alive, and let a
 # restarted peer be reached again quickly.
@@ -49,8 +52,14 @@ def start_server(
     )
     for add, servicer in register:
         add(servicer, server)
+    port = _listen(server, address, tls)
+    server.start()
+    return server, port
+
+
+def _listen(server: Any, address: str, tls: TlsFiles | None) -> int:
     if tls is None or tls.cert is None:
-        port = server.add_insecure_port(address)
+        port = int(server.add_insecure_port(address))
     else:
         cert, key, ca = tls.read()
         if key is None:
@@ -58,11 +67,59 @@ def start_server(
         credentials = grpc.ssl_server_credentials(
             [(key, cert)], root_certificates=ca, require_client_auth=ca is not None
         )
-        port = server.add_secure_port(address, credentials)
+        port = int(server.add_secure_port(address, credentials))
     if port == 0:
         raise OSError(f"cannot listen on {address}")
-    server.start()
+    return port
+
+
+class AioServer:
+    """A `grpc.aio` server on an event loop (uvloop) of its own thread."""
+
+    def __init__(self, register: list[Any], address: str, tls: TlsFiles | None) -> None:
+        self.loop = uvloop.new_event_loop()
+        self._thread = threading.Thread(
+            target=self.loop.run_forever, name="braid-grpc-server", daemon=True
+        )
+        self._thread.start()
+        try:
+            self.server, self.port = self.run(_start_aio(register, address, tls))
+        except BaseException:
+            self._end()
+            raise
+
+    def run(self, coroutine: Any, timeout: float = 30.0) -> Any:
+        """Run `coroutine` on the server's loop and wait for it (from another thread)."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def stop(self, grace: float | None = None) -> None:
+        """Stop serving (calls under way get `grace` seconds), then the loop."""
+        try:
+            self.run(self.server.stop(grace), timeout=(grace or 0) + 10)
+        finally:
+            self._end()
+
+    def _end(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
+        if not self._thread.is_alive():
+            self.loop.close()
+
+
+async def _start_aio(register: list[Any], address: str, tls: TlsFiles | None) -> tuple[Any, int]:
+    server = grpc.aio.server(options=[*_OPTIONS, *_SERVER_ONLY])
+    for add, servicer in register:
+        add(servicer, server)
+    port = _listen(server, address, tls)
+    await server.start()
     return server, port
+
+
+def start_aio_server(
+    register: list[Any], address: str, *, tls: TlsFiles | None = None
+) -> AioServer:
+    """Start an asyncio server with the given (add_function, servicer) pairs (async servicers)."""
+    return AioServer(register, address, tls)
 
 
 def open_channel(

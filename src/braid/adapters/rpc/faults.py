@@ -10,8 +10,8 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
-import time
 from typing import Any
 
 from braid.adapters.rpc.agent_servicer import AgentServicer
@@ -31,22 +31,29 @@ class FaultyAgentServicer(AgentServicer):
         elif not self.exit_on_commit and not fault.startswith("slow-prep="):
             raise ValueError(f"{FAULT_VARIABLE}: unknown fault {fault!r}")
 
-    def Prepare(self, request: pb.ReservationPrep, context: Any) -> pb.PrepVote:  # noqa: N802
-        time.sleep(self.prep_delay)
-        return super().Prepare(request, context)
+    async def Prepare(self, request: pb.ReservationPrep, context: Any) -> pb.PrepVote:  # noqa: N802
+        await asyncio.sleep(self.prep_delay)  # only this call waits: the agent goes on
+        return await super().Prepare(request, context)
 
-    def CommitHold(self, request: pb.Commit, context: Any) -> pb.Ack:  # noqa: N802
+    async def CommitHold(self, request: pb.Commit, context: Any) -> pb.Ack:  # noqa: N802
         if self.exit_on_commit:
             os._exit(EXIT_CODE)
-        return super().CommitHold(request, context)
+        return await super().CommitHold(request, context)
 
-    def Exchange(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:  # noqa: N802
+    async def Exchange(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:  # noqa: N802
+        await self._fault(request)
+        return await super().Exchange(request, context)
+
+    async def exchange_one(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:
+        await self._fault(request)
+        return await super().exchange_one(request, context)
+
+    async def _fault(self, request: pb.AgentBatch) -> None:
         kinds = {item.WhichOneof("message") for item in request.items}
         if "prep" in kinds:
-            time.sleep(self.prep_delay)
+            await asyncio.sleep(self.prep_delay)
         if self.exit_on_commit and "commit" in kinds:
             os._exit(EXIT_CODE)
-        return super().Exchange(request, context)
 
 
 def _exit_now(*args: Any) -> None:
