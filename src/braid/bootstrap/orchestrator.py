@@ -11,6 +11,7 @@ down for a while.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 from collections.abc import Mapping, Sequence
@@ -24,7 +25,7 @@ from braid.adapters.negotiation.nsi_book import SqliteConnectionBook
 from braid.adapters.negotiation.owner_book import SqliteOwnerBook
 from braid.adapters.nsi.provider_client import SoapProvider
 from braid.adapters.rpc.agent_client import GrpcAgentPool
-from braid.adapters.rpc.channels import TlsFiles, start_server
+from braid.adapters.rpc.channels import TlsFiles, start_aio_server
 from braid.adapters.rpc.view_source import GrpcViewSource
 from braid.app.interdomain import InterdomainService
 from braid.app.negotiation.delivery import Finisher
@@ -70,9 +71,13 @@ class NegotiationRuntime:
     def coordinator(self, address: str) -> None:
         self._pool.coordinator = address
 
+    @property
+    def streams_loop(self) -> asyncio.AbstractEventLoop | None:
+        return self._pool.streams_loop
+
     def close(self) -> None:
         if self.server is not None:
-            self.server.stop(1.0).wait()
+            self.server.stop(1.0)
         self._refresher.stop()
         self._finisher.stop()
         self._views.close()
@@ -225,9 +230,15 @@ def serve_orchestrator(
     from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 
     servicer = OrchestratorServicer(runtime.orchestrator)
-    runtime.server, runtime.port = start_server(
-        [(pb_grpc.add_OrchestratorServicer_to_server, servicer)], listen, tls=tls, workers=8
+    # On the agents' streams' loop, where there is one: a negotiation's calls to agents
+    # and their answers then never leave that thread.
+    runtime.server = start_aio_server(
+        [(pb_grpc.add_OrchestratorServicer_to_server, servicer)],
+        listen,
+        tls=tls,
+        loop=runtime.streams_loop,
     )
+    runtime.port = runtime.server.port
     # Agents ask here for decisions they missed; every Prep from now on says where.
     host = (advertise or listen).rpartition(":")[0]
     runtime.coordinator = advertise or f"{host}:{runtime.port}"

@@ -214,10 +214,24 @@ def test_a_batch_lingers_for_the_other_negotiations_in_progress(
     agent: tuple[ScriptedAgent, int], loop: StreamLoop
 ) -> None:
     scripted, port = agent
-    coalescer = _coalescer(port, loop, linger=30.0, expected=lambda: 3)
-    futures = [coalescer.submit(_commit(f"t{i}")) for i in range(3)]
+    handed: list[str] = []  # three negotiations hand a round over, one after another
+    coalescer = _coalescer(port, loop, linger=30.0, coming=lambda: len(handed) < 3)
+    futures = []
+    for i in range(3):
+        handed.append(f"t{i}")
+        futures.append(coalescer.submit(_commit(f"t{i}")))
     assert [f.result(10).ack.transaction_id for f in futures] == ["t0", "t1", "t2"]
     assert scripted.batches == [["t0", "t1", "t2"]]  # one batch, not one per negotiation
+    loop.run(coalescer.close())
+
+
+def test_a_batch_leaves_once_nothing_more_is_coming(
+    agent: tuple[ScriptedAgent, int], loop: StreamLoop
+) -> None:
+    scripted, port = agent
+    coalescer = _coalescer(port, loop, linger=30.0, coming=lambda: False)
+    assert coalescer.submit(_commit("t0")).result(10).ack.transaction_id == "t0"
+    assert scripted.batches == [["t0"]]  # well before the 30 s it may linger
     loop.run(coalescer.close())
 
 

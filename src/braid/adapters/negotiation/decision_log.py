@@ -4,29 +4,35 @@ A transaction's decision is written here, and the write is synced, before
 any participant hears it; on restart every transaction not marked done is
 finished by re-sending its decision.
 
-Group commit: decisions written by concurrent negotiations at the same time
-share one synced SQLite transaction (one fsync). The first writer to find
-no sync under way becomes the leader: it writes every decision queued so
-far, syncs once, and wakes the others; each `save` still returns only once
-its own decision is on disk. Writes that need no sync of their own — the
-"everyone acknowledged" mark and the reservation's result, which recovery
-can rebuild from the decision — go out without waiting for the disk
-(`durable=False`); the write-ahead log keeps them in order behind the
-decisions, and the next synced write carries them to disk too.
+One writer thread does every write, in the order they came (`save` hands
+it over and waits for it without blocking an event loop: `wait_all`).
+Group commit: whatever is queued when it starts goes into one SQLite
+transaction, synced once if any write in it must be durable, so decisions
+of concurrent negotiations share one fsync. Writes that need no sync of
+their own — a transaction logged before its first Prep, the "everyone
+acknowledged" mark and the reservation's result, which recovery can rebuild
+from the decision — are only written (`durable=False`): in the OS's hands
+when `save` returns, carried to disk by the next synced write. The last of
+them may even be left to the writer (`later=True`); every read first waits
+for what was handed over before it, so nobody reads an older state.
+Reads use a connection of their own: they never wait for a sync.
 """
 
 from __future__ import annotations
 
 import json
+import queue
 import sqlite3
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from braid.app.loop_waits import wait_all
 from braid.core.negotiation.transaction import Phase, Transaction
 
 _SCHEMA = (
@@ -42,11 +48,11 @@ Row = tuple[str, str, int]
 
 
 @dataclass
-class _Queued:
+class _Write:
     rows: list[Row]
     results: list[tuple[str, str]]
-    written: bool = False
-    error: BaseException | None = None
+    durable: bool
+    done: Future[None] = field(default_factory=Future)
 
 
 class SqliteDecisionLog:
@@ -59,11 +65,15 @@ class SqliteDecisionLog:
         self._sync = synchronous
         for statement in _SCHEMA:
             self._db.execute(statement)
-        self._lock = threading.Lock()  # the connection
-        self._queue_lock = threading.Condition()
-        self._queue: list[_Queued] = []
-        self._leading = False
+        self._reader = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._read_lock = threading.Lock()
+        self._queue: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
+        self._last: Future[None] | None = None  # the latest write handed over
         self.syncs = 0  # synced writes made, for the benchmark's report
+        self._writer = threading.Thread(
+            target=self._write_all, name="braid-decision-log", daemon=True
+        )
+        self._writer.start()
 
     def save(
         self,
@@ -72,90 +82,97 @@ class SqliteDecisionLog:
         result: dict[str, Any] | None = None,
         durable: bool = True,
         also: Sequence[Transaction] = (),
+        later: bool = False,
     ) -> None:
         """Write the transaction (and a reservation's result and the transactions `also`
         with it, in one SQLite transaction, in this order: recovery re-sends them in
-        it); `durable` returns only once it is synced to disk."""
+        it); `durable` returns only once it is synced to disk, else once it is written,
+        or at once with `later` (not durable: the writer writes it next)."""
         rows = [_row(t) for t in (tx, *also)]
         results = [] if result is None else [(tx.reservation, _encode(result))]
-        if durable:
-            self._write_synced(_Queued(rows, results))
-        else:
-            with self._lock:
-                self._write(rows, results)
+        self._hand_over(_Write(rows, results, durable), wait=durable or not later)
 
-    def _write_synced(self, mine: _Queued) -> None:
-        with self._queue_lock:
-            self._queue.append(mine)
-            while not mine.written:
-                if self._leading:
-                    self._queue_lock.wait()
-                    continue
-                self._leading = True
-                batch, self._queue = self._queue, []
-                self._queue_lock.release()
+    def save_result(self, reservation: str, body: dict[str, Any]) -> None:
+        self._hand_over(_Write([], [(reservation, _encode(body))], durable=False), wait=True)
+
+    def _hand_over(self, write: _Write, *, wait: bool) -> None:
+        self._last = write.done
+        self._queue.put(write)
+        if wait:
+            wait_all([write.done])
+            write.done.result()  # raises what the write raised
+
+    def _write_all(self) -> None:
+        """The writer thread: everything queued at once, in order, one sync at most."""
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch = [first]
+            while True:
                 try:
-                    self._lead(batch)
-                finally:
-                    self._queue_lock.acquire()
-                    self._leading = False
-                    self._queue_lock.notify_all()
-        if mine.error is not None:
-            raise mine.error
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._queue.put(None)  # close once this batch is written
+                    break
+                batch.append(more)
+            self._write_batch(batch)
 
-    def _lead(self, batch: list[_Queued]) -> None:
-        """Write every queued decision in one synced transaction; wake their writers."""
+    def _write_batch(self, batch: list[_Write]) -> None:
+        durable = any(w.durable for w in batch)
         try:
-            with self._lock:
+            if durable:
                 self._db.execute(f"PRAGMA synchronous={self._sync}")
-                try:
-                    self._write(
-                        [r for q in batch for r in q.rows], [r for q in batch for r in q.results]
-                    )
-                finally:
+            try:
+                with self._db:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    self._db.executemany(_TX_ROW, [r for w in batch for r in w.rows])
+                    results = [r for w in batch for r in w.results]
+                    if results:
+                        self._db.executemany(_RESULT_ROW, results)
+            finally:
+                if durable:
                     self._db.execute("PRAGMA synchronous=NORMAL")
-                self.syncs += 1
+                    self.syncs += 1
         except BaseException as exc:  # every writer of the batch hears of it
-            for queued in batch:
-                queued.error = exc
-        for queued in batch:
-            queued.written = True
+            for write in batch:
+                write.done.set_exception(exc)
+            return
+        for write in batch:
+            write.done.set_result(None)
 
-    def _write(self, rows: list[Row], results: list[tuple[str, str]]) -> None:
-        with self._db:
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany(_TX_ROW, rows)
-            if results:
-                self._db.executemany(_RESULT_ROW, results)
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        """Rows of `sql`, once every write handed over before is written."""
+        last = self._last
+        if last is not None and not last.done():
+            wait_all([last])
+        with self._read_lock:
+            return self._reader.execute(sql, args).fetchall()
 
     def unfinished(self) -> list[Transaction]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT record FROM negotiation_transactions WHERE done = 0 ORDER BY rowid"
-            ).fetchall()
+        rows = self._read(
+            "SELECT record FROM negotiation_transactions WHERE done = 0 ORDER BY rowid"
+        )
         return [Transaction.from_record(json.loads(row[0])) for row in rows]
 
     def transaction(self, key: str) -> Transaction | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT record FROM negotiation_transactions WHERE id = ?", (key,)
-            ).fetchone()
-        return None if row is None else Transaction.from_record(json.loads(row[0]))
-
-    def save_result(self, reservation: str, body: dict[str, Any]) -> None:
-        with self._lock:
-            self._db.execute(_RESULT_ROW, (reservation, _encode(body)))
+        rows = self._read("SELECT record FROM negotiation_transactions WHERE id = ?", (key,))
+        return None if not rows else Transaction.from_record(json.loads(rows[0][0]))
 
     def result(self, reservation: str) -> dict[str, Any] | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT body FROM negotiation_results WHERE reservation = ?", (reservation,)
-            ).fetchone()
-        return None if row is None else dict(json.loads(row[0]))
+        rows = self._read(
+            "SELECT body FROM negotiation_results WHERE reservation = ?", (reservation,)
+        )
+        return None if not rows else dict(json.loads(rows[0][0]))
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._queue.put(None)
+        self._writer.join(30)
+        with self._read_lock:
+            self._reader.close()
+        self._db.close()
 
 
 def _row(tx: Transaction) -> Row:

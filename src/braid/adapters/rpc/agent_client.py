@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -17,6 +18,7 @@ from braid.adapters.rpc.channels import TlsFiles, bearer, open_aio_channel, open
 from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+from braid.app.loop_waits import wait_all
 from braid.app.negotiation.ports import CallFailedError, PrepReply, Replaced, Window
 from braid.core.negotiation.holds import SegmentAsk
 from braid.core.negotiation.result_rules import SwitchPlan
@@ -42,6 +44,7 @@ class GrpcPending(Generic[T]):
         self._convert = convert
 
     def result(self) -> T:
+        wait_all([self._future])
         try:
             reply = self._future.result()
         except grpc.RpcError as exc:
@@ -128,6 +131,9 @@ class GrpcAgentPool:
         self.in_progress: Callable[[], int] = lambda: 0
         self.coalescers: dict[str, Coalescer | StreamCoalescer] = {}
         self._held = threading.local()  # the calls of a `together` block, per thread
+        # Rounds handed to the streams and not answered yet (read and written on the
+        # streams' loop): how many negotiations are waiting for agents.
+        self._rounds_out = 0
         self._plans_pb: dict[SwitchPlan, pb.SwitchPlan] = {}
         self._retired_coalescers: list[StreamCoalescer] = []
         for domain, address in addresses.items():
@@ -174,8 +180,13 @@ class GrpcAgentPool:
             timeout=self.timeout,
             depth=depth,
             linger=linger,
-            expected=expected,
+            coming=self._coming,
         )
+
+    @property
+    def streams_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The event loop the agents' streams run on (None without streams)."""
+        return None if self._streams is None else self._streams.loop
 
     def _in_progress_now(self) -> int:  # read at each batch: `in_progress` is wired later
         return self.in_progress()
@@ -218,17 +229,33 @@ class GrpcAgentPool:
             yield  # the outer block hands them over
             return
         held: list[_Held] = []
-        self._held.calls, self._held.round = held, Round()
+        round_ = self._held.round = Round()
+        self._held.calls = held
         try:
             yield
         finally:
             self._held.calls = self._held.round = None
-            self._hand_over(held)
+            self._hand_over(held, round_)
 
-    def _hand_over(self, held: list[_Held]) -> None:
+    def _round_out(self, round_: Round) -> None:
+        """A negotiation's round is queued (on the streams' loop): it waits for agents
+        until the round's last answer comes."""
+        self._rounds_out += 1
+        round_.when_answered(self._round_back)
+
+    def _round_back(self) -> None:
+        self._rounds_out -= 1
+
+    def _coming(self) -> bool:
+        """Whether a negotiation in progress may still hand a round over soon: fewer of
+        their rounds are waiting for agents than negotiations are in progress (the
+        others are composing, deciding or writing; a batch lingers for them)."""
+        return self._rounds_out < self.in_progress()
+
+    def _hand_over(self, held: list[_Held], round_: Round) -> None:
         streamed = [(c, c.entry(m, f)) for c, m, f in held if isinstance(c, StreamCoalescer)]
         if streamed and self._streams is not None:
-            self._streams.hand_over(streamed)
+            self._streams.hand_over(streamed, partial(self._round_out, round_))
         unary: dict[int, tuple[Coalescer, list[tuple[pb.AgentMessage, Future[Any]]]]] = {}
         for c, m, f in held:
             if isinstance(c, Coalescer):

@@ -59,10 +59,16 @@ class OpenStream(Protocol):
     async def close(self) -> None: ...
 
 
+def _nothing() -> None:
+    return None
+
+
 class StreamLoop:
     """The thread and event loop every stream of one agent pool runs on."""
 
     def __init__(self) -> None:
+        # Coalescers waiting for company (see `StreamCoalescer._wait_for_company`).
+        self.lingering: set[StreamCoalescer] = set()
         # uvloop: less of the loop's own work per message than asyncio's default loop.
         self.loop = uvloop.new_event_loop()
         self._thread = threading.Thread(
@@ -70,14 +76,35 @@ class StreamLoop:
         )
         self._thread.start()
 
-    def hand_over(self, entries: Sequence[tuple[StreamCoalescer, Entry]]) -> None:
+    def hand_over(
+        self, entries: Sequence[tuple[StreamCoalescer, Entry]], then: Callable[[], None] = _nothing
+    ) -> None:
         """Queue each entry on its coalescer with one wake of the loop for them all (a
-        round's messages, or several for one agent, which then leave in one batch)."""
+        round's messages, or several for one agent, which then leave in one batch);
+        `then` runs on the loop once they are queued, before any coalescer looks again
+        whether to linger."""
+        if threading.get_ident() == self._thread.ident:  # a negotiation on the loop itself
+            self._add_all(entries, then)
+            return
         try:
-            self.loop.call_soon_threadsafe(_add_all, entries)
+            self.loop.call_soon_threadsafe(self._add_all, entries, then)
         except RuntimeError:  # the loop is closed: nothing will send them
             for coalescer, entry in entries:
                 fail([entry], coalescer.domain, "UNAVAILABLE", "the orchestrator is closing")
+
+    def _add_all(
+        self, entries: Sequence[tuple[StreamCoalescer, Entry]], then: Callable[[], None]
+    ) -> None:
+        touched: dict[int, StreamCoalescer] = {}
+        for coalescer, entry in entries:
+            if coalescer.enqueue(entry):
+                touched[id(coalescer)] = coalescer
+        then()
+        # Whoever lingers looks again: these messages may be all it waited for.
+        for lingering in list(self.lingering):
+            lingering.wake()
+        for coalescer in touched.values():
+            coalescer.pump()
 
     def run(self, coroutine: Any, timeout: float = 10.0) -> Any:
         """Run `coroutine` on the loop and wait for it (from another thread)."""
@@ -94,15 +121,6 @@ class StreamLoop:
         self._thread.join(10)
         if not self._thread.is_alive():
             self.loop.close()
-
-
-def _add_all(entries: Sequence[tuple[StreamCoalescer, Entry]]) -> None:
-    touched: dict[int, StreamCoalescer] = {}
-    for coalescer, entry in entries:
-        if coalescer.enqueue(entry):
-            touched[id(coalescer)] = coalescer
-    for coalescer in touched.values():
-        coalescer.pump()
 
 
 def _settle_future(future: asyncio.Future[None]) -> None:
@@ -142,7 +160,7 @@ class StreamCoalescer:
         timeout: float,
         depth: int = 1,
         linger: float = 0.0,
-        expected: Callable[[], int] = lambda: 0,
+        coming: Callable[[], bool] = lambda: False,
     ) -> None:
         self.domain = domain
         self._open_stream = open_stream
@@ -151,7 +169,7 @@ class StreamCoalescer:
         self._timeout = timeout
         self._depth = depth
         self._linger = linger
-        self._expected = expected
+        self._coming = coming
         self._queue: list[Entry] = []
         self._stream: _Stream | None = None
         self._sending = False
@@ -214,22 +232,32 @@ class StreamCoalescer:
         self.pump()
 
     async def _wait_for_company(self) -> None:
-        """Linger while other negotiations in progress may still add to this batch."""
+        """Linger while other negotiations may still have messages for this batch: while
+        `coming()` (some negotiation in progress has not handed its round over yet),
+        for `linger` seconds at most. Every hand-over makes it look again."""
         if self._linger <= 0:
             return
         until = self._loop.time() + self._linger
-        while len(self._queue) < min(self._expected(), MAX_BATCH):
+        lingering = self._streams.lingering
+        while len(self._queue) < MAX_BATCH and self._coming():
             if self._loop.time() >= until:
                 return
             # A bare future and a timer: this runs for every batch, and `wait_for` on
             # an Event would make a task of its own each time.
             arrived = self._arrived = self._loop.create_future()
             timer = self._loop.call_at(until, _settle_future, arrived)
+            lingering.add(self)
             try:
                 await arrived
             finally:
+                lingering.discard(self)
                 timer.cancel()
                 self._arrived = None
+
+    def wake(self) -> None:
+        """Look again whether to linger (on the loop)."""
+        if self._arrived is not None:
+            _settle_future(self._arrived)
 
     def _take(self) -> list[Entry]:
         """The next batch, without the messages already past their deadline."""

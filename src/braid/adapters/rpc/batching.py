@@ -23,13 +23,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent import futures
 from concurrent.futures import Executor, Future
 from typing import Any, Generic, TypeVar
 
 import grpc
 
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
+from braid.app.loop_waits import wait_all
 from braid.app.negotiation.ports import CallFailedError
 
 T = TypeVar("T")
@@ -57,8 +57,22 @@ class Round:
 
     def wait(self) -> None:
         if not self._settled:
-            futures.wait(self.futures)
+            wait_all(self.futures)
             self._settled = True
+
+    def when_answered(self, then: Callable[[], None]) -> None:
+        """Call `then` once every future of the round is done (in the thread of the last)."""
+        left = [len(self.futures)]
+
+        def one_more(_: Future[pb.AgentResult]) -> None:
+            left[0] -= 1
+            if left[0] == 0:
+                then()
+
+        if not self.futures:
+            then()
+        for future in self.futures:
+            future.add_done_callback(one_more)
 
 
 class ItemPending(Generic[T]):
@@ -82,6 +96,8 @@ class ItemPending(Generic[T]):
     def result(self) -> T:
         if self._round is not None:
             self._round.wait()
+        else:
+            wait_all([self._future])
         answer = self._future.result()  # raises the batch's CallFailedError
         kind = answer.WhichOneof("result")
         if kind == "error":

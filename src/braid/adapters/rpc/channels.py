@@ -74,14 +74,24 @@ def _listen(server: Any, address: str, tls: TlsFiles | None) -> int:
 
 
 class AioServer:
-    """A `grpc.aio` server on an event loop (uvloop) of its own thread."""
+    """A `grpc.aio` server on an event loop (uvloop) of its own thread, or on `loop`
+    (running in another thread, which outlives the server)."""
 
-    def __init__(self, register: list[Any], address: str, tls: TlsFiles | None) -> None:
-        self.loop = uvloop.new_event_loop()
-        self._thread = threading.Thread(
-            target=self.loop.run_forever, name="braid-grpc-server", daemon=True
-        )
-        self._thread.start()
+    def __init__(
+        self,
+        register: list[Any],
+        address: str,
+        tls: TlsFiles | None,
+        loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        self._thread: threading.Thread | None = None
+        if loop is None:
+            loop = uvloop.new_event_loop()
+            self._thread = threading.Thread(
+                target=loop.run_forever, name="braid-grpc-server", daemon=True
+            )
+            self._thread.start()
+        self.loop = loop
         try:
             self.server, self.port = self.run(_start_aio(register, address, tls))
         except BaseException:
@@ -100,6 +110,8 @@ class AioServer:
             self._end()
 
     def _end(self) -> None:
+        if self._thread is None:  # the loop is someone else's
+            return
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
         if not self._thread.is_alive():
@@ -116,10 +128,15 @@ async def _start_aio(register: list[Any], address: str, tls: TlsFiles | None) ->
 
 
 def start_aio_server(
-    register: list[Any], address: str, *, tls: TlsFiles | None = None
+    register: list[Any],
+    address: str,
+    *,
+    tls: TlsFiles | None = None,
+    loop: asyncio.AbstractEventLoop | None = None,
 ) -> AioServer:
-    """Start an asyncio server with the given (add_function, servicer) pairs (async servicers)."""
-    return AioServer(register, address, tls)
+    """Start an asyncio server with the given (add_function, servicer) pairs (async
+    servicers), on `loop` if given (running in another thread), else on its own."""
+    return AioServer(register, address, tls, loop)
 
 
 def open_channel(

@@ -1,20 +1,24 @@
-"""The Orchestrator gRPC service (user -> orchestrator): Reservation in, ReservationResp out."""
+"""The Orchestrator gRPC service (asyncio; user -> orchestrator): Reservation in,
+ReservationResp out."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import grpc
 
 from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+from braid.app.loop_waits import in_greenlet
 from braid.app.negotiation.modification import Modification
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
 from braid.core.errors import BraidError, InputError
 from braid.core.negotiation.strategies import Strategy
 
+_Reply = TypeVar("_Reply")
 STRATEGY_OF: dict[int, Strategy | None] = {
     pb.STRATEGY_UNSPECIFIED: None,
     pb.STRATEGY_EQUAL_SPLIT: "equal-split",
@@ -29,65 +33,90 @@ OUTCOME_OF = {
 }
 
 
+class Refused(Exception):  # noqa: N818 - the answer, not a failure of the orchestrator
+    """A call the orchestrator turns down: the gRPC status, and a braid-error code if any."""
+
+    def __init__(self, status: grpc.StatusCode, message: str, error: str = "") -> None:
+        super().__init__(message)
+        self.status, self.message, self.error = status, message, error
+
+
 class OrchestratorServicer(pb_grpc.OrchestratorServicer):
+    """The Orchestrator service, served from the event loop of the agents' streams: each
+    call runs in a greenlet there (`in_greenlet`), so a negotiation waits for its agents
+    without a thread of its own and without blocking the others."""
+
     def __init__(self, orchestrator: Orchestrator) -> None:
         self.orchestrator = orchestrator
 
-    def Reserve(self, request: pb.Reservation, context: Any) -> pb.ReservationResp:  # noqa: N802
+    async def Reserve(self, request: pb.Reservation, context: Any) -> pb.ReservationResp:  # noqa: N802
+        return await _answer(context, self._reserve, request)
+
+    async def Lookup(self, request: pb.ReservationQuery, context: Any) -> pb.ReservationResp:  # noqa: N802
+        return await _answer(context, self._lookup, request)
+
+    async def Cancel(self, request: pb.CancelQuery, context: Any) -> pb.ReservationResp:  # noqa: N802
+        return await _answer(context, self._cancel, request)
+
+    async def Modify(self, request: pb.ModifyQuery, context: Any) -> pb.ReservationResp:  # noqa: N802
+        return await _answer(context, self._modify, request)
+
+    async def Decide(self, request: pb.DecisionQuery, context: Any) -> pb.DecisionReply:  # noqa: N802
+        return await _answer(context, self._decide, request)
+
+    def _reserve(self, request: pb.Reservation) -> pb.ReservationResp:
         try:
             result = self.orchestrator.reserve(request_from_proto(request))
         except InputError as exc:
-            context.set_trailing_metadata((("braid-error", "ERROR_CODE_MALFORMED"),))
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-            raise AssertionError("context.abort raises") from exc  # pragma: no cover
+            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, str(exc), "MALFORMED") from exc
         return result_to_proto(result)
 
-    def Lookup(self, request: pb.ReservationQuery, context: Any) -> pb.ReservationResp:  # noqa: N802
+    def _lookup(self, request: pb.ReservationQuery) -> pb.ReservationResp:
         result = self.orchestrator.lookup(request.id)
         if result is None:
-            context.abort(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
-            raise AssertionError("context.abort raises")  # pragma: no cover
+            raise Refused(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
         return result_to_proto(result)
 
-    def Cancel(self, request: pb.CancelQuery, context: Any) -> pb.ReservationResp:  # noqa: N802
+    def _cancel(self, request: pb.CancelQuery) -> pb.ReservationResp:
         try:
             result = self.orchestrator.cancel(request.id)
         except BraidError as exc:  # being negotiated right now
-            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
-            raise AssertionError("context.abort raises") from exc  # pragma: no cover
+            raise Refused(grpc.StatusCode.FAILED_PRECONDITION, str(exc)) from exc
         if result is None:
-            context.abort(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
-            raise AssertionError("context.abort raises")  # pragma: no cover
+            raise Refused(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
         return result_to_proto(result)
 
-    def Modify(self, request: pb.ModifyQuery, context: Any) -> pb.ReservationResp:  # noqa: N802
+    def _modify(self, request: pb.ModifyQuery) -> pb.ReservationResp:
         try:
             result = self.orchestrator.modify(request.id, modification_from_proto(request))
         except InputError as exc:
-            context.set_trailing_metadata((("braid-error", "ERROR_CODE_MALFORMED"),))
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-            raise AssertionError("context.abort raises") from exc  # pragma: no cover
+            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, str(exc), "MALFORMED") from exc
         except BraidError as exc:  # not committed, or being negotiated right now
-            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
-            raise AssertionError("context.abort raises") from exc  # pragma: no cover
+            raise Refused(grpc.StatusCode.FAILED_PRECONDITION, str(exc)) from exc
         if result is None:
-            context.abort(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
-            raise AssertionError("context.abort raises")  # pragma: no cover
+            raise Refused(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
         if not result.success:
-            context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"not modified: {result.reason}")
-            raise AssertionError("context.abort raises")  # pragma: no cover
+            raise Refused(grpc.StatusCode.FAILED_PRECONDITION, f"not modified: {result.reason}")
         return result_to_proto(result)
 
-    def Decide(self, request: pb.DecisionQuery, context: Any) -> pb.DecisionReply:  # noqa: N802
+    def _decide(self, request: pb.DecisionQuery) -> pb.DecisionReply:
         try:
             outcome = self.orchestrator.decision(
                 request.transaction_id, request.token, request.domain
             )
         except InputError as exc:
-            context.set_trailing_metadata((("braid-error", "ERROR_CODE_BAD_TOKEN"),))
-            context.abort(grpc.StatusCode.PERMISSION_DENIED, str(exc))
-            raise AssertionError("context.abort raises") from exc  # pragma: no cover
+            raise Refused(grpc.StatusCode.PERMISSION_DENIED, str(exc), "BAD_TOKEN") from exc
         return pb.DecisionReply(transaction_id=request.transaction_id, outcome=OUTCOME_OF[outcome])
+
+
+async def _answer(context: Any, call: Callable[[Any], _Reply], request: Any) -> _Reply:
+    """`call(request)` in a greenlet; a refusal ends the call with its status."""
+    try:
+        return await in_greenlet(call, request)
+    except Refused as refused:
+        trailing = (("braid-error", f"ERROR_CODE_{refused.error}"),) if refused.error else ()
+        await context.abort(refused.status, refused.message, trailing_metadata=trailing)
+        raise AssertionError("context.abort raises") from refused  # pragma: no cover
 
 
 def request_from_proto(r: pb.Reservation) -> NegotiationRequest:

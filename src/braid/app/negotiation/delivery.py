@@ -66,14 +66,16 @@ class Delivery:
         """
         assert tx.decision is not None, "decide (durably) before delivering"
         verb = tx.decision.value
-        if tx.decision is Decision.COMMIT:
-            plans = self._plans_of(tx, switches)
-            pending = {
-                d: self.agents.commit(d, tx.id, tx.token, plans.get(d, ())) for d in tx.pending()
-            }
-        else:
-            send = self.agents.abort if tx.decision is Decision.ABORT else self.agents.release
-            pending = {d: send(d, tx.id, tx.token) for d in tx.pending()}
+        with self.agents.together():
+            if tx.decision is Decision.COMMIT:
+                plans = self._plans_of(tx, switches)
+                pending = {
+                    d: self.agents.commit(d, tx.id, tx.token, plans.get(d, ()))
+                    for d in tx.pending()
+                }
+            else:
+                send = self.agents.abort if tx.decision is Decision.ABORT else self.agents.release
+                pending = {d: send(d, tx.id, tx.token) for d in tx.pending()}
         refusals = []
         for domain, call in pending.items():
             try:

@@ -202,8 +202,9 @@ class Orchestrator:
         keep = run.replaces is None or result.success
         body = result.to_dict() if keep else None
         if run.decided is not None:
-            # The acknowledgements and the trace in one write (the decision is synced).
-            self.decisions.save(run.decided, result=body, durable=False)
+            # The acknowledgements and the trace in one write (the decision is synced; a
+            # crash before this write only means the commits are sent again).
+            self.decisions.save(run.decided, result=body, durable=False, later=True)
             if run.decided.refused:
                 return self.lookup(request.id) or result
             return current(result, run.decided, None)

@@ -104,10 +104,13 @@ class DecisionLog(Protocol):
         result: dict[str, Any] | None = None,
         durable: bool = True,
         also: Sequence[Transaction] = (),
+        later: bool = False,
     ) -> None:
         """Write the transaction (and a reservation's result, and the transactions `also`,
         with it, atomically: a modify's new version and the old one's release);
-        `durable` returns only once it is on disk."""
+        `durable` returns only once it is on disk, else once it is written (in the OS's
+        hands), or with `later` (never durable) perhaps before: every read afterwards
+        sees it all the same."""
         ...
 
     def unfinished(self) -> list[Transaction]: ...

@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Generic, TypeVar
 
+from braid.app.loop_waits import wait_all
 from braid.app.negotiation.ports import CallFailedError, PrepReply, Replaced, Window
 from braid.app.nsi.messages import Criteria, Summary
 from braid.app.nsi.ports import ConnectionBook, NsiProvider, ProviderError
@@ -65,6 +66,7 @@ class _Call(Generic[T]):
         self._future = future
 
     def result(self) -> T:
+        wait_all([self._future])
         return self._future.result()
 
 
