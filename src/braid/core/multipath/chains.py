@@ -183,6 +183,7 @@ class Skeleton:
         self.reads = tuple(firsts.values())
         self._links = tuple(firsts)
         self._index: tuple[Ints, Ints] | None = None  # numpy's, made when first read
+        self.line = _line(self.chains, index[ends[0]], index[ends[1]], len(kept))
 
     def _columns_and_runs(self) -> tuple[Ints, Ints]:
         """Where each chain's links are among `reads`, laid end to end, and where each
@@ -218,3 +219,25 @@ class Skeleton:
     def of(topology: Topology, ends: tuple[str, str]) -> Skeleton:
         """The skeleton of `ends`, kept for the pair."""
         return pair_memo(topology, ("skeleton", *ends), lambda: Skeleton(topology, ends))
+
+
+def _line(
+    chains: Sequence[tuple[int, int, tuple[Hop, ...]]], src: int, dst: int, kept: int
+) -> tuple[int, ...] | None:
+    """The chains from src to dst, in order, when they are the only way between the ends:
+    each kept node joined to the next by exactly one chain each way, nothing else (a
+    pair's max flow is then the narrowest of them). None otherwise."""
+    if kept < 2 or len(chains) != 2 * (kept - 1):
+        return None
+    onward: dict[int, list[tuple[int, int]]] = {}
+    for k, (tail, head, _) in enumerate(chains):
+        onward.setdefault(tail, []).append((head, k))
+    line: list[int] = []
+    came, here = -1, src
+    while here != dst:
+        ahead = [(head, k) for head, k in onward.get(here, ()) if head != came]
+        if len(ahead) != 1:
+            return None
+        came, (here, k) = here, ahead[0]
+        line.append(k)
+    return tuple(line) if len(line) == kept - 1 else None

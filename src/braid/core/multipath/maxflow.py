@@ -18,6 +18,7 @@ from braid.core.graph.search import UNBOUNDED
 from braid.core.graph.sides import known_side, walled_in
 from braid.core.model.network import Direction, WindowView
 from braid.core.model.topology import Hop, Topology
+from braid.core.multipath.chains import Skeleton
 from braid.core.multipath.decompose import FlowPath, Peeling
 from braid.core.multipath.dinic import Residual, ran
 
@@ -120,7 +121,12 @@ def max_flow_value(
     """
     if src == dst:
         return 0
-    return ran(topology, src, dst, link_usable(topology, usable, symmetric=symmetric)).value
+    per_link = link_usable(topology, usable, symmetric=symmetric)
+    skeleton = Skeleton.of(topology, (src, dst))
+    if skeleton.line is not None:  # one way only (a chain of a small domain, say)
+        chains = skeleton.chains
+        return max(0, min([per_link(hop) for k in skeleton.line for hop in chains[k][2]]))
+    return ran(topology, src, dst, per_link).value
 
 
 def min_cut(

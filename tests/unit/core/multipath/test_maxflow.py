@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.network import Network
-from braid.core.model.paths import path_problems
+from braid.core.model.paths import Path, path_problems
 from braid.core.model.topology import topology_from_dict
 from braid.core.multipath import MaxFlow, decompose, max_flow, max_flow_value, min_cut
 from braid.core.multipath.maxflow import cut_capacity
@@ -205,3 +205,42 @@ def test_the_first_paths_are_those_the_whole_decomposition_starts_with(
         assert flow.first_paths(count) == whole[:count]
     assert flow.paths == whole
     assert all(flow.first_paths(count) == whole[:count] for count in range(len(whole) + 2))
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> Network:
+    """A chain of nodes with side branches (dead ends and loops), randomly booked: the
+    pairs along it have one way between them, which max flow reads without Dinic."""
+    count = draw(st.integers(2, 6))
+    links = [(f"l{i}", f"n{i}", f"n{i + 1}", draw(st.integers(1, 9)), 1.0) for i in range(count)]
+    for j in range(draw(st.integers(0, 3))):  # a dead end, or a loop back onto the chain
+        at = draw(st.integers(0, count))
+        to = draw(st.sampled_from([f"x{j}", f"n{at}"]))
+        links.append((f"side{j}", f"n{at}", to if to != f"n{at}" else f"x{j}", 9, 1.0))
+    if draw(st.booleans()):  # a parallel link: two ways, Dinic again
+        links.append(("twin", "n0", "n1", draw(st.integers(1, 9)), 1.0))
+    net = network(links)
+    for i in range(draw(st.integers(0, 5))):
+        a, b = sorted(draw(st.permutations(range(count + 1)))[:2])
+        hops = [f"l{k}" for k in range(a, b)]
+        path = Path(tuple(f"n{k}" for k in range(a, b + 1)), tuple(hops))
+        booking = Booking(f"b{i}", 0, 10, (Allocation(path, draw(st.integers(1, 3)) * M),))
+        symmetric = draw(st.booleans())
+        booking = Booking(booking.id, 0, draw(st.integers(1, 10)), booking.allocations, symmetric)
+        if not net.shortfall(booking):
+            net.commit(booking)
+    return net
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines(), st.data())
+def test_a_line_s_max_flow_is_its_narrowest_link_as_networkx_finds(
+    net: Network, data: Any
+) -> None:
+    nodes = sorted(net.topology.nodes)
+    src, dst = data.draw(st.permutations(nodes))[:2]
+    symmetric = data.draw(st.booleans())
+    view = net.window(0, data.draw(st.integers(1, 10)), symmetric=symmetric)
+    expected = nx.maximum_flow_value(nx_digraph(net.topology, view.usable), src, dst)
+    assert max_flow_value(net.topology, src, dst, view.usable, symmetric=symmetric) == expected
+    assert max_flow(net.topology, src, dst, view.usable, symmetric=symmetric).value == expected
