@@ -22,10 +22,12 @@ from braid.core.graph.search import shortest_feasible_path
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.loads import Direction, direction_loads
 from braid.core.model.network import Network, WindowView
+from braid.core.model.paths import Path
 from braid.core.model.timeline import OverbookingError
 from braid.core.model.topology import Topology
 from braid.core.model.vlans import VlanSpans
 from braid.core.multipath import SplitPlan, max_flow_value
+from braid.core.multipath.chains import Skeleton
 from braid.core.multipath.mdi import DEFAULT_POLICY
 from braid.core.multipath.plan import Gate
 from braid.core.multipath.split import split_in_view
@@ -485,9 +487,10 @@ def _place(view: WindowView, segment: SegmentAsk) -> tuple[Allocation, ...] | st
     """Where the segment fits in `view`, or why it does not.
 
     Most segments fit on one path: the one `split_fixed` would pick first (the
-    lowest-latency path with room), found without its max-flow work.
+    lowest-latency path with room), found without its max-flow work; where
+    the ends have only one way between them, that way, read at once.
     """
-    single = shortest_feasible_path(
+    single = _only_way(view, segment) or shortest_feasible_path(
         view.topology, segment.entry, segment.exit, view.usable, segment.bandwidth
     )
     if single is not None:
@@ -495,6 +498,18 @@ def _place(view: WindowView, segment: SegmentAsk) -> tuple[Allocation, ...] | st
     gate = Gate(view.topology, "flow", DEFAULT_POLICY)
     plan = split_in_view(view, segment.entry, segment.exit, segment.bandwidth, 4, gate)
     return plan.allocations if isinstance(plan, SplitPlan) else plan.reason
+
+
+def _only_way(view: WindowView, segment: SegmentAsk) -> Path | None:
+    """The one path between the segment's ends when there is no other, if it has room."""
+    skeleton = Skeleton.of(view.topology, (segment.entry, segment.exit))
+    if skeleton.line is None:
+        return None
+    hops = [hop for k in skeleton.line for hop in skeleton.chains[k][2]]
+    usable, need = view.usable, segment.bandwidth
+    if any(usable(hop) < need for hop in hops):
+        return None  # the search says why it does not fit
+    return Path.from_hops(segment.entry, hops)
 
 
 def _spans_text(spans: Sequence[tuple[int, int]]) -> str:
