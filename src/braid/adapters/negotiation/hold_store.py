@@ -45,6 +45,11 @@ CREATE TABLE IF NOT EXISTS agent_rules (
 """
 
 
+_HOLD_ROW = "INSERT OR REPLACE INTO agent_holds VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+_HOLD_STATE = "UPDATE agent_holds SET state = ? WHERE transaction_id = ?"
+_RULES_ROW = "INSERT OR REPLACE INTO agent_rules VALUES (?, ?)"
+
+
 class SqliteHoldStore:
     def __init__(self, path: FilePath | str) -> None:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
@@ -71,18 +76,18 @@ class SqliteHoldStore:
         rows = [_row(h) for h in whole]
         changed = [(h.state.value, h.transaction) for h in states]
         plans = [(tx, _plans_body(p)) for tx, p in (rules or {}).items()]
+        writes = [
+            (sql, params)
+            for sql, params in ((_HOLD_ROW, rows), (_HOLD_STATE, changed), (_RULES_ROW, plans))
+            if params
+        ]
+        if len(writes) == 1 and len(writes[0][1]) == 1:  # one statement is its own transaction
+            self._db.execute(writes[0][0], writes[0][1][0])
+            return
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            if rows:
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO agent_holds VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows
-                )
-            if changed:
-                self._db.executemany(
-                    "UPDATE agent_holds SET state = ? WHERE transaction_id = ?", changed
-                )
-            if plans:
-                self._db.executemany("INSERT OR REPLACE INTO agent_rules VALUES (?, ?)", plans)
+            for sql, params in writes:
+                self._db.executemany(sql, params)
 
     def load(self) -> Iterator[Hold]:
         for row in self._db.execute("SELECT * FROM agent_holds ORDER BY rowid"):
