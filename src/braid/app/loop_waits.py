@@ -35,14 +35,15 @@ class _LoopGreenlet(greenlet.greenlet):
 
 def wait_all(waited: Sequence[Future[Any]]) -> None:
     """Return once every one of `waited` is done."""
+    if all(f.done() for f in waited):
+        return
     current = greenlet.getcurrent()
     if not isinstance(current, _LoopGreenlet):
         futures.wait(waited)
         return
-    if not all(f.done() for f in waited):
-        parent = current.parent
-        assert parent is not None, "a loop greenlet runs under the loop's task"
-        parent.switch(waited)  # `in_greenlet` awaits them, then switches back
+    parent = current.parent
+    assert parent is not None, "a loop greenlet runs under the loop's task"
+    parent.switch(waited)  # `in_greenlet` awaits them, then switches back
 
 
 async def in_greenlet(call: Callable[..., T], *args: Any) -> T:

@@ -68,7 +68,10 @@ class SqliteDecisionLog:
         self._reader = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._read_lock = threading.Lock()
         self._queue: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
-        self._last: Future[None] | None = None  # the latest write handed over
+        # Each key (transaction or reservation) with a write not written yet: its reads
+        # wait for that write (the writer writes in order, so the latest is enough).
+        self._pending: dict[str, Future[None]] = {}
+        self._pending_lock = threading.Lock()
         self.syncs = 0  # synced writes made, for the benchmark's report
         self._writer = threading.Thread(
             target=self._write_all, name="braid-decision-log", daemon=True
@@ -96,11 +99,21 @@ class SqliteDecisionLog:
         self._hand_over(_Write([], [(reservation, _encode(body))], durable=False), wait=True)
 
     def _hand_over(self, write: _Write, *, wait: bool) -> None:
-        self._last = write.done
+        keys = [row[0] for row in write.rows] + [reservation for reservation, _ in write.results]
+        with self._pending_lock:
+            for key in keys:
+                self._pending[key] = write.done
+        write.done.add_done_callback(lambda done: self._written(keys, done))
         self._queue.put(write)
         if wait:
             wait_all([write.done])
             write.done.result()  # raises what the write raised
+
+    def _written(self, keys: list[str], done: Future[None]) -> None:
+        with self._pending_lock:
+            for key in keys:
+                if self._pending.get(key) is done:
+                    del self._pending[key]
 
     def _write_all(self) -> None:
         """The writer thread: everything queued at once, in order, one sync at most."""
@@ -143,11 +156,17 @@ class SqliteDecisionLog:
         for write in batch:
             write.done.set_result(None)
 
-    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
-        """Rows of `sql`, once every write handed over before is written."""
-        last = self._last
-        if last is not None and not last.done():
-            wait_all([last])
+    def _read(self, sql: str, args: tuple[Any, ...] = (), key: str | None = None) -> list[Any]:
+        """Rows of `sql`, once the writes of `key` handed over before are written (of
+        every key: all of them)."""
+        with self._pending_lock:
+            if key is None:
+                pending = list(set(self._pending.values()))
+            else:
+                known = self._pending.get(key)
+                pending = [] if known is None else [known]
+        if pending:
+            wait_all(pending)
         with self._read_lock:
             return self._reader.execute(sql, args).fetchall()
 
@@ -158,12 +177,14 @@ class SqliteDecisionLog:
         return [Transaction.from_record(json.loads(row[0])) for row in rows]
 
     def transaction(self, key: str) -> Transaction | None:
-        rows = self._read("SELECT record FROM negotiation_transactions WHERE id = ?", (key,))
+        rows = self._read("SELECT record FROM negotiation_transactions WHERE id = ?", (key,), key)
         return None if not rows else Transaction.from_record(json.loads(rows[0][0]))
 
     def result(self, reservation: str) -> dict[str, Any] | None:
         rows = self._read(
-            "SELECT body FROM negotiation_results WHERE reservation = ?", (reservation,)
+            "SELECT body FROM negotiation_results WHERE reservation = ?",
+            (reservation,),
+            reservation,
         )
         return None if not rows else dict(json.loads(rows[0][0]))
 
