@@ -5,7 +5,9 @@ any participant hears it; on restart every transaction not marked done is
 finished by re-sending its decision.
 
 One writer thread does every write, in the order they came (`save` hands
-it over and waits for it without blocking an event loop: `wait_all`).
+it over and waits for it without blocking an event loop: `wait_all`); a
+write that needs no sync, made while the writer has nothing to do, is
+written at once by its caller instead.
 Group commit: whatever is queued when it starts goes into one SQLite
 transaction, synced once if any write in it must be durable, so decisions
 of concurrent negotiations share one fsync. Writes that need no sync of
@@ -72,6 +74,7 @@ class SqliteDecisionLog:
         # wait for that write (the writer writes in order, so the latest is enough).
         self._pending: dict[str, Future[None]] = {}
         self._pending_lock = threading.Lock()
+        self._connection = threading.Lock()  # the writing connection, while it writes
         self.syncs = 0  # synced writes made, for the benchmark's report
         self._writer = threading.Thread(
             target=self._write_all, name="braid-decision-log", daemon=True
@@ -99,6 +102,8 @@ class SqliteDecisionLog:
         self._hand_over(_Write([], [(reservation, _encode(body))], durable=False), wait=True)
 
     def _hand_over(self, write: _Write, *, wait: bool) -> None:
+        if wait and not write.durable and self._write_now(write):
+            return
         keys = [row[0] for row in write.rows] + [reservation for reservation, _ in write.results]
         with self._pending_lock:
             for key in keys:
@@ -108,6 +113,20 @@ class SqliteDecisionLog:
         if wait:
             wait_all([write.done])
             write.done.result()  # raises what the write raised
+
+    def _write_now(self, write: _Write) -> bool:
+        """Write `write` in the caller's thread when the writer is idle with nothing
+        queued (no hand-over then, and nothing written out of order); False if busy."""
+        if not self._connection.acquire(blocking=False):
+            return False
+        try:
+            if not self._queue.empty():
+                return False
+            self._write_batch([write])
+        finally:
+            self._connection.release()
+        write.done.result()  # raises what the write raised
+        return True
 
     def _written(self, keys: list[str], done: Future[None]) -> None:
         with self._pending_lock:
@@ -131,7 +150,8 @@ class SqliteDecisionLog:
                     self._queue.put(None)  # close once this batch is written
                     break
                 batch.append(more)
-            self._write_batch(batch)
+            with self._connection:
+                self._write_batch(batch)
 
     def _write_batch(self, batch: list[_Write]) -> None:
         durable = any(w.durable for w in batch)
