@@ -100,7 +100,7 @@ def start_negotiation(
     refresh_period: float = 5.0,
     parallel: bool = True,
     batch: bool = True,
-    linger: float = 0.004,
+    linger: float = 0.010,
     token: str | None = None,
     stream: bool = True,
 ) -> NegotiationRuntime:
@@ -124,7 +124,6 @@ def start_negotiation(
     routed = pool if nsi is None else RoutedPool(pool, dict.fromkeys(nsi.peers, nsi))
     orchestrator = Orchestrator(graph.merged.view, routed, log, config)
     graph.listeners.append(_follower(orchestrator, pool))
-    pool.in_progress = orchestrator.in_progress
     fault = os.environ.get(FAULT_VARIABLE, "")
     if fault == "exit-after-decide":
         orchestrator.after_decide = _exit_now

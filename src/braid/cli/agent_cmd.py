@@ -193,7 +193,7 @@ def orchestrator(
             "--batch-linger-ms",
             help="How long a batch may wait for other negotiations' messages (0: never).",
         ),
-    ] = 4.0,
+    ] = 10.0,
     advertise: Annotated[
         str | None,
         typer.Option(

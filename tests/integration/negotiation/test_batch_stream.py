@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from typing import Any
 
 import grpc
@@ -214,24 +215,28 @@ def test_a_batch_lingers_for_the_other_negotiations_in_progress(
     agent: tuple[ScriptedAgent, int], loop: StreamLoop
 ) -> None:
     scripted, port = agent
-    handed: list[str] = []  # three negotiations hand a round over, one after another
-    coalescer = _coalescer(port, loop, linger=30.0, coming=lambda: len(handed) < 3)
-    futures = []
-    for i in range(3):
-        handed.append(f"t{i}")
-        futures.append(coalescer.submit(_commit(f"t{i}")))
+    coalescer = _coalescer(port, loop, linger=30.0, expected=lambda: 3)
+    futures = [coalescer.submit(_commit(f"t{i}")) for i in range(3)]
     assert [f.result(10).ack.transaction_id for f in futures] == ["t0", "t1", "t2"]
     assert scripted.batches == [["t0", "t1", "t2"]]  # one batch, not one per negotiation
     loop.run(coalescer.close())
 
 
-def test_a_batch_leaves_once_nothing_more_is_coming(
+def test_a_batch_lingers_for_negotiations_not_for_messages(
     agent: tuple[ScriptedAgent, int], loop: StreamLoop
 ) -> None:
+    """Two negotiations in progress; the first hands over two messages at once (offers and
+    a Prep): the batch waits for the second negotiation, not for a second message."""
     scripted, port = agent
-    coalescer = _coalescer(port, loop, linger=30.0, coming=lambda: False)
-    assert coalescer.submit(_commit("t0")).result(10).ack.transaction_id == "t0"
-    assert scripted.batches == [["t0"]]  # well before the 30 s it may linger
+    coalescer = _coalescer(port, loop, linger=30.0, expected=lambda: 2)
+    one, same = Future[pb.AgentResult](), Future[pb.AgentResult]()
+    loop.hand_over(
+        [(coalescer, coalescer.entry(_commit(t), f)) for t, f in (("t0", one), ("t1", same))], one
+    )
+    assert not scripted.arrived.wait(0.3)  # both messages of one round: it lingers
+    other = coalescer.submit(_commit("t2"))
+    assert [f.result(10).ack.transaction_id for f in (one, same, other)] == ["t0", "t1", "t2"]
+    assert scripted.batches == [["t0", "t1", "t2"]]
     loop.run(coalescer.close())
 
 

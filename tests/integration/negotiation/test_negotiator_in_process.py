@@ -7,7 +7,6 @@ agent outages leaves every domain's ledger consistent with the outcomes.
 from __future__ import annotations
 
 import contextlib
-
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -64,6 +63,9 @@ class FakePool:
 
     def together(self) -> contextlib.nullcontext[None]:
         return contextlib.nullcontext()  # every call is answered at once
+
+    def negotiating(self, domains: Any) -> contextlib.nullcontext[None]:
+        return contextlib.nullcontext()
 
     def offers(
         self,

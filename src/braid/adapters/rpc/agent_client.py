@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import Any, Generic, TypeVar
@@ -108,7 +108,7 @@ class GrpcAgentPool:
         parallel: bool = True,
         batch: bool = True,
         batch_depth: int = 1,
-        linger: float = 0.004,
+        linger: float = 0.010,
         stream: bool = True,
         token: str | None = None,
     ) -> None:
@@ -126,14 +126,11 @@ class GrpcAgentPool:
         self._retired: list[Any] = []  # channels of agents that moved, closed at the end
         self._stubs: dict[str, Any] = {}
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="braid-agent-call")
-        # How many negotiations are in progress (the orchestrator's count, wired in
-        # by the runtime): the messages a round may bring to one agent at most.
-        self.in_progress: Callable[[], int] = lambda: 0
         self.coalescers: dict[str, Coalescer | StreamCoalescer] = {}
         self._held = threading.local()  # the calls of a `together` block, per thread
-        # Rounds handed to the streams and not answered yet (read and written on the
-        # streams' loop): how many negotiations are waiting for agents.
-        self._rounds_out = 0
+        # Negotiations under way that may call each domain (`negotiating`).
+        self._negotiations: dict[str, int] = {}
+        self._counting = threading.Lock()
         self._plans_pb: dict[SwitchPlan, pb.SwitchPlan] = {}
         self._retired_coalescers: list[StreamCoalescer] = []
         for domain, address in addresses.items():
@@ -158,7 +155,7 @@ class GrpcAgentPool:
     def _coalesce(self, domain: str, address: str, stub: Any) -> None:
         assert self._batching is not None
         depth, linger = self._batching
-        expected = self._in_progress_now
+        expected = partial(self._negotiating_with, domain)
         old = self.coalescers.get(domain)
         if isinstance(old, StreamCoalescer):
             self._retired_coalescers.append(old)
@@ -180,7 +177,7 @@ class GrpcAgentPool:
             timeout=self.timeout,
             depth=depth,
             linger=linger,
-            coming=self._coming,
+            expected=expected,
         )
 
     @property
@@ -188,8 +185,8 @@ class GrpcAgentPool:
         """The event loop the agents' streams run on (None without streams)."""
         return None if self._streams is None else self._streams.loop
 
-    def _in_progress_now(self) -> int:  # read at each batch: `in_progress` is wired later
-        return self.in_progress()
+    def _negotiating_with(self, domain: str) -> int:
+        return self._negotiations.get(domain, 0)
 
     def close(self) -> None:
         if self._streams is not None:
@@ -222,6 +219,21 @@ class GrpcAgentPool:
         return GrpcPending(domain, self._pool.submit(call), convert)
 
     @contextlib.contextmanager
+    def negotiating(self, domains: Collection[str]) -> Iterator[None]:
+        """Count a negotiation under way at each of `domains`: a batch to one of them
+        lingers (up to `linger`) for the next rounds of the negotiations counted there."""
+        mine = tuple(domains)
+        with self._counting:
+            for domain in mine:
+                self._negotiations[domain] = self._negotiations.get(domain, 0) + 1
+        try:
+            yield
+        finally:
+            with self._counting:
+                for domain in mine:
+                    self._negotiations[domain] -= 1
+
+    @contextlib.contextmanager
     def together(self) -> Iterator[None]:
         """Batched calls made inside are handed to their coalescers when it ends, all at
         once: each agent's leave in one batch, and the streams' loop wakes once."""
@@ -237,25 +249,10 @@ class GrpcAgentPool:
             self._held.calls = self._held.round = None
             self._hand_over(held, round_)
 
-    def _round_out(self, round_: Round) -> None:
-        """A negotiation's round is queued (on the streams' loop): it waits for agents
-        until the round's last answer comes."""
-        self._rounds_out += 1
-        round_.when_answered(self._round_back)
-
-    def _round_back(self) -> None:
-        self._rounds_out -= 1
-
-    def _coming(self) -> bool:
-        """Whether a negotiation in progress may still hand a round over soon: fewer of
-        their rounds are waiting for agents than negotiations are in progress (the
-        others are composing, deciding or writing; a batch lingers for them)."""
-        return self._rounds_out < self.in_progress()
-
     def _hand_over(self, held: list[_Held], round_: Round) -> None:
         streamed = [(c, c.entry(m, f)) for c, m, f in held if isinstance(c, StreamCoalescer)]
         if streamed and self._streams is not None:
-            self._streams.hand_over(streamed, partial(self._round_out, round_))
+            self._streams.hand_over(streamed, round_)
         unary: dict[int, tuple[Coalescer, list[tuple[pb.AgentMessage, Future[Any]]]]] = {}
         for c, m, f in held:
             if isinstance(c, Coalescer):

@@ -59,16 +59,10 @@ class OpenStream(Protocol):
     async def close(self) -> None: ...
 
 
-def _nothing() -> None:
-    return None
-
-
 class StreamLoop:
     """The thread and event loop every stream of one agent pool runs on."""
 
     def __init__(self) -> None:
-        # Coalescers waiting for company (see `StreamCoalescer._wait_for_company`).
-        self.lingering: set[StreamCoalescer] = set()
         # uvloop: less of the loop's own work per message than asyncio's default loop.
         self.loop = uvloop.new_event_loop()
         self._thread = threading.Thread(
@@ -76,33 +70,23 @@ class StreamLoop:
         )
         self._thread.start()
 
-    def hand_over(
-        self, entries: Sequence[tuple[StreamCoalescer, Entry]], then: Callable[[], None] = _nothing
-    ) -> None:
-        """Queue each entry on its coalescer with one wake of the loop for them all (a
-        round's messages, or several for one agent, which then leave in one batch);
-        `then` runs on the loop once they are queued, before any coalescer looks again
-        whether to linger."""
+    def hand_over(self, entries: Sequence[tuple[StreamCoalescer, Entry]], round_: object) -> None:
+        """Queue each entry on its coalescer with one wake of the loop for them all (one
+        negotiation's `round_`: its messages to each agent then leave in one batch)."""
         if threading.get_ident() == self._thread.ident:  # a negotiation on the loop itself
-            self._add_all(entries, then)
+            self._add_all(entries, round_)
             return
         try:
-            self.loop.call_soon_threadsafe(self._add_all, entries, then)
+            self.loop.call_soon_threadsafe(self._add_all, entries, round_)
         except RuntimeError:  # the loop is closed: nothing will send them
             for coalescer, entry in entries:
                 fail([entry], coalescer.domain, "UNAVAILABLE", "the orchestrator is closing")
 
-    def _add_all(
-        self, entries: Sequence[tuple[StreamCoalescer, Entry]], then: Callable[[], None]
-    ) -> None:
+    def _add_all(self, entries: Sequence[tuple[StreamCoalescer, Entry]], round_: object) -> None:
         touched: dict[int, StreamCoalescer] = {}
         for coalescer, entry in entries:
-            if coalescer.enqueue(entry):
+            if coalescer.enqueue(entry, round_):
                 touched[id(coalescer)] = coalescer
-        then()
-        # Whoever lingers looks again: these messages may be all it waited for.
-        for lingering in list(self.lingering):
-            lingering.wake()
         for coalescer in touched.values():
             coalescer.pump()
 
@@ -160,7 +144,7 @@ class StreamCoalescer:
         timeout: float,
         depth: int = 1,
         linger: float = 0.0,
-        coming: Callable[[], bool] = lambda: False,
+        expected: Callable[[], int] = lambda: 0,
     ) -> None:
         self.domain = domain
         self._open_stream = open_stream
@@ -169,8 +153,12 @@ class StreamCoalescer:
         self._timeout = timeout
         self._depth = depth
         self._linger = linger
-        self._coming = coming
+        self._expected = expected
         self._queue: list[Entry] = []
+        # The negotiation round each queued entry belongs to, and how many of them
+        # each round has queued: a batch lingers for the rounds, not the messages.
+        self._rounds: list[object] = []
+        self._queued_rounds: dict[object, int] = {}
         self._stream: _Stream | None = None
         self._sending = False
         self._arrived: asyncio.Future[None] | None = None
@@ -179,7 +167,7 @@ class StreamCoalescer:
 
     def submit(self, message: pb.AgentMessage) -> Future[pb.AgentResult]:
         future: Future[pb.AgentResult] = Future()
-        self._streams.hand_over([(self, self.entry(message, future))])
+        self._streams.hand_over([(self, self.entry(message, future))], future)
         return future
 
     def entry(self, message: pb.AgentMessage, future: Future[pb.AgentResult]) -> Entry:
@@ -190,6 +178,7 @@ class StreamCoalescer:
         """Fail what waits and cancel the stream (on the loop)."""
         self._closed = True
         queued, self._queue = self._queue, []
+        self._rounds, self._queued_rounds = [], {}
         fail(queued, self.domain, "UNAVAILABLE", "the orchestrator is closing")
         if self._stream is not None:
             self._end(self._stream, StreamError(grpc.StatusCode.UNAVAILABLE, "closing"))
@@ -197,12 +186,15 @@ class StreamCoalescer:
 
     # -- on the loop -----------------------------------------------------------------
 
-    def enqueue(self, entry: Entry) -> bool:
-        """Queue `entry` (on the loop); False if closed (it failed). `pump` sends."""
+    def enqueue(self, entry: Entry, round_: object) -> bool:
+        """Queue `entry` of negotiation round `round_` (on the loop); False if closed (it
+        failed). `pump` sends."""
         if self._closed:
             fail([entry], self.domain, "UNAVAILABLE", "the orchestrator is closing")
             return False
         self._queue.append(entry)
+        self._rounds.append(round_)
+        self._queued_rounds[round_] = self._queued_rounds.get(round_, 0) + 1
         if self._arrived is not None:
             _settle_future(self._arrived)
         return True
@@ -232,36 +224,36 @@ class StreamCoalescer:
         self.pump()
 
     async def _wait_for_company(self) -> None:
-        """Linger while other negotiations may still have messages for this batch: while
-        `coming()` (some negotiation in progress has not handed its round over yet),
-        for `linger` seconds at most. Every hand-over makes it look again."""
+        """Linger while fewer negotiations have a round queued here than are in progress
+        (`expected()`): the others' next rounds may join this batch. For `linger`
+        seconds at most; a negotiation alone never waits."""
         if self._linger <= 0:
             return
         until = self._loop.time() + self._linger
-        lingering = self._streams.lingering
-        while len(self._queue) < MAX_BATCH and self._coming():
+        while len(self._queued_rounds) < min(self._expected(), MAX_BATCH):
             if self._loop.time() >= until:
                 return
             # A bare future and a timer: this runs for every batch, and `wait_for` on
             # an Event would make a task of its own each time.
             arrived = self._arrived = self._loop.create_future()
             timer = self._loop.call_at(until, _settle_future, arrived)
-            lingering.add(self)
             try:
                 await arrived
             finally:
-                lingering.discard(self)
                 timer.cancel()
                 self._arrived = None
-
-    def wake(self) -> None:
-        """Look again whether to linger (on the loop)."""
-        if self._arrived is not None:
-            _settle_future(self._arrived)
 
     def _take(self) -> list[Entry]:
         """The next batch, without the messages already past their deadline."""
         batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
+        rounds, self._rounds = self._rounds[:MAX_BATCH], self._rounds[MAX_BATCH:]
+        counts = self._queued_rounds
+        for round_ in rounds:
+            left = counts[round_] - 1
+            if left:
+                counts[round_] = left
+            else:
+                del counts[round_]
         return in_time(batch, self._loop.time(), self.domain)
 
     async def _write(self, batch: list[Entry]) -> None:

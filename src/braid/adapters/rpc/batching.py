@@ -60,20 +60,6 @@ class Round:
             wait_all(self.futures)
             self._settled = True
 
-    def when_answered(self, then: Callable[[], None]) -> None:
-        """Call `then` once every future of the round is done (in the thread of the last)."""
-        left = [len(self.futures)]
-
-        def one_more(_: Future[pb.AgentResult]) -> None:
-            left[0] -= 1
-            if left[0] == 0:
-                then()
-
-        if not self.futures:
-            then()
-        for future in self.futures:
-            future.add_done_callback(one_more)
-
 
 class ItemPending(Generic[T]):
     """One message of a batch in flight; `result` waits for its own answer (for all of

@@ -335,10 +335,6 @@ class Orchestrator:
             memo[key] = known
         return known
 
-    def in_progress(self) -> int:
-        """Negotiations under way right now."""
-        return len(self._busy)
-
     def lookup(self, reservation: str) -> NegotiationResult | None:
         """The outcome as stored, with its present status and what each domain holds."""
         known = self.decisions.result(reservation)

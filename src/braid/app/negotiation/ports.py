@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -50,6 +50,11 @@ class AgentPool(Protocol):
         """Calls made inside leave together when it ends: each agent's in one message
         where the transport batches (a round's calls, or offers and a Prep for one
         agent), the caller's thread handing them over once. Nested, the outer one sends."""
+        ...
+
+    def negotiating(self, domains: Collection[str]) -> AbstractContextManager[None]:
+        """A negotiation that may call `domains` is under way while it lasts: where the
+        transport batches, a batch to one of them may wait a moment for its messages."""
         ...
 
     def offers(

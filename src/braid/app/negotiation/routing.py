@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 
 from braid.app.negotiation.ports import AgentPool, Pending, PrepReply, Replaced, Window
@@ -28,6 +28,14 @@ class RoutedPool:
         with ExitStack() as stack:
             for pool in pools.values():
                 stack.enter_context(pool.together())
+            yield
+
+    @contextmanager
+    def negotiating(self, domains: Collection[str]) -> Iterator[None]:
+        pools = {id(p): p for p in (self._default, *self._special.values())}
+        with ExitStack() as stack:
+            for pool in pools.values():
+                stack.enter_context(pool.negotiating(domains))
             yield
 
     def offers(

@@ -93,6 +93,12 @@ class NegotiationRun:
         self.legs = list(legs)
         for i, path in enumerate(paths):
             self.note("path", "", f"candidate {i}: {' > '.join(path)}")
+        with o.agents.negotiating({d for path in paths for d in path}):
+            return self.negotiate(paths)
+
+    def negotiate(self, paths: Sequence[tuple[str, ...]]) -> NegotiationResult:
+        """Both phases over the candidate `paths` (their legs known)."""
+        r, o = self.request, self.orchestrator
         offers = self.first_round(paths, self.guess(paths))
         outcome = compose(self.strategy, r.bandwidth, paths, offers, self.probe)
         if isinstance(outcome, Refusal):

@@ -29,7 +29,7 @@ import contextlib
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Generic, TypeVar
 
@@ -109,6 +109,9 @@ class NsiParticipants:
 
     def together(self) -> contextlib.nullcontext[None]:
         return contextlib.nullcontext()  # each request is a SOAP exchange of its own
+
+    def negotiating(self, domains: Collection[str]) -> contextlib.nullcontext[None]:
+        return contextlib.nullcontext()  # nothing is batched
 
     def offers(
         self,

@@ -234,9 +234,7 @@ def lines(draw: st.DrawFn) -> Network:
 
 @settings(max_examples=200, deadline=None)
 @given(lines(), st.data())
-def test_a_line_s_max_flow_is_its_narrowest_link_as_networkx_finds(
-    net: Network, data: Any
-) -> None:
+def test_a_line_s_max_flow_is_its_narrowest_link_as_networkx_finds(net: Network, data: Any) -> None:
     nodes = sorted(net.topology.nodes)
     src, dst = data.draw(st.permutations(nodes))[:2]
     symmetric = data.draw(st.booleans())
