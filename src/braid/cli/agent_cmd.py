@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from braid.cli.common import fail
+from braid.cli.common import fail, settle_heap
 from braid.core.errors import BraidError
 
 if TYPE_CHECKING:
     from braid.adapters.rpc.channels import TlsFiles
 
+# The youngest generation's threshold for these servers (see `settle_heap`).
+_YOUNG_OBJECTS = 10_000
 TopologyOpt = Annotated[
     Path,
     typer.Option(
@@ -132,6 +134,7 @@ def agent(
         )
     except (BraidError, OSError, ValueError) as exc:
         fail(str(exc))
+    settle_heap(_YOUNG_OBJECTS)
     held = sum(1 for h in handle.service.status() if h.state.value == "held")
     typer.echo(
         f"braid agent {domain} listening on port {handle.port} "
@@ -268,6 +271,7 @@ def orchestrator(
         serve_orchestrator(runtime, listen, tls=tls, advertise=advertise or "")
     except (BraidError, OSError, ValueError) as exc:
         fail(str(exc))
+    settle_heap(_YOUNG_OBJECTS)
     typer.echo(
         f"braid orchestrator listening on port {runtime.port} "
         f"({runtime.recovered} in-doubt transactions finished, "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 from pathlib import Path
 from typing import NoReturn
@@ -22,6 +23,26 @@ def fail(message: str, hint: str = "") -> NoReturn:
     if hint:
         err_console.print(f"[dim]{escape(hint)}[/]")
     raise typer.Exit(2)
+
+
+def settle_heap(young: int | None = None) -> None:
+    """Keep what startup loaded out of the cyclic collector's passes (a long-lived server).
+
+    The store's reservations, the mirror's timelines, an agent's holds and the
+    app live as long as the process: every full collection walked them all
+    (braid serve: some 330,000 objects with 10,000 bookings, 0.2 s a pass, a
+    pass every 10 s or so under load) to find the little garbage made since.
+    Frozen objects are still freed once nothing refers to them; only cycles
+    among them would stay, and only among what startup built. `young`: collect
+    the youngest generation after this many new objects instead of 700 (an
+    agent or orchestrator makes and drops many small objects per message, and
+    nearly all are gone before a collection looks at them).
+    """
+    gc.collect()
+    gc.freeze()
+    if young is not None:
+        _, middle, old = gc.get_threshold()
+        gc.set_threshold(young, middle, old)
 
 
 def require_module(module: str, extra: str, option: str) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import logging
 import signal
 from dataclasses import replace
@@ -13,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from braid.cli.common import fail
+from braid.cli.common import fail, settle_heap
 from braid.cli.topology_cmd import DefaultCapacityOpt
 from braid.core.errors import InputError
 
@@ -143,7 +142,7 @@ def serve(
                 f"(database {hide_password(settings.database_url)})"
             )
             _stop_on_sigterm()
-            _settle_heap()
+            settle_heap()
             # uvicorn shuts down gracefully on a signal, then re-raises it to us.
             with contextlib.suppress(KeyboardInterrupt):
                 uvicorn.run(
@@ -210,21 +209,6 @@ def settings_from(config: Path | None, **overrides: Any) -> Settings:
     except InputError as exc:
         fail(f"settings: {exc}")
     return settings
-
-
-def _settle_heap() -> None:
-    """Keep what startup loaded out of the cyclic collector's full passes.
-
-    The store's reservations, the mirror's timelines and the app live as long
-    as the server: every full collection walked them all (some 330,000
-    objects with 10,000 bookings, 0.2 s a pass, a pass every 10 s or so under
-    load) to find the little garbage made since, and the heap has grown with
-    the features. Frozen objects are still freed once nothing refers to them;
-    only cycles among them would stay, and only among what startup built (a
-    later topology change builds a new mirror, which is not frozen).
-    """
-    gc.collect()
-    gc.freeze()
 
 
 def _stop_on_sigterm() -> None:
