@@ -1,8 +1,10 @@
 """Multi-domain negotiation over real gRPC: latency, throughput, and the ledgers afterwards.
 
 The orchestrator and four domain agents (two sites, two visible WANs) run as
-separate processes on loopback. Every reservation takes two domain paths, so
-all four agents take part in each of the three rounds (offers, Prep, Commit).
+separate processes on loopback, each on one CPU (`LocalCluster`). Every
+reservation takes two domain paths, so all four agents take part in every
+round: offers with the Preps of the guessed split, then Commit (two rounds;
+three, offers first, on a route's first reservation or with --no-speculate).
 
     .venv/bin/python bench/negotiation_bench.py            # ~1.5 min
     .venv/bin/python bench/negotiation_bench.py --quick
@@ -14,8 +16,9 @@ empty unary calls to every agent taking part, each round in parallel; the
 same three rounds of the smallest real message through the orchestrator's own
 agent pool and streams: the protocol's floor in transport alone on the default
 path), one client's median again against an
-orchestrator sending each batch as its own `Exchange` call (`--no-stream`; the
-two clusters' reservations take turns, so both see the same load), the
+orchestrator run with `--compare-with` (default `--no-speculate`: three rounds,
+offers before any Prep; the two clusters' reservations take turns, so both see
+the same load), the
 throughput with concurrent clients beside the same run without batching
 (`--no-batch`: one gRPC call per message),
 CPU per reservation of each process; then the ledger check (nothing leaked,
@@ -32,6 +35,7 @@ import argparse
 import contextlib
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -46,6 +50,7 @@ from braid.adapters.rpc.agent_client import GrpcAgentPool
 from braid.adapters.rpc.ledgers import check_ledgers, committed_of
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.bootstrap.local_cluster import LocalCluster
+from revisions import baseline_source
 
 # Floors (issue 12): median <= 6 ms on the 4-agent network, <= 10 ms on Fig. 6a; both
 # >= 200 reservations/s with 8 clients.
@@ -250,16 +255,31 @@ def cluster_in(
     workdir: Path, source: Path, orchestrator: list[str], per_domain: bool
 ) -> LocalCluster:
     """The network's agents and an orchestrator started with `orchestrator`, in `workdir`
-    (the measured cluster, or a comparison's: `--no-batch`, `--no-stream`)."""
+    (the measured cluster, or a comparison's: `--no-batch`, `--compare-with`)."""
     cluster = LocalCluster(source, workdir, orchestrator_args=orchestrator)
     cluster.per_domain = per_domain
     return cluster
 
 
+def run_revision(cluster: LocalCluster, revision: str, folder: Path) -> None:
+    """Make `cluster`'s processes run `revision`'s code (pinned only if it has `--cpu`)."""
+    folder.mkdir()
+    code = baseline_source(revision, folder)
+    cluster.env = {"PYTHONPATH": str(code)}
+    helped = subprocess.run(
+        [sys.executable, "-m", "braid.cli.agent_cmd", "agent", "--help"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, **cluster.env),
+        check=True,
+    ).stdout
+    cluster.pin = "--cpu" in helped
+
+
 def check_unary(cluster: LocalCluster, latency: Latency) -> None:
     check = check_ledgers(cluster.reports(), committed_of(latency.replies))
     if not check.ok or any(not r.success for r in latency.replies):
-        raise SystemExit(f"the unary comparison went wrong: {check.summary()}")
+        raise SystemExit(f"the compared cluster went wrong: {check.summary()}")
 
 
 def parse() -> argparse.Namespace:
@@ -299,7 +319,19 @@ def parse() -> argparse.Namespace:
         "--no-compare",
         action="store_true",
         help="skip the same-run comparisons (throughput without batching, one client's "
-        "latency without streams)",
+        "latency with --compare-with)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="compare one client's latency with the same cluster running git revision REV "
+        "(its src unpacked with git archive), instead of --compare-with",
+    )
+    parser.add_argument(
+        "--compare-with",
+        default="--no-speculate",
+        help="orchestrator options of the cluster whose one-client latency is measured "
+        "taking turns with the main one's (default: --no-speculate, three rounds)",
     )
     return parser.parse_args()
 
@@ -320,12 +352,16 @@ def main() -> int:
         extra += ["--sequential"] if args.sequential else []
         extra += args.orchestrator_args.split()
         cluster = cluster_in(Path(folder) / "run", source, extra, args.per_domain)
-        paired = not args.no_compare and not {"--no-batch", "--no-stream"} & set(extra)
+        versus = [] if args.baseline else args.compare_with.split()
+        paired = not args.no_compare and (args.baseline or versus)
+        paired = paired and not set(versus) & set(extra)
         unary = (
-            cluster_in(Path(folder) / "no-stream", source, [*extra, "--no-stream"], args.per_domain)
+            cluster_in(Path(folder) / "compared", source, [*extra, *versus], args.per_domain)
             if paired
             else None
         )
+        if unary is not None and args.baseline:
+            run_revision(unary, args.baseline, Path(folder) / "baseline")
         with cluster, unary or contextlib.nullcontext():
             base = int(time.time())
             warm = cluster.reserve(reservation("warm-up", 10**6, base))
@@ -384,15 +420,16 @@ def main() -> int:
         f"{verdict})"
     )
     if unary is not None:
+        other = f"at {args.baseline}" if args.baseline else f"with {args.compare_with}"
         print(
-            f"  same, one Exchange call per batch   {unary_median:8.2f} ms (--no-stream, its "
-            f"reservations taking turns with the above; streams: {median / unary_median:.2f}x)"
+            f"  same, {other:<27s} {unary_median:8.2f} ms (its reservations "
+            f"taking turns with the above; ratio {median / unary_median:.2f}x)"
         )
         streamed_cpu = cpu_per_reservation(start_seq, before, sequential)
         if streamed_cpu and unary_cpu:
             print(
-                f"  CPU ms per reservation, all processes: {streamed_cpu:.1f} with streams, "
-                f"{unary_cpu:.1f} without ({streamed_cpu / unary_cpu:.2f}x)"
+                f"  CPU ms per reservation, all processes: {streamed_cpu:.1f}, "
+                f"{unary_cpu:.1f} {other} ({streamed_cpu / unary_cpu:.2f}x)"
             )
     verdict = "meets" if rate >= FLOOR_PER_SECOND else "MISSES"
     print(

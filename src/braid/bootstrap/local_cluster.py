@@ -62,6 +62,8 @@ class LocalCluster:
     # CPUs this process may use (`--cpu`): a process's gRPC threads then hand each
     # message over on one CPU (docs/multidomain.md, "Where the time goes").
     pin: bool = True
+    # Set for every process it starts (a benchmark runs another revision's code so).
+    env: dict[str, str] = field(default_factory=dict)
     ports: dict[str, int] = field(default_factory=dict)
     processes: dict[str, Process] = field(default_factory=dict)
     _channels: dict[str, Any] = field(default_factory=dict)
@@ -110,7 +112,7 @@ class LocalCluster:
 
     def _launch(self, name: str, args: list[str], extra_env: dict[str, str] | None) -> Process:
         command = [sys.executable, "-m", "braid.cli.agent_cmd", *args, *self._cpu(name)]
-        env = dict(os.environ, PYTHONUNBUFFERED="1", **(extra_env or {}))
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **self.env, **(extra_env or {}))
         # stderr to a file: a pipe nobody reads would stall a chatty process.
         with (self.workdir / f"{name}.log").open("a", encoding="utf-8") as log:
             popen = subprocess.Popen(
