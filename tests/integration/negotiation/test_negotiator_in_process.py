@@ -348,7 +348,7 @@ def test_equal_splitting_asks_every_domain_at_once_on_a_known_route(
 
 
 def test_no_guess_when_the_speculation_is_turned_off(world: Callable[[], Any]) -> None:
-    orchestrator, pool = world()
+    orchestrator, _ = world()
     orchestrator.config = replace(orchestrator.config, speculate=False)
     assert orchestrator.reserve(request("r1", 3, "partial-offers", 2, 0)).success
     second = orchestrator.reserve(request("r2", 3, "partial-offers", 2, 1))
