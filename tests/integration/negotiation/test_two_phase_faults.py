@@ -200,3 +200,13 @@ def test_a_domain_that_cannot_honour_the_commit_fails_it_everywhere(
     held = {h.domain: h.state for h in answer.holdings}
     assert held == {"w1": "refused-commit", "site-a": "released", "site-b": "released"}
     assert "w1 could not honour the commit" in answer.reason
+
+
+def test_a_caller_that_gives_up_leaves_the_negotiation_to_finish(cluster: LocalCluster) -> None:
+    cluster.terminate("w1")
+    cluster.start_agent("w1", env={"BRAID_FAULT_AGENT": "slow-prep=0.6"})  # within --timeout 1
+    with pytest.raises(grpc.RpcError) as gave_up:
+        cluster.orchestrator().Reserve(reservation("r-impatient", 3, paths=1), timeout=0.2)
+    assert gave_up.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+    # The orchestrator went on: the same outcome in every domain and in Lookup.
+    complete(settle(cluster, "r-impatient", committed=True))

@@ -3,6 +3,7 @@ ReservationResp out."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -19,6 +20,8 @@ from braid.core.errors import BraidError, InputError
 from braid.core.negotiation.strategies import Strategy
 
 _Reply = TypeVar("_Reply")
+# Calls under way (the loop keeps only weak references to its tasks).
+_RUNNING: set[asyncio.Future[Any]] = set()
 STRATEGY_OF: dict[int, Strategy | None] = {
     pb.STRATEGY_UNSPECIFIED: None,
     pb.STRATEGY_EQUAL_SPLIT: "equal-split",
@@ -110,9 +113,17 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
 
 
 async def _answer(context: Any, call: Callable[[Any], _Reply], request: Any) -> _Reply:
-    """`call(request)` in a greenlet; a refusal ends the call with its status."""
+    """`call(request)` in a greenlet; a refusal ends the call with its status.
+
+    A caller that gives up (its deadline, a cancel) ends only its call: the
+    negotiation runs to its end all the same, as the two-phase commit needs
+    (a transaction left half way would keep its holds waiting for a decision).
+    """
+    work = asyncio.ensure_future(in_greenlet(call, request))
+    _RUNNING.add(work)
+    work.add_done_callback(_RUNNING.discard)
     try:
-        return await in_greenlet(call, request)
+        return await asyncio.shield(work)
     except Refused as refused:
         trailing = (("braid-error", f"ERROR_CODE_{refused.error}"),) if refused.error else ()
         await context.abort(refused.status, refused.message, trailing_metadata=trailing)
