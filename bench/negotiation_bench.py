@@ -237,10 +237,17 @@ def cpu_per_reservation(before: dict[str, float], after: dict[str, float], count
 
 
 def unbatched_rate(
-    folder: Path, source: Path, extra: list[str], clients: int, count: int, per_domain: bool
+    folder: Path,
+    source: Path,
+    extra: list[str],
+    clients: int,
+    count: int,
+    per_domain: bool,
+    agents: list[str],
 ) -> float:
     """The same throughput run against an orchestrator that sends one call per message."""
-    with cluster_in(folder / "no-batch", source, [*extra, "--no-batch"], per_domain) as c:
+    no_batch = [*extra, "--no-batch"]
+    with cluster_in(folder / "no-batch", source, no_batch, per_domain, agents) as c:
         base = int(time.time())
         warm = c.reserve(reservation("warm-up", 10**6, base))
         rate, replies = throughput(c, clients, count, base)
@@ -252,11 +259,17 @@ def unbatched_rate(
 
 
 def cluster_in(
-    workdir: Path, source: Path, orchestrator: list[str], per_domain: bool
+    workdir: Path,
+    source: Path,
+    orchestrator: list[str],
+    per_domain: bool,
+    agents: list[str] | None = None,
 ) -> LocalCluster:
-    """The network's agents and an orchestrator started with `orchestrator`, in `workdir`
-    (the measured cluster, or a comparison's: `--no-batch`, `--compare-with`)."""
+    """The network's agents (started with `agents`) and an orchestrator started with
+    `orchestrator`, in `workdir` (the measured cluster, or a comparison's: `--no-batch`,
+    `--compare-with`)."""
     cluster = LocalCluster(source, workdir, orchestrator_args=orchestrator)
+    cluster.agent_args = list(agents or [])
     cluster.per_domain = per_domain
     return cluster
 
@@ -274,6 +287,8 @@ def run_revision(cluster: LocalCluster, revision: str, folder: Path) -> None:
         check=True,
     ).stdout
     cluster.pin = "--cpu" in helped
+    if "--sync" not in helped:  # agents from before their hold store had a choice
+        cluster.agent_args = []
 
 
 def check_unary(cluster: LocalCluster, latency: Latency) -> None:
@@ -303,7 +318,8 @@ def parse() -> argparse.Namespace:
         "--sync",
         choices=["FULL", "NORMAL"],
         default="FULL",
-        help="SQLite synchronous mode of the orchestrator's decision log",
+        help="SQLite synchronous mode of the orchestrator's decision log and of the "
+        "agents' hold stores",
     )
     parser.add_argument(
         "--sequential",
@@ -351,12 +367,15 @@ def main() -> int:
         extra = ["--max-paths", "2", "--sync", args.sync]
         extra += ["--sequential"] if args.sequential else []
         extra += args.orchestrator_args.split()
-        cluster = cluster_in(Path(folder) / "run", source, extra, args.per_domain)
+        agents = ["--sync", args.sync]
+        cluster = cluster_in(Path(folder) / "run", source, extra, args.per_domain, agents)
         versus = [] if args.baseline else args.compare_with.split()
         paired = not args.no_compare and (args.baseline or versus)
         paired = paired and not set(versus) & set(extra)
         unary = (
-            cluster_in(Path(folder) / "compared", source, [*extra, *versus], args.per_domain)
+            cluster_in(
+                Path(folder) / "compared", source, [*extra, *versus], args.per_domain, agents
+            )
             if paired
             else None
         )
@@ -388,7 +407,13 @@ def main() -> int:
         unbatched = None
         if not args.no_compare and "--no-batch" not in extra:
             unbatched = unbatched_rate(
-                Path(folder), source, extra, args.clients, per_client // 2, args.per_domain
+                Path(folder),
+                source,
+                extra,
+                args.clients,
+                per_client // 2,
+                args.per_domain,
+                agents,
             )
     load_after = os.getloadavg()
     fan_out = "sequential" if args.sequential else "parallel"
@@ -396,7 +421,7 @@ def main() -> int:
         f"negotiation, network {args.network}: orchestrator + {len(cluster.domains)} agents "
         f"on loopback, {len(taking_part)} in each reservation"
         f"{' (each agent its own file)' if args.per_domain else ''} "
-        f"(decision log sync={args.sync}, {fan_out} calls"
+        f"(decision log and hold stores sync={args.sync}, {fan_out} calls"
         f"{', ' + args.orchestrator_args if args.orchestrator_args else ''})"
     )
     print(

@@ -54,10 +54,12 @@ def start_agent(
     southbound: Path | None = None,
     provision_lead: int = 5,
     policy: Path | None = None,
+    synchronous: str = "FULL",
 ) -> AgentHandle:
     """Serve `domain` of the multi-domain `topology`, with holds kept in `store`; with a
     `southbound` wiring file, install committed rules on the domain's own switches; with
-    a `policy` file, only its peers may negotiate, within their limits."""
+    a `policy` file, only its peers may negotiate, within their limits; `synchronous` is
+    the hold store's SQLite level (FULL: every vote, commit and release on disk first)."""
     domains = load_multidomain(topology)
     peers = load_peer_policy(policy) if policy is not None else None
     if peers is not None:  # before the store is opened: a bad policy changes nothing
@@ -71,7 +73,7 @@ def start_agent(
     service = AgentService(
         domains,
         domain,
-        SqliteHoldStore(store),
+        SqliteHoldStore(store, synchronous=synchronous),
         max_hold_seconds=max_hold_seconds,
         decisions=decisions,
         policy=peers,

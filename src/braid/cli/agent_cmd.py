@@ -64,6 +64,16 @@ def _pin(cpu: int | None) -> None:
         fail(str(exc))
 
 
+def _sync_level(value: str) -> str:
+    """The SQLite level of `--sync`, checked before anything is opened."""
+    from braid.adapters.negotiation.hold_store import SYNC_LEVELS
+
+    level = value.upper()
+    if level not in SYNC_LEVELS:
+        fail(f"--sync: must be {' or '.join(SYNC_LEVELS)}, not {value!r}")
+    return level
+
+
 def _tls(cert: Path | None, key: Path | None, ca: Path | None) -> TlsFiles | None:
     from braid.adapters.rpc.channels import TlsFiles
 
@@ -113,9 +123,18 @@ def agent(
             "limits. Without it the agent is open to any caller.",
         ),
     ] = None,
+    sync: Annotated[
+        str,
+        typer.Option(
+            "--sync",
+            help="Hold store: FULL (each vote, commit and release on disk before the "
+            "answer) or NORMAL (survives a crash of the agent, not of its machine).",
+        ),
+    ] = "FULL",
     cpu: CpuOpt = None,
 ) -> None:
     """Serve one domain's offers, holds and bookings over gRPC (the D-O interface)."""
+    level = _sync_level(sync)
     _pin(cpu)
     from braid.bootstrap.agent import start_agent
 
@@ -131,6 +150,7 @@ def agent(
             southbound=southbound,
             provision_lead=provision_lead,
             policy=policy,
+            synchronous=level,
         )
     except (BraidError, OSError, ValueError) as exc:
         fail(str(exc))
@@ -239,6 +259,7 @@ def orchestrator(
     cpu: CpuOpt = None,
 ) -> None:
     """Negotiate multi-domain reservations with the agents (Orchestrator gRPC service)."""
+    level = _sync_level(sync)
     _pin(cpu)
     from braid.adapters.rpc.channels import read_token
     from braid.app.negotiation.negotiator import OrchestratorConfig
@@ -261,7 +282,7 @@ def orchestrator(
             config=config,
             timeout=timeout,
             tls=tls,
-            synchronous=sync.upper(),
+            synchronous=level,
             parallel=parallel,
             batch=batch,
             stream=stream,

@@ -34,6 +34,7 @@ from typing import Any
 
 import orjson
 
+from braid.adapters.negotiation.hold_store import SYNC_LEVELS
 from braid.app.loop_waits import wait_all
 from braid.core.negotiation.transaction import Phase, Transaction
 
@@ -59,8 +60,8 @@ class _Write:
 
 class SqliteDecisionLog:
     def __init__(self, path: Path | str, *, synchronous: str = "FULL") -> None:
-        if synchronous not in ("FULL", "NORMAL"):
-            raise ValueError("synchronous must be FULL or NORMAL")
+        if synchronous not in SYNC_LEVELS:
+            raise ValueError(f"synchronous must be one of {', '.join(SYNC_LEVELS)}")
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")

@@ -1,7 +1,10 @@
 """The agent's own durable table of holds (SQLite, write-ahead log).
 
 Every change of a hold is written here before the agent answers, so a
-restarted agent rebuilds exactly the holds and bookings it had promised.
+restarted agent rebuilds exactly the holds and bookings it had promised. With
+`synchronous="FULL"` (the default) each write is on disk before the answer: a
+yes vote, a commit or a release survives the loss of the machine, not only of
+the agent's process (`NORMAL`: only of the process).
 Kept apart from the reservation store: an agent records transactions of an
 orchestrator, not reservations of users.
 """
@@ -50,11 +53,16 @@ _HOLD_STATE = "UPDATE agent_holds SET state = ? WHERE transaction_id = ?"
 _RULES_ROW = "INSERT OR REPLACE INTO agent_rules VALUES (?, ?)"
 
 
+SYNC_LEVELS = ("FULL", "NORMAL")
+
+
 class SqliteHoldStore:
-    def __init__(self, path: FilePath | str) -> None:
+    def __init__(self, path: FilePath | str, *, synchronous: str = "FULL") -> None:
+        if synchronous not in SYNC_LEVELS:
+            raise ValueError(f"synchronous must be one of {', '.join(SYNC_LEVELS)}")
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._db.execute(_SCHEMA)
         self._db.execute(_RULES)
 
