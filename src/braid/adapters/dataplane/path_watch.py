@@ -5,7 +5,8 @@ and when a path has no capacity left recomputes the round-robin weights so
 that the flow continues on the others. Here the poll reads both edges'
 counters: for each direction, what the sending edge put on each path
 against what the receiving edge took off it (`core.multipath.congestion`
-decides), and a congested path's weight goes to 0 at the sending edge.
+decides, over two windows in a row by default), and a congested path's
+weight goes to 0 at the sending edge.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from braid.adapters.dataplane.edge_protocol import EdgeCounters
 from braid.core.multipath.congestion import (
     CongestionPolicy,
     PathCounts,
+    confirmed,
     reweighed,
     window_verdicts,
 )
@@ -54,6 +56,7 @@ class _Direction:
     receiver: EdgeControl
     weights: tuple[float, ...]
     base: tuple[PathCounts, ...] = ()
+    streaks: tuple[int, ...] = ()  # per path, lossy windows in a row
     changes: list[WeightChange] = field(default_factory=list)
 
     def counts(self) -> tuple[PathCounts, ...]:
@@ -97,6 +100,7 @@ class PathWatch:
         """The first window starts now (`with` does it, before the thread)."""
         for direction in self.directions:
             direction.base = direction.counts()
+            direction.streaks = (0,) * len(direction.base)
 
     def __enter__(self) -> PathWatch:
         self.begin()
@@ -130,7 +134,8 @@ class PathWatch:
         direction.base = tuple(
             b if v is None else n for v, b, n in zip(verdicts, direction.base, now, strict=True)
         )
-        weights = reweighed(direction.side.weights, direction.weights, verdicts)
+        direction.streaks, judged = confirmed(direction.streaks, verdicts, self.policy)
+        weights = reweighed(direction.side.weights, direction.weights, judged)
         if weights != direction.weights:
             direction.sender.set_weights(direction.side.reservation_id, weights)
             direction.weights = weights

@@ -7,6 +7,7 @@ Seeds 000 (flow-level split, a VLAN per path, two TCP streams per path) and
 from braid.core.multipath.congestion import (
     CongestionPolicy,
     PathCounts,
+    confirmed,
     reweighed,
     window_verdicts,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "PathCounts",
     "SplitPlan",
     "SplitRefusal",
+    "confirmed",
     "decompose",
     "jain_index",
     "max_flow",

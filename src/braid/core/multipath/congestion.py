@@ -8,7 +8,10 @@ edge's `sent` per VLAN) and what came off it (the receiving edge's
 `arrived` per VLAN), so a path's loss over a window is measured directly,
 whatever else shares its links: a path that loses more than the policy
 allows has no capacity left for the reservation (c_j = 0), the others keep
-their booked share.
+their booked share. A path must lose that much over `windows` windows in a
+row: frames queued at a window's end count as lost, so the window in which a
+flow's slow start fills the paths' queues looks lossy once, congestion does
+so window after window.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 
 from braid.core.errors import InputError
 
-__all__ = ["CongestionPolicy", "PathCounts", "reweighed", "window_verdicts"]
+__all__ = ["CongestionPolicy", "PathCounts", "confirmed", "reweighed", "window_verdicts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,16 +38,20 @@ class CongestionPolicy:
     """`loss_above`: the share of a window's frames a path may lose before it counts as
     congested (frames still in flight at the window's end count as lost, so keep it well
     above the paths' delay over the window); `min_frames`: fewer frames sent on a path and
-    the window goes on (no verdict on a handful of packets)."""
+    the window goes on (no verdict on a handful of packets); `windows`: how many windows
+    in a row a path must lose that much in before it counts as congested."""
 
     loss_above: float = 0.25
     min_frames: int = 8
+    windows: int = 2
 
     def __post_init__(self) -> None:
         if not 0.0 < self.loss_above < 1.0:
             raise InputError("loss_above", f"{self.loss_above} is not between 0 and 1")
         if self.min_frames < 1:
             raise InputError("min_frames", f"{self.min_frames} is below 1")
+        if self.windows < 1:
+            raise InputError("windows", f"{self.windows} is below 1")
 
 
 def window_verdicts(
@@ -62,6 +69,25 @@ def window_verdicts(
             continue
         verdicts.append(1.0 - min(arrived, sent) / sent > policy.loss_above)
     return tuple(verdicts)
+
+
+def confirmed(
+    streaks: Sequence[int], verdicts: Sequence[bool | None], policy: CongestionPolicy
+) -> tuple[tuple[int, ...], tuple[bool | None, ...]]:
+    """Per path, the lossy windows in a row after this window's `verdicts` (`streaks`:
+    before it), and the verdicts `reweighed` acts on: congested only after
+    `policy.windows` lossy windows in a row; a window without a verdict changes nothing."""
+    if len(streaks) != len(verdicts):
+        raise InputError("verdicts", "give one verdict per path, as in streaks")
+    after = tuple(
+        streak if verdict is None else (streak + 1 if verdict else 0)
+        for streak, verdict in zip(streaks, verdicts, strict=True)
+    )
+    judged = tuple(
+        None if verdict is None else streak >= policy.windows
+        for streak, verdict in zip(after, verdicts, strict=True)
+    )
+    return after, judged
 
 
 def reweighed(

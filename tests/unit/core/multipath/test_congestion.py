@@ -7,7 +7,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from braid.core.errors import InputError
-from braid.core.multipath import CongestionPolicy, PathCounts, reweighed, window_verdicts
+from braid.core.multipath import (
+    CongestionPolicy,
+    PathCounts,
+    confirmed,
+    reweighed,
+    window_verdicts,
+)
 
 POLICY = CongestionPolicy(loss_above=0.25, min_frames=8)
 
@@ -41,6 +47,10 @@ def test_bad_input_says_which_field() -> None:
         CongestionPolicy(loss_above=1.5)
     with pytest.raises(InputError, match="min_frames"):
         CongestionPolicy(min_frames=0)
+    with pytest.raises(InputError, match="windows"):
+        CongestionPolicy(windows=0)
+    with pytest.raises(InputError, match="verdicts"):
+        confirmed((0,), (True, False), POLICY)
     with pytest.raises(InputError, match="now"):
         window_verdicts((PathCounts(0, 0),), (), POLICY)
     with pytest.raises(InputError, match="shares"):
@@ -72,3 +82,27 @@ def test_new_weights_never_all_zero_and_never_revive_a_path(
             assert weight == 0 or new == tuple(current)
         if verdict and new != tuple(current):
             assert weight == 0
+
+
+def test_a_path_is_congested_only_after_lossy_windows_in_a_row() -> None:
+    policy = CongestionPolicy(windows=2)
+    streaks, judged = confirmed((0, 0, 0), (True, False, None), policy)
+    assert (streaks, judged) == ((1, 0, 0), (False, False, None))  # one lossy window: a queue
+    streaks, judged = confirmed(streaks, (True, True, None), policy)
+    assert (streaks, judged) == ((2, 1, 0), (True, False, None))
+    # A window without enough frames to tell keeps the streak; a clean one ends it.
+    assert confirmed((1, 1), (None, False), policy) == ((1, 0), (None, False))
+    assert confirmed((0,), (True,), CongestionPolicy(windows=1)) == ((1,), (True,))
+
+
+@given(st.lists(st.sampled_from([True, False, None]), min_size=1, max_size=12), st.integers(1, 4))
+def test_congested_exactly_when_the_last_verdicts_were_all_lossy(
+    verdicts: list[bool | None], windows: int
+) -> None:
+    policy = CongestionPolicy(windows=windows)
+    streaks: tuple[int, ...] = (0,)
+    for verdict in verdicts:
+        streaks, (judged,) = confirmed(streaks, (verdict,), policy)
+    told = [v for v in verdicts if v is not None]
+    expected = None if verdicts[-1] is None else told[-windows:] == [True] * windows
+    assert judged == expected
