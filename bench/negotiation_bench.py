@@ -447,7 +447,7 @@ def main() -> int:
     if unary is not None:
         other = f"at {args.baseline}" if args.baseline else f"with {args.compare_with}"
         print(
-            f"  same, {other:<27s} {unary_median:8.2f} ms (its reservations "
+            f"  {'same, ' + other:<38s}{unary_median:8.2f} ms (its reservations "
             f"taking turns with the above; ratio {median / unary_median:.2f}x)"
         )
         streamed_cpu = cpu_per_reservation(start_seq, before, sequential)
