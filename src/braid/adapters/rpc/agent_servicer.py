@@ -79,6 +79,14 @@ async def _abort(context: Any, rejected: Rejected) -> NoReturn:
     raise AssertionError("context.abort returns only by raising")  # pragma: no cover
 
 
+async def _answered(context: Any, call: Callable[[], _T]) -> _T:
+    """What `call` answers, or the call aborted with the reason it was rejected."""
+    try:
+        return _answer(call)
+    except Rejected as rejected:
+        await _abort(context, rejected)
+
+
 def caller_of(context: Any) -> Caller:
     """The caller as the transport knows it: the names of its client certificate (gRPC
     puts them in the auth context only once the handshake verified it against the CA)
@@ -118,21 +126,18 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
     async def View(self, request: pb.ViewQuery, context: Any) -> pb.DomainView:  # noqa: N802
         return part_to_pb(self.service.part)
 
-    def _one(self, call: AgentCall, context: Any) -> object:
-        return _answer(lambda: self.service.exchange([call], self.caller(context))[0].value())
+    async def _one(self, call: AgentCall, context: Any) -> object:
+        """The answer to one message alone (a batch of one)."""
+        return await _answered(
+            context, lambda: self.service.exchange([call], self.caller(context))[0].value()
+        )
 
     async def RequestOffers(self, request: pb.ReqOffers, context: Any) -> pb.SendOffers:  # noqa: N802
-        try:
-            values = self._one(offers_call(request), context)
-        except Rejected as rejected:
-            await _abort(context, rejected)
+        values = await self._one(offers_call(request), context)
         return self.send_offers(request, cast(list[int], values))
 
     async def Prepare(self, request: pb.ReservationPrep, context: Any) -> pb.PrepVote:  # noqa: N802
-        try:
-            vote = self._one(prep_call(request), context)
-        except Rejected as rejected:
-            await _abort(context, rejected)
+        vote = await self._one(prep_call(request), context)
         return self.prep_vote(request, cast(Vote, vote))
 
     async def CommitHold(self, request: pb.Commit, context: Any) -> pb.Ack:  # noqa: N802
@@ -145,10 +150,7 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
         return await self._settle(ReleaseCall(request.transaction_id, request.token), context)
 
     async def _settle(self, call: AgentCall, context: Any) -> pb.Ack:
-        try:
-            answer = self._one(call, context)
-        except Rejected as rejected:
-            await _abort(context, rejected)
+        answer = await self._one(call, context)
         return ack(*cast(tuple[Hold, bool], answer))
 
     def send_offers(self, request: pb.ReqOffers, values: list[int]) -> pb.SendOffers:
@@ -179,10 +181,7 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
         return reply
 
     async def Exchange(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:  # noqa: N802
-        try:
-            return self.batch(request, context)
-        except Rejected as rejected:
-            await _abort(context, rejected)
+        return await self.exchange_one(request, context)
 
     def batch(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:
         """One batch's replies, in order; raises Rejected when the whole batch is."""
@@ -220,11 +219,8 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
         # the stream (as `Exchange` aborts its call). A caller that is no known peer is
         # turned away before anything is read.
         policy = self.service.policy
-        try:
-            if policy is not None:
-                _answer(lambda: admit(policy, caller_of(context), self.service.domain))
-        except Rejected as rejected:
-            await _abort(context, rejected)
+        if policy is not None:
+            await _answered(context, lambda: admit(policy, caller_of(context), self.service.domain))
         # Admitted: said at once, so the caller writes only to a stream it knows is open
         # (a write racing a refusal would make gRPC report INTERNAL instead of its reason).
         await context.send_initial_metadata(())
@@ -232,17 +228,12 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
             yield await self.exchange_one(request, context)
 
     async def exchange_one(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:
-        """One batch of a stream (the fault servicer slows or ends some)."""
-        try:
-            return self.batch(request, context)
-        except Rejected as rejected:
-            await _abort(context, rejected)
+        """One batch, alone (`Exchange`) or on a stream (the fault servicer slows or ends
+        some)."""
+        return await _answered(context, lambda: self.batch(request, context))
 
     async def Status(self, request: pb.StatusQuery, context: Any) -> pb.StatusReport:  # noqa: N802
-        try:
-            holds = _answer(lambda: self.service.status(request.transaction_id))
-        except Rejected as rejected:
-            await _abort(context, rejected)
+        holds = await _answered(context, lambda: self.service.status(request.transaction_id))
         return pb.StatusReport(
             domain=self.service.domain,
             transactions=[transaction_status(h) for h in holds],

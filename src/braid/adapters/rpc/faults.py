@@ -40,20 +40,13 @@ class FaultyAgentServicer(AgentServicer):
             os._exit(EXIT_CODE)
         return await super().CommitHold(request, context)
 
-    async def Exchange(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:  # noqa: N802
-        await self._fault(request)
-        return await super().Exchange(request, context)
-
     async def exchange_one(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:
-        await self._fault(request)
-        return await super().exchange_one(request, context)
-
-    async def _fault(self, request: pb.AgentBatch) -> None:
         kinds = {item.WhichOneof("message") for item in request.items}
         if "prep" in kinds:
             await asyncio.sleep(self.prep_delay)
         if self.exit_on_commit and "commit" in kinds:
             os._exit(EXIT_CODE)
+        return await super().exchange_one(request, context)
 
 
 def _exit_now(*args: Any) -> None:

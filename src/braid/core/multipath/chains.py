@@ -183,7 +183,11 @@ class Skeleton:
         self.reads = tuple(firsts.values())
         self._links = tuple(firsts)
         self._index: tuple[Ints, Ints] | None = None  # numpy's, made when first read
-        self.line = _line(self.chains, index[ends[0]], index[ends[1]], len(kept))
+        line = _line(self.chains, index[ends[0]], index[ends[1]], len(kept))
+        # The hops from one end to the other when they are the only way between them.
+        self.line: tuple[Hop, ...] | None = (
+            None if line is None else tuple(h for k in line for h in self.chains[k][2])
+        )
 
     def _columns_and_runs(self) -> tuple[Ints, Ints]:
         """Where each chain's links are among `reads`, laid end to end, and where each

@@ -124,8 +124,7 @@ def max_flow_value(
     per_link = link_usable(topology, usable, symmetric=symmetric)
     skeleton = Skeleton.of(topology, (src, dst))
     if skeleton.line is not None:  # one way only (a chain of a small domain, say)
-        chains = skeleton.chains
-        return max(0, min([per_link(hop) for k in skeleton.line for hop in chains[k][2]]))
+        return max(0, min([per_link(hop) for hop in skeleton.line]))
     return ran(topology, src, dst, per_link).value
 
 

@@ -502,10 +502,9 @@ def _place(view: WindowView, segment: SegmentAsk) -> tuple[Allocation, ...] | st
 
 def _only_way(view: WindowView, segment: SegmentAsk) -> Path | None:
     """The one path between the segment's ends when there is no other, if it has room."""
-    skeleton = Skeleton.of(view.topology, (segment.entry, segment.exit))
-    if skeleton.line is None:
+    hops = Skeleton.of(view.topology, (segment.entry, segment.exit)).line
+    if hops is None:
         return None
-    hops = [hop for k in skeleton.line for hop in skeleton.chains[k][2]]
     usable, need = view.usable, segment.bandwidth
     if any(usable(hop) < need for hop in hops):
         return None  # the search says why it does not fit
