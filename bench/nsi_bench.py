@@ -38,12 +38,12 @@ from pathlib import Path
 import httpx
 from lxml import etree
 
+from braid.adapters.free_ports import free_port
 from braid.adapters.nsi.safe_xml import parse_xml
 from braid.testing.nsi_requests import request
 from braid.testing.opennsa import (
     Onsa,
     braid_with_nsi,
-    free_port,
     opennsa_peer,
     peer_script,
 )

@@ -26,13 +26,13 @@ from pathlib import Path
 
 import yaml
 
+from braid.adapters.free_ports import free_port
 from braid.adapters.rpc.ledgers import check_ledgers
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.bootstrap.local_cluster import LocalCluster
 from braid.testing.opennsa import (
     NARROW_NRM,
     Onsa,
-    free_port,
     opennsa_peer,
     peer_script,
     requester_network,

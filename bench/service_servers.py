@@ -9,7 +9,6 @@ process (the clients) and the whole machine.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import httpx
 
+from braid.adapters.free_ports import free_port
 from service_store import DEFAULT_CAPACITY, World
 
 START_TIMEOUT_S = 180.0
@@ -30,13 +30,6 @@ class Server:
     process: subprocess.Popen[bytes]
     url: str
     log: Path
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def launch(database: str, world: World, log: Path, source: Path | None = None) -> Server:

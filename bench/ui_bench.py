@@ -39,6 +39,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Browser, sync_playwright
 
+from braid.adapters.free_ports import free_port
 from braid.adapters.store import open_repository
 from braid.app.auth import create_token
 from braid.app.commands import Reserve
@@ -244,20 +245,11 @@ def main() -> int:
             browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
             try:
                 figures = [
-                    run_store(browser, store, folder, _free_port(), args.runs) for store in stores
+                    run_store(browser, store, folder, free_port(), args.runs) for store in stores
                 ]
             finally:
                 browser.close()
     return 0 if report(stores, figures) else 1
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 if __name__ == "__main__":

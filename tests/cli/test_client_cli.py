@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from braid.adapters.free_ports import free_port
 from braid.testing.serving import ServeNotReadyError, wait_healthy
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "braid" / "examples" / "science-net.yaml"
@@ -49,13 +49,6 @@ def braid(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
         check=False,
         env=env if env is not None else clean_env(),
     )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @dataclass

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 import warnings
@@ -19,6 +18,7 @@ import uvicorn  # noqa: E402
 from typer.testing import CliRunner, Result  # noqa: E402
 
 from braid.adapters.api.interdomain import mount_interdomain  # noqa: E402
+from braid.adapters.free_ports import free_port  # noqa: E402
 from braid.bootstrap.local_cluster import LocalCluster  # noqa: E402
 from braid.bootstrap.orchestrator import open_interdomain  # noqa: E402
 from braid.cli.interdomain_cmd import app  # noqa: E402
@@ -32,13 +32,6 @@ BASE = (int(time.time()) // 86400 + 40) * 86400
 
 def iso(seconds: int) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")

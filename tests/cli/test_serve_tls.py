@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import ssl
 import subprocess
 import sys
@@ -10,6 +9,7 @@ from pathlib import Path
 
 import httpx
 
+from braid.adapters.free_ports import free_port
 from braid.testing.serving import wait_healthy
 from tests.certificates import issue_certificate
 
@@ -17,14 +17,8 @@ BRAID = str(Path(sys.executable).parent / "braid")
 EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "braid" / "examples" / "science-net.yaml"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _serve(tmp_path: Path, *tls: str) -> subprocess.Popen[str]:
-    port = _free_port()
+    port = free_port()
     command = [BRAID, "serve", "-t", str(EXAMPLE), "--port", str(port), *tls]
     command += ["--database", f"sqlite:///{tmp_path / 'braid.db'}"]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import httpx
 import pytest
 import yaml
 
+from braid.adapters.free_ports import free_port
 from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox
 from braid.adapters.store import open_repository
@@ -41,12 +41,6 @@ BRAID = str(Path(sys.executable).with_name("braid"))
 SWITCHES = ("s1", "s2", "s3", "s4")
 LEAD = 2
 FOREIGN = "cookie=0x1234,priority=5,in_port=7,actions=drop"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _wiring(scenario: Scenario, ovs: OvsSandbox, driver: str) -> dict[str, Any]:
@@ -79,7 +73,7 @@ class Serve:
     def __init__(
         self, tmp: Path, ovs: OvsSandbox, scenario: Scenario, driver: str, host: str = "127.0.0.1"
     ) -> None:
-        self.tmp, self.port, self.host = tmp, _free_port(), host
+        self.tmp, self.port, self.host = tmp, free_port(), host
         self.db = f"sqlite:///{tmp / 'braid.db'}"
         (tmp / "topology.yaml").write_text(yaml.safe_dump(topology_to_dict(scenario.topology)))
         (tmp / "wiring.yaml").write_text(yaml.safe_dump(_wiring(scenario, ovs, driver)))

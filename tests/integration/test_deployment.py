@@ -14,7 +14,6 @@ import os
 import shlex
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import sys
@@ -26,6 +25,7 @@ import httpx
 import pytest
 import yaml
 
+from braid.adapters.free_ports import free_port
 from braid.testing.serving import wait_healthy
 from tests.certificates import issue_certificate
 
@@ -89,17 +89,11 @@ def _command(line: str, config: Path) -> list[str]:
     return [str(config) if w == "/etc/braid/serve.yaml" else w for w in words]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_braid_serve_runs_and_stops_as_its_unit_says(
     tmp_path: Path, throwaway_postgres: str
 ) -> None:
     issue_certificate(tmp_path, "server", issue_certificate(tmp_path, "ca", None))
-    port = _free_port()
+    port = free_port()
     config = _settings(tmp_path, port)
     service = _unit(UNITS / "braid-serve.service")["Service"]
     env = {**os.environ, "BRAID_DATABASE_URL": throwaway_postgres}

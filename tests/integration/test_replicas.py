@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import socket
 import subprocess
 import sys
 import threading
@@ -50,6 +49,7 @@ import pytest
 import yaml
 from sqlalchemy import text
 
+from braid.adapters.free_ports import free_port
 from braid.adapters.store import open_repository
 from braid.app import operations
 from braid.app.errors import RejectedError
@@ -120,13 +120,6 @@ def braid(*args: str) -> str:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def launch(database: str, topology: Path, log: Path) -> Replica:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 import shlex
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from braid.adapters.free_ports import free_port
 from tests.readme.readme_commands import Kind, ReadmeCommand, readme_commands, split_commands
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,12 +42,6 @@ wait_ready() {
     return 1
 }
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _failed(command: ReadmeCommand, extra: str = "") -> str:
@@ -133,7 +127,7 @@ def test_illustrations_name_real_commands_and_options(command: ReadmeCommand) ->
         [str(BIN / "braid"), *path, "--help"],
         capture_output=True,
         text=True,
-        env=_environment(_free_port()),
+        env=_environment(free_port()),
         timeout=60,
     )
     assert shown.returncode == 0, f"README line {command.line}: {shown.stderr}"
@@ -148,7 +142,7 @@ def test_the_readme_runs_as_written(tmp_path: Path) -> None:
     ran = subprocess.run(
         ["bash", str(script)],
         cwd=tmp_path,
-        env=_environment(_free_port()),
+        env=_environment(free_port()),
         capture_output=True,
         text=True,
         timeout=900,

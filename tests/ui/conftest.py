@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from braid.adapters.free_ports import free_port
 from braid.testing.serving import wait_healthy
 
 if TYPE_CHECKING:
@@ -62,13 +62,6 @@ def require_browser() -> str:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(reason + " (CI=true: failing instead of skipping)")
     pytest.skip(reason)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def make_token(database: str, user: str, role: str) -> str:

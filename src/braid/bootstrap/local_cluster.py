@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -21,17 +20,12 @@ import yaml
 
 from braid.adapters.cpu_affinity import allowed_cpus
 from braid.adapters.domain_files import load_multidomain, write_domain_files
+from braid.adapters.free_ports import free_port
 from braid.adapters.rpc.channels import TlsFiles, open_channel
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 
 READY_TIMEOUT = 20.0
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass

@@ -9,13 +9,13 @@ have connected; closing stops that process.
 from __future__ import annotations
 
 import contextlib
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 
 from braid.adapters.emulation.network import EmulatedNetwork
+from braid.adapters.free_ports import free_port
 from braid.adapters.southbound.controller import ControllerDriver
 from braid.adapters.southbound.direct import OfctlDriver
 from braid.adapters.southbound.driver import SouthboundDriver, SouthboundError
@@ -32,15 +32,8 @@ def make_driver(kind: str, net: EmulatedNetwork) -> tuple[SouthboundDriver, Call
     raise SouthboundError("", f"unknown driver {kind!r}; use direct or controller")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _start_controller(net: EmulatedNetwork) -> tuple[SouthboundDriver, Callable[[], None]]:
-    api, openflow = _free_port(), _free_port()
+    api, openflow = free_port(), free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "braid.adapters.southbound.osken_main",
          "--api", f"127.0.0.1:{api}", "--openflow", f"127.0.0.1:{openflow}"],

@@ -11,7 +11,6 @@ from __future__ import annotations
 import fcntl
 import os
 import re
-import socket
 import subprocess
 import tempfile
 import time
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from braid.adapters.free_ports import free_port
 from braid.testing.serving import wait_healthy
 
 __all__ = [
@@ -31,7 +31,6 @@ __all__ = [
     "OnsaResult",
     "PeerMissingError",
     "braid_with_nsi",
-    "free_port",
     "opennsa_peer",
     "peer_script",
     "requester_network",
@@ -44,13 +43,6 @@ REQUESTER = "requester.test:nsa"  # onsa prefixes urn:ogf:network: to what it is
 
 class PeerMissingError(RuntimeError):
     """The OpenNSA peer is not there or would not start; the message says what to do."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def peer_script(root: Path) -> Path:

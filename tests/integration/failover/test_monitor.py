@@ -15,17 +15,12 @@ import httpx
 from braid.adapters.failover.actions import ActionOutcome
 from braid.adapters.failover.probe import UdpEcho
 from braid.adapters.failover.runner import MonitorConfig, run_monitor
+from braid.adapters.free_ports import free_port
 from braid.core.failover import DetectionRule
 
 
-def _free_port(kind: int) -> int:
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_a_far_end_that_goes_silent_fails_over_once_and_is_reported(tmp_path: Path) -> None:
-    port = _free_port(socket.SOCK_DGRAM)
+    port = free_port(socket.SOCK_DGRAM)
     rule = DetectionRule(rtt_samples=3, recover_samples=3, hold_down_s=0.1, lost_after_s=0.6)
     config = MonitorConfig("127.0.0.1", port, rule, rate_hz=20, timeout=0.1, log=tmp_path / "log")
     switched: list[str] = []
@@ -57,8 +52,8 @@ def test_a_far_end_that_goes_silent_fails_over_once_and_is_reported(tmp_path: Pa
 
 
 def test_braid_monitor_serves_metrics_and_answers_probes(tmp_path: Path) -> None:
-    echo_port = _free_port(socket.SOCK_DGRAM)
-    metrics_port = _free_port(socket.SOCK_STREAM)
+    echo_port = free_port(socket.SOCK_DGRAM)
+    metrics_port = free_port(socket.SOCK_STREAM)
     command = [
         sys.executable, "-m", "braid.cli.main", "monitor", "--target", "127.0.0.1",
         "--port", str(echo_port), "--echo-port", str(echo_port), "--rate", "20",

@@ -17,13 +17,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from braid.adapters.free_ports import free_port
 from braid.testing.nsi_requests import LAUGHS, XXE, request
 from braid.testing.opennsa import (
     BraidNsi,
     Onsa,
     PeerMissingError,
     braid_with_nsi,
-    free_port,
     opennsa_peer,
     peer_script,
     wait_for_log,

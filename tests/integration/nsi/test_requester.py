@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 from braid.adapters.api.interdomain import mount_interdomain
+from braid.adapters.free_ports import free_port
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.bootstrap.local_cluster import LocalCluster
 from braid.bootstrap.orchestrator import open_interdomain
@@ -31,7 +32,6 @@ from braid.testing.opennsa import (
     NARROW_NRM,
     Onsa,
     PeerMissingError,
-    free_port,
     opennsa_peer,
     peer_script,
     requester_network,
