@@ -10,18 +10,20 @@ three, offers first, on a route's first reservation or with --no-speculate).
     .venv/bin/python bench/negotiation_bench.py --quick
 
 Printed: the load average (the machine may be shared), the median and 99th
-percentile end-to-end negotiation (one client) beside three baselines measured
-in the same run (three bare gRPC round trips to one agent; three rounds of
-empty unary calls to every agent taking part, each round in parallel; the
-same three rounds of the smallest real message through the orchestrator's own
-agent pool and streams: the protocol's floor in transport alone on the default
-path), one client's median again against an
+percentile end-to-end negotiation (one client) beside baselines measured in the
+same run (one bare gRPC round trip to one agent; the protocol's rounds of empty
+unary calls to every agent taking part, each round in parallel; the same rounds
+of the smallest real message through the orchestrator's own agent pool and
+streams; one store write) and the least a negotiation can cost here, which they
+add up to (a round trip, the rounds, three writes one after another), one
+client's median again against an
 orchestrator run with `--compare-with` (default `--no-speculate`: three rounds,
 offers before any Prep; the two clusters' reservations take turns, so both see
 the same load), the
 throughput with concurrent clients beside the same run without batching
 (`--no-batch`: one gRPC call per message),
-CPU per reservation of each process; then the ledger check (nothing leaked,
+CPU per reservation of each process and the rate both CPUs would reach at it
+busy all the time; then the ledger check (nothing leaked,
 nothing overbooked).
     .venv/bin/python bench/negotiation_bench.py --network fig6a   # six agents per reservation
 
@@ -34,6 +36,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -56,6 +59,9 @@ from revisions import baseline_source
 # >= 200 reservations/s with 8 clients.
 FLOOR_MEDIAN_MS = {"four": 6.0, "fig6a": 10.0}
 FLOOR_PER_SECOND = 200.0
+# Written one after another on the answer's path: a domain's yes vote (forced before it
+# answers), the decision (durable before anyone hears it), a domain's commit.
+STORE_WRITES = 3
 MBIT = 10**6
 
 NETWORK = {
@@ -111,20 +117,37 @@ def reservation(rid: str, index: int, base: int) -> pb.Reservation:
 
 
 def bare_round_trips_ms(cluster: LocalCluster, count: int) -> float:
-    """Median of three sequential Status calls to one agent (transport + servicer only)."""
+    """Median of one Describe call to one agent (transport + servicer only)."""
     stub = cluster.agent(ends[0][0])
     query = pb.DescribeQuery()
     samples = []
     for _ in range(count):
         began = time.perf_counter()
-        for _ in range(3):
-            stub.Describe(query, timeout=5)
+        stub.Describe(query, timeout=5)
         samples.append((time.perf_counter() - began) * 1000)
     return statistics.median(samples)
 
 
-def fan_out_rounds_ms(cluster: LocalCluster, domains: list[str], count: int) -> float:
-    """Median of three rounds of empty calls to every agent taking part, each round's calls
+def store_write_ms(folder: Path, count: int, sync: str) -> float:
+    """Median of one SQLite write (WAL, `sync` as the stores have it) of a row the size of
+    a decision with its result, on the disk the cluster's stores are on."""
+    db = sqlite3.connect(str(folder / "store-write.db"), isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA synchronous={sync}")
+        db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+        samples = []
+        for i in range(count):
+            began = time.perf_counter()
+            db.execute("INSERT INTO t VALUES (?, ?)", (i, "x" * 2048))
+            samples.append((time.perf_counter() - began) * 1000)
+    finally:
+        db.close()
+    return statistics.median(samples)
+
+
+def fan_out_rounds_ms(cluster: LocalCluster, domains: list[str], count: int, rounds: int) -> float:
+    """Median of `rounds` rounds of empty calls to every agent taking part, each round's calls
     in parallel from a thread pool as the orchestrator makes them: the protocol's floor
     in transport alone (what every negotiation pays before any agent does any work)."""
     stubs = [cluster.agent(d) for d in domains]
@@ -133,7 +156,7 @@ def fan_out_rounds_ms(cluster: LocalCluster, domains: list[str], count: int) -> 
     with ThreadPoolExecutor(max_workers=16) as pool:
         for _ in range(count):
             began = time.perf_counter()
-            for _ in range(3):
+            for _ in range(rounds):
                 calls = [pool.submit(stub.Describe, query, timeout=5) for stub in stubs]
                 for call in calls:
                     call.result()
@@ -141,8 +164,8 @@ def fan_out_rounds_ms(cluster: LocalCluster, domains: list[str], count: int) -> 
     return statistics.median(samples)
 
 
-def stream_rounds_ms(cluster: LocalCluster, domains: list[str], count: int) -> float:
-    """Median of three rounds of the smallest real message (an offers request with no
+def stream_rounds_ms(cluster: LocalCluster, domains: list[str], count: int, rounds: int) -> float:
+    """Median of `rounds` rounds of the smallest real message (an offers request with no
     span: checked, answered, nothing stored) to every agent taking part, through the
     orchestrator's own agent pool and streams: the transport floor of the default path."""
     pool = GrpcAgentPool({d: f"127.0.0.1:{cluster.ports[d]}" for d in domains})
@@ -152,7 +175,7 @@ def stream_rounds_ms(cluster: LocalCluster, domains: list[str], count: int) -> f
     try:
         for i in range(count):
             began = time.perf_counter()
-            for _ in range(3):
+            for _ in range(rounds):
                 calls = [
                     pool.offers(d, f"floor-{i}", "bench-floor-token", window, [], True)
                     for d in domains
@@ -297,6 +320,26 @@ def check_unary(cluster: LocalCluster, latency: Latency) -> None:
         raise SystemExit(f"the compared cluster went wrong: {check.summary()}")
 
 
+def print_cpu(marks: list[dict[str, float]], counts: list[int], clients: int) -> None:
+    """Each process's CPU per reservation for one client and for `clients`, from the CPU
+    seconds at the three `marks` and the reservations made between them; then the rate
+    at which the CPUs, busy all the time, would make reservations at the latter."""
+    start, before, after = marks
+    for label, (a, b, n) in {
+        "1 client": (start, before, counts[0]),
+        f"{clients} clients": (before, after, counts[1]),
+    }.items():
+        parts = ", ".join(f"{k} {(b[k] - a[k]) / n * 1000:.2f}" for k in b)
+        print(f"  CPU ms per reservation, {label}: {parts}")
+    spent = cpu_per_reservation(before, after, counts[1])
+    cpus = len(os.sched_getaffinity(0))
+    if spent:
+        print(
+            f"  at that CPU per reservation ({spent:.1f} ms) {cpus} CPUs busy all the time "
+            f"would do {cpus * 1000 / spent:.0f} reservations/s"
+        )
+
+
 def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer reservations")
@@ -368,6 +411,8 @@ def main() -> int:
         extra += ["--sequential"] if args.sequential else []
         extra += args.orchestrator_args.split()
         agents = ["--sync", args.sync]
+        # Offers with the Preps of the guessed split, then Commit; offers first without.
+        protocol_rounds = 3 if "--no-speculate" in extra else 2
         cluster = cluster_in(Path(folder) / "run", source, extra, args.per_domain, agents)
         versus = [] if args.baseline else args.compare_with.split()
         paired = not args.no_compare and (args.baseline or versus)
@@ -386,8 +431,9 @@ def main() -> int:
             warm = cluster.reserve(reservation("warm-up", 10**6, base))
             bare = bare_round_trips_ms(cluster, 200)
             taking_part = sorted({s.domain for p in warm.paths for s in p.segments})
-            rounds = fan_out_rounds_ms(cluster, taking_part, 200)
-            streamed = stream_rounds_ms(cluster, taking_part, 200)
+            rounds = fan_out_rounds_ms(cluster, taking_part, 200, protocol_rounds)
+            streamed = stream_rounds_ms(cluster, taking_part, 200, protocol_rounds)
+            written = store_write_ms(Path(folder), 200, args.sync)
             if unary is not None:
                 unary_warm = unary.reserve(reservation("warm-up", 10**6, base))
             start_seq, unary_start = cpu_seconds(cluster), cpu_seconds(unary) if unary else {}
@@ -428,21 +474,32 @@ def main() -> int:
         f"  load average (1 min) {load_before[0]:.2f} before, {load_after[0]:.2f} after "
         f"({os.cpu_count()} CPUs, shared)"
     )
-    print(f"  baseline: 3 bare gRPC round trips     {bare:8.2f} ms (median)")
+    least = bare + streamed + STORE_WRITES * written
+    print(f"  baseline: 1 bare gRPC round trip      {bare:8.2f} ms (median)")
     print(
-        f"  baseline: 3 rounds of empty calls     {rounds:8.2f} ms (median; each round "
-        f"{len(taking_part)} agents in parallel, unary calls from a thread pool)"
+        f"  baseline: {protocol_rounds} rounds of empty calls     {rounds:8.2f} ms (median; each "
+        f"round {len(taking_part)} agents in parallel, unary calls from a thread pool)"
     )
     print(
         f"  baseline: the same over streams       {streamed:8.2f} ms (median; empty offers "
-        f"through the orchestrator's agent pool: the protocol's transport floor)"
+        f"through the orchestrator's agent pool)"
+    )
+    print(
+        f"  baseline: one store write             {written:8.2f} ms (median; SQLite, "
+        f"sync={args.sync}, on the stores' disk)"
+    )
+    print(
+        f"  the least a negotiation costs here    {least:8.2f} ms (a round trip, "
+        f"{protocol_rounds} rounds over streams, {STORE_WRITES} store writes one after "
+        "another: a vote, the decision, a commit)"
     )
     floor = FLOOR_MEDIAN_MS[args.network]
     verdict = "meets" if median <= floor else "MISSES"
+    if floor < least:
+        verdict += ", below the least possible here"
     print(
         f"  end-to-end negotiation, 1 client      {median:8.2f} ms (median of {sequential}; "
-        f"p99 {p99:.2f} ms; {median / streamed:.1f}x the transport floor; floor {floor:g} ms: "
-        f"{verdict})"
+        f"p99 {p99:.2f} ms; {median / least:.1f}x the least; floor {floor:g} ms: {verdict})"
     )
     if unary is not None:
         other = f"at {args.baseline}" if args.baseline else f"with {args.compare_with}"
@@ -467,12 +524,7 @@ def main() -> int:
             f"(batching: {rate / unbatched:.2f}x)"
         )
     if start_seq and before and after:
-        for label, (a, b, n) in {
-            "1 client": (start_seq, before, sequential),
-            f"{args.clients} clients": (before, after, len(par_replies)),
-        }.items():
-            parts = ", ".join(f"{k} {(b[k] - a[k]) / n * 1000:.2f}" for k in b)
-            print(f"  CPU ms per reservation, {label}: {parts}")
+        print_cpu([start_seq, before, after], [sequential, len(par_replies)], args.clients)
     print(f"  refused: {failed} of {len(replies)}")
     print(f"  checker: {check.summary()}")
     return 0 if check.ok and failed == 0 else 1
