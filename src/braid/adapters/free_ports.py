@@ -1,14 +1,15 @@
-"""A free loopback port for a process that is about to be started.
+"""Free loopback ports for processes that are about to be started.
 
-The port is chosen below the kernel's ephemeral range: a port taken with
+The ports are chosen below the kernel's ephemeral range: a port taken with
 `bind(0)` and closed again is one the kernel hands out next as the source port
 of some outgoing connection (or to another `bind(0)`), so on a busy host
 another process could hold it by the time the child binds it. Below that range
-only an explicit bind takes a port, and the one chosen here was free when asked.
+only an explicit bind takes a port, and the ones chosen here were free when asked.
 """
 
 from __future__ import annotations
 
+import contextlib
 import random
 import socket
 from pathlib import Path
@@ -17,19 +18,38 @@ _EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
 _LOWEST = 20_000  # below: ports of well-known services (PostgreSQL, OpenFlow, web servers)
 _TRIES = 200
 
-__all__ = ["free_port"]
+__all__ = ["free_port", "free_ports"]
 
 
 def free_port(kind: socket.SocketKind = socket.SOCK_STREAM, host: str = "127.0.0.1") -> int:
     """A port on `host` that nothing was bound to just now (for `kind`: TCP or UDP)."""
+    return free_ports(1, kind, host)[0]
+
+
+def free_ports(
+    count: int, kind: socket.SocketKind = socket.SOCK_STREAM, host: str = "127.0.0.1"
+) -> list[int]:
+    """`count` different such ports (each held while the others are chosen)."""
+    with contextlib.ExitStack() as held:
+        ports = []
+        for _ in range(count):
+            probe = held.enter_context(socket.socket(socket.AF_INET, kind))
+            _bind_free(probe, host)
+            ports.append(int(probe.getsockname()[1]))
+        return ports
+
+
+def _bind_free(probe: socket.socket, host: str) -> None:
     low, _ = _ephemeral_range()
     if low - _LOWEST >= 1_000:
         pick = random.SystemRandom()
         for _ in range(_TRIES):
-            port = pick.randrange(_LOWEST, low)
-            if _bindable(port, kind, host):
-                return port
-    return _any_port(kind, host)  # no room below the ephemeral range: the kernel's pick
+            try:
+                probe.bind((host, pick.randrange(_LOWEST, low)))
+            except OSError:
+                continue
+            return
+    probe.bind((host, 0))  # no room below the ephemeral range: the kernel's pick
 
 
 def _ephemeral_range() -> tuple[int, int]:
@@ -38,18 +58,3 @@ def _ephemeral_range() -> tuple[int, int]:
     except (OSError, ValueError):
         return (32_768, 60_999)  # Linux's default
     return (low, high)
-
-
-def _bindable(port: int, kind: socket.SocketKind, host: str) -> bool:
-    with socket.socket(socket.AF_INET, kind) as probe:
-        try:
-            probe.bind((host, port))
-        except OSError:
-            return False
-    return True
-
-
-def _any_port(kind: socket.SocketKind, host: str) -> int:
-    with socket.socket(socket.AF_INET, kind) as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])

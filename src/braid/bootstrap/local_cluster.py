@@ -20,7 +20,7 @@ import yaml
 
 from braid.adapters.cpu_affinity import allowed_cpus
 from braid.adapters.domain_files import load_multidomain, write_domain_files
-from braid.adapters.free_ports import free_port
+from braid.adapters.free_ports import free_ports
 from braid.adapters.rpc.channels import TlsFiles, open_channel
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
@@ -89,12 +89,13 @@ class LocalCluster:
         """Write the topology with free ports, start nothing (start processes one by one)."""
         self.workdir.mkdir(parents=True, exist_ok=True)
         data = yaml.safe_load(self.topology.read_text(encoding="utf-8"))
-        for entry in data["domains"]:
-            if entry.get("kind") == "nsi":
-                continue  # an NSI provider's domain: no braid agent runs it
-            self.ports[entry["id"]] = free_port()
-            entry["agent"] = f"127.0.0.1:{self.ports[entry['id']]}"
-        self.ports["orchestrator"] = free_port()
+        # An NSI provider's domain has no braid agent.
+        run = [entry for entry in data["domains"] if entry.get("kind") != "nsi"]
+        ports = free_ports(len(run) + 1)
+        for entry, port in zip(run, ports[:-1], strict=True):
+            self.ports[entry["id"]] = port
+            entry["agent"] = f"127.0.0.1:{port}"
+        self.ports["orchestrator"] = ports[-1]
         self.file = self.workdir / "topology.yaml"
         self.file.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
         network = load_multidomain(self.file)  # fail here, not in a child, on a bad file

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 
 from braid.adapters.emulation.network import EmulatedNetwork
-from braid.adapters.free_ports import free_port
+from braid.adapters.free_ports import free_ports
 from braid.adapters.southbound.controller import ControllerDriver
 from braid.adapters.southbound.direct import OfctlDriver
 from braid.adapters.southbound.driver import SouthboundDriver, SouthboundError
@@ -33,7 +33,7 @@ def make_driver(kind: str, net: EmulatedNetwork) -> tuple[SouthboundDriver, Call
 
 
 def _start_controller(net: EmulatedNetwork) -> tuple[SouthboundDriver, Callable[[], None]]:
-    api, openflow = free_port(), free_port()
+    api, openflow = free_ports(2)
     process = subprocess.Popen(
         [sys.executable, "-m", "braid.adapters.southbound.osken_main",
          "--api", f"127.0.0.1:{api}", "--openflow", f"127.0.0.1:{openflow}"],
