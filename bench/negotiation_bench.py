@@ -189,6 +189,117 @@ def stream_rounds_ms(cluster: LocalCluster, domains: list[str], count: int, roun
 
 
 @dataclass
+class Baselines:
+    """What the transport and the disk cost in this run, with no negotiation's work."""
+
+    rounds: int  # the protocol's, on the answer's path
+    agents: int  # taking part in each
+    sync: str
+    bare: float  # ms, one gRPC round trip
+    fan_out: float  # ms, the rounds as parallel unary calls
+    streamed: float  # ms, the rounds through the orchestrator's streams
+    written: float  # ms, one store write
+
+    @property
+    def least(self) -> float:
+        """The least a negotiation costs here: the client's round trip, the rounds, and
+        the writes that come one after another on the answer's path."""
+        return self.bare + self.streamed + STORE_WRITES * self.written
+
+    def show(self) -> None:
+        print(f"  baseline: 1 bare gRPC round trip      {self.bare:8.2f} ms (median)")
+        print(
+            f"  baseline: {self.rounds} rounds of empty calls     {self.fan_out:8.2f} ms (median; "
+            f"each round {self.agents} agents in parallel, unary calls from a thread pool)"
+        )
+        print(
+            f"  baseline: the same over streams       {self.streamed:8.2f} ms (median; empty "
+            "offers through the orchestrator's agent pool)"
+        )
+        print(
+            f"  baseline: one store write             {self.written:8.2f} ms (median; SQLite, "
+            f"sync={self.sync}, on the stores' disk)"
+        )
+        print(
+            f"  the least a negotiation costs here    {self.least:8.2f} ms (a round trip, "
+            f"{self.rounds} rounds over streams, {STORE_WRITES} store writes one after "
+            "another: a vote, the decision, a commit)"
+        )
+
+
+def measure_baselines(
+    cluster: LocalCluster,
+    taking_part: list[str],
+    rounds: int,
+    folder: Path,
+    args: argparse.Namespace,
+) -> Baselines:
+    return Baselines(
+        rounds,
+        len(taking_part),
+        args.sync,
+        bare_round_trips_ms(cluster, 200),
+        fan_out_rounds_ms(cluster, taking_part, 200, rounds),
+        stream_rounds_ms(cluster, taking_part, 200, rounds),
+        store_write_ms(folder, 200, args.sync),
+    )
+
+
+def plot_latency(path: Path, series: dict[str, list[float]], least: float, floor: float) -> Path:
+    """One client's latencies as distributions (a line each), with the least this host
+    allows and the floor; PNG or SVG by the file's suffix."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, samples in series.items():
+        ordered = sorted(samples)
+        shares = [(i + 1) / len(ordered) for i in range(len(ordered))]
+        ax.step(
+            ordered,
+            shares,
+            where="post",
+            label=f"{label} (median {statistics.median(ordered):.1f} ms)",
+        )
+    ax.axvline(least, color="grey", linestyle=":", label=f"the least here ({least:.1f} ms)")
+    ax.axvline(floor, color="red", linestyle="--", label=f"floor ({floor:g} ms)")
+    ax.set_xlabel("end-to-end negotiation, one client (ms)")
+    ax.set_ylabel("share of reservations")
+    ax.set_xlim(left=0)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def print_end_to_end(one: Latency, least: float, floor: float) -> None:
+    verdict = "meets" if one.median <= floor else "MISSES"
+    if floor < least:
+        verdict += ", below the least possible here"
+    print(
+        f"  end-to-end negotiation, 1 client      {one.median:8.2f} ms (median of "
+        f"{len(one.samples)}; p99 {one.p99:.2f} ms; {one.median / least:.1f}x the least; "
+        f"floor {floor:g} ms: {verdict})"
+    )
+
+
+def draw(
+    args: argparse.Namespace, one: Latency, others: list[Latency], least: float, floor: float
+) -> None:
+    """`--plot`: this build's latencies and the comparison's, if one ran."""
+    if args.plot is None:
+        return
+    series = {"this build": one.samples}
+    if others:
+        series[f"at {args.baseline}" if args.baseline else args.compare_with] = others[0].samples
+    print(f"  plot: {plot_latency(args.plot, series, least, floor)}")
+
+
+@dataclass
 class Latency:
     samples: list[float] = field(default_factory=list)  # ms
     replies: list[pb.ReservationResp] = field(default_factory=list)
@@ -392,6 +503,12 @@ def parse() -> argparse.Namespace:
         help="orchestrator options of the cluster whose one-client latency is measured "
         "taking turns with the main one's (default: --no-speculate, three rounds)",
     )
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        metavar="FILE",
+        help="also draw one client's latencies (and the comparison's) to FILE, .png or .svg",
+    )
     return parser.parse_args()
 
 
@@ -429,17 +546,14 @@ def main() -> int:
         with cluster, unary or contextlib.nullcontext():
             base = int(time.time())
             warm = cluster.reserve(reservation("warm-up", 10**6, base))
-            bare = bare_round_trips_ms(cluster, 200)
             taking_part = sorted({s.domain for p in warm.paths for s in p.segments})
-            rounds = fan_out_rounds_ms(cluster, taking_part, 200, protocol_rounds)
-            streamed = stream_rounds_ms(cluster, taking_part, 200, protocol_rounds)
-            written = store_write_ms(Path(folder), 200, args.sync)
+            floors = measure_baselines(cluster, taking_part, protocol_rounds, Path(folder), args)
             if unary is not None:
                 unary_warm = unary.reserve(reservation("warm-up", 10**6, base))
             start_seq, unary_start = cpu_seconds(cluster), cpu_seconds(unary) if unary else {}
             one, *others = latency_ms([cluster, *([unary] if unary else [])], sequential, base)
             before = cpu_seconds(cluster)
-            median, p99, seq_replies = one.median, one.p99, one.replies
+            seq_replies = one.replies
             if unary is not None:
                 unary_cpu = cpu_per_reservation(unary_start, cpu_seconds(unary), sequential)
                 unary_median = others[0].median
@@ -474,38 +588,14 @@ def main() -> int:
         f"  load average (1 min) {load_before[0]:.2f} before, {load_after[0]:.2f} after "
         f"({os.cpu_count()} CPUs, shared)"
     )
-    least = bare + streamed + STORE_WRITES * written
-    print(f"  baseline: 1 bare gRPC round trip      {bare:8.2f} ms (median)")
-    print(
-        f"  baseline: {protocol_rounds} rounds of empty calls     {rounds:8.2f} ms (median; each "
-        f"round {len(taking_part)} agents in parallel, unary calls from a thread pool)"
-    )
-    print(
-        f"  baseline: the same over streams       {streamed:8.2f} ms (median; empty offers "
-        f"through the orchestrator's agent pool)"
-    )
-    print(
-        f"  baseline: one store write             {written:8.2f} ms (median; SQLite, "
-        f"sync={args.sync}, on the stores' disk)"
-    )
-    print(
-        f"  the least a negotiation costs here    {least:8.2f} ms (a round trip, "
-        f"{protocol_rounds} rounds over streams, {STORE_WRITES} store writes one after "
-        "another: a vote, the decision, a commit)"
-    )
+    floors.show()
     floor = FLOOR_MEDIAN_MS[args.network]
-    verdict = "meets" if median <= floor else "MISSES"
-    if floor < least:
-        verdict += ", below the least possible here"
-    print(
-        f"  end-to-end negotiation, 1 client      {median:8.2f} ms (median of {sequential}; "
-        f"p99 {p99:.2f} ms; {median / least:.1f}x the least; floor {floor:g} ms: {verdict})"
-    )
+    print_end_to_end(one, floors.least, floor)
     if unary is not None:
         other = f"at {args.baseline}" if args.baseline else f"with {args.compare_with}"
         print(
             f"  {'same, ' + other:<38s}{unary_median:8.2f} ms (its reservations "
-            f"taking turns with the above; ratio {median / unary_median:.2f}x)"
+            f"taking turns with the above; ratio {one.median / unary_median:.2f}x)"
         )
         streamed_cpu = cpu_per_reservation(start_seq, before, sequential)
         if streamed_cpu and unary_cpu:
@@ -527,6 +617,7 @@ def main() -> int:
         print_cpu([start_seq, before, after], [sequential, len(par_replies)], args.clients)
     print(f"  refused: {failed} of {len(replies)}")
     print(f"  checker: {check.summary()}")
+    draw(args, one, others, floors.least, floor)
     return 0 if check.ok and failed == 0 else 1
 
 
