@@ -20,8 +20,8 @@ client's median again against an
 orchestrator run with `--compare-with` (default `--no-speculate`: three rounds,
 offers before any Prep; the two clusters' reservations take turns, so both see
 the same load), the
-throughput with concurrent clients beside the same run without batching
-(`--no-batch`: one gRPC call per message),
+throughput with concurrent clients beside a cluster without batching
+(`--no-batch`: one gRPC call per message; the two clusters' bursts take turns),
 CPU per reservation of each process and the rate both CPUs would reach at it
 busy all the time; then the ledger check (nothing leaked,
 nothing overbooked).
@@ -328,8 +328,10 @@ def latency_ms(clusters: list[LocalCluster], count: int, base: int) -> list[Late
 
 
 def throughput(
-    cluster: LocalCluster, clients: int, per_client: int, base: int
+    cluster: LocalCluster, clients: int, per_client: int, base: int, turn: int = 0
 ) -> tuple[float, list[pb.ReservationResp]]:
+    """`clients` threads, each making `per_client` reservations one after another: the
+    rate over the whole burst (`turn` keeps each burst's ids and windows apart)."""
     replies: list[pb.ReservationResp] = []
     lock = threading.Lock()
 
@@ -337,8 +339,8 @@ def throughput(
         stub = cluster.orchestrator()
         mine = []
         for i in range(per_client):
-            index = 100_000 + c * per_client + i
-            mine.append(stub.Reserve(reservation(f"par-{c}-{i}", index, base), timeout=60))
+            index = 100_000 + (turn * clients + c) * per_client + i
+            mine.append(stub.Reserve(reservation(f"par-{turn}-{c}-{i}", index, base), timeout=60))
         with lock:
             replies.extend(mine)
 
@@ -349,6 +351,27 @@ def throughput(
     for t in threads:
         t.join()
     return len(replies) / (time.perf_counter() - began), replies
+
+
+THROUGHPUT_TURNS = 4
+
+
+def throughput_in_turns(
+    clusters: list[LocalCluster], clients: int, per_client: int, base: int
+) -> list[tuple[float, list[pb.ReservationResp]]]:
+    """The clusters' bursts taking turns (the order flipped every turn), so that a
+    comparison of rates sees the same load on this shared host: each cluster's rate
+    over all its bursts, and its replies."""
+    spent = [0.0 for _ in clusters]
+    replies: list[list[pb.ReservationResp]] = [[] for _ in clusters]
+    share = max(1, per_client // THROUGHPUT_TURNS)
+    for turn in range(THROUGHPUT_TURNS):
+        order = list(range(len(clusters)))
+        for k in order if turn % 2 == 0 else reversed(order):
+            rate, got = throughput(clusters[k], clients, share, base, turn)
+            spent[k] += len(got) / rate
+            replies[k] += got
+    return [(len(r) / t, r) for r, t in zip(replies, spent, strict=True)]
 
 
 def cpu_seconds(cluster: LocalCluster) -> dict[str, float]:
@@ -370,26 +393,17 @@ def cpu_per_reservation(before: dict[str, float], after: dict[str, float], count
     return sum(after[k] - before[k] for k in after) / count * 1000
 
 
-def unbatched_rate(
-    folder: Path,
-    source: Path,
-    extra: list[str],
-    clients: int,
-    count: int,
-    per_domain: bool,
-    agents: list[str],
-) -> float:
-    """The same throughput run against an orchestrator that sends one call per message."""
-    no_batch = [*extra, "--no-batch"]
-    with cluster_in(folder / "no-batch", source, no_batch, per_domain, agents) as c:
-        base = int(time.time())
-        warm = c.reserve(reservation("warm-up", 10**6, base))
-        rate, replies = throughput(c, clients, count, base)
-        replies.append(warm)
-        check = check_ledgers(c.reports(), committed_of(replies))
-    if not check.ok or any(not r.success for r in replies):
-        raise SystemExit(f"the unbatched comparison went wrong: {check.summary()}")
-    return rate
+def rates(
+    cluster: LocalCluster, no_batch: LocalCluster | None, clients: int, per_client: int, base: int
+) -> tuple[tuple[float, list[pb.ReservationResp]], float | None]:
+    """The cluster's throughput and its replies, and, when `no_batch` runs, that one's
+    rate, their bursts taking turns (its ledgers checked)."""
+    if no_batch is None:
+        return throughput(cluster, clients, per_client, base), None
+    warm = no_batch.reserve(reservation("warm-up", 10**6, base))
+    measured, (unbatched, got) = throughput_in_turns([cluster, no_batch], clients, per_client, base)
+    check_compared(no_batch, [warm, *got], "unbatched comparison")
+    return measured, unbatched
 
 
 def cluster_in(
@@ -425,10 +439,10 @@ def run_revision(cluster: LocalCluster, revision: str, folder: Path) -> None:
         cluster.agent_args = []
 
 
-def check_unary(cluster: LocalCluster, latency: Latency) -> None:
-    check = check_ledgers(cluster.reports(), committed_of(latency.replies))
-    if not check.ok or any(not r.success for r in latency.replies):
-        raise SystemExit(f"the compared cluster went wrong: {check.summary()}")
+def check_compared(cluster: LocalCluster, replies: list[pb.ReservationResp], what: str) -> None:
+    check = check_ledgers(cluster.reports(), committed_of(replies))
+    if not check.ok or any(not r.success for r in replies):
+        raise SystemExit(f"the {what} went wrong: {check.summary()}")
 
 
 def print_cpu(marks: list[dict[str, float]], counts: list[int], clients: int) -> None:
@@ -543,7 +557,14 @@ def main() -> int:
         )
         if unary is not None and args.baseline:
             run_revision(unary, args.baseline, Path(folder) / "baseline")
-        with cluster, unary or contextlib.nullcontext():
+        no_batch = (
+            cluster_in(
+                Path(folder) / "no-batch", source, [*extra, "--no-batch"], args.per_domain, agents
+            )
+            if not args.no_compare and "--no-batch" not in extra
+            else None
+        )
+        with cluster, unary or contextlib.nullcontext(), no_batch or contextlib.nullcontext():
             base = int(time.time())
             warm = cluster.reserve(reservation("warm-up", 10**6, base))
             taking_part = sorted({s.domain for p in warm.paths for s in p.segments})
@@ -558,23 +579,14 @@ def main() -> int:
                 unary_cpu = cpu_per_reservation(unary_start, cpu_seconds(unary), sequential)
                 unary_median = others[0].median
                 others[0].replies.append(unary_warm)
-                check_unary(unary, others[0])
-            rate, par_replies = throughput(cluster, args.clients, per_client, base)
+                check_compared(unary, others[0].replies, "compared cluster")
+            (rate, par_replies), unbatched = rates(
+                cluster, no_batch, args.clients, per_client, base
+            )
             after = cpu_seconds(cluster)
             replies = [warm, *seq_replies, *par_replies]
             failed = sum(1 for r in replies if not r.success)
             check = check_ledgers(cluster.reports(), committed_of(replies))
-        unbatched = None
-        if not args.no_compare and "--no-batch" not in extra:
-            unbatched = unbatched_rate(
-                Path(folder),
-                source,
-                extra,
-                args.clients,
-                per_client // 2,
-                args.per_domain,
-                agents,
-            )
     load_after = os.getloadavg()
     fan_out = "sequential" if args.sequential else "parallel"
     print(
@@ -611,7 +623,7 @@ def main() -> int:
     if unbatched is not None:
         print(
             f"  same, one call per message (--no-batch) {unbatched:6.1f} reservations/s "
-            f"(batching: {rate / unbatched:.2f}x)"
+            f"(bursts taking turns with the above; batching: {rate / unbatched:.2f}x)"
         )
     if start_seq and before and after:
         print_cpu([start_seq, before, after], [sequential, len(par_replies)], args.clients)
