@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
+from braid.adapters.free_ports import free_port
 from braid.bootstrap.local_cluster import LocalCluster
 from braid.testing.serving import wait_healthy
 from tests.ui.a11y import contrast, focus_problems, problems
-from tests.ui.conftest import BRAID, EXAMPLE, Server, free_port, make_token
+from tests.ui.conftest import BRAID, EXAMPLE, Server, make_token
 from tests.ui.test_browser import expect, shot, sign_in
 
 if TYPE_CHECKING:
