@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from braid.core.errors import InputError
+from braid.core.model.units import format_bandwidth
 
 DomainPath = tuple[str, ...]
 Strategy = Literal["equal-split", "partial-offers", "full-offers"]
@@ -202,7 +203,7 @@ def _equal_split(
         return Refusal(
             "equal-split",
             request,
-            f"domain {refused[0]} refused {_mbps(answers[-1].ask.total)}",
+            f"domain {refused[0]} refused {format_bandwidth(answers[-1].ask.total)}",
             answers,
         )
     return Composition("equal-split", request, amounts, domain_amounts(paths, amounts), answers)
@@ -217,7 +218,7 @@ def _full_offers(request: int, paths: Sequence[DomainPath], offers: Mapping[str,
         return Refusal(
             "full-offers",
             request,
-            f"offers compose only {_mbps(sum(amounts))} of {_mbps(request)}",
+            f"offers compose only {format_bandwidth(sum(amounts))} of {format_bandwidth(request)}",
         )
     return Composition("full-offers", request, amounts, domain_amounts(paths, amounts))
 
@@ -237,8 +238,8 @@ def _partial_offers(
         return Refusal(
             "partial-offers",
             request,
-            f"offers compose only {_mbps(request - rest)} of {_mbps(request)} and no path"
-            " crosses a blind domain",
+            f"offers compose only {format_bandwidth(request - rest)} of "
+            f"{format_bandwidth(request)} and no path crosses a blind domain",
         )
     for index, share in zip(mixed, equal_amounts(rest, len(mixed)), strict=True):
         amounts[index] = share
@@ -246,13 +247,13 @@ def _partial_offers(
         return Refusal(
             "partial-offers",
             request,
-            f"the remaining {_mbps(rest)} does not fit the visible domains' offers",
+            f"the remaining {format_bandwidth(rest)} does not fit the visible domains' offers",
         )
     blind = [d for d in _domains_in_order([paths[i] for i in mixed]) if d not in offers]
     answers = _ask_all(paths, amounts, blind, _need_probe("partial-offers", probe))
     refused = [a.ask.domain for a in answers if not a.accepted]
     if refused:
-        reason = f"blind domain {refused[0]} refused {_mbps(answers[-1].ask.total)}"
+        reason = f"blind domain {refused[0]} refused {format_bandwidth(answers[-1].ask.total)}"
         return Refusal("partial-offers", request, reason, answers)
     final = tuple(amounts)
     return Composition("partial-offers", request, final, domain_amounts(paths, final), answers)
@@ -384,10 +385,6 @@ def _need_probe(strategy: Strategy, probe: Probe | None) -> Probe:
     if probe is None:
         raise InputError("probe", f"{strategy} must ask blind domains: give a probe")
     return probe
-
-
-def _mbps(bps: int) -> str:
-    return f"{bps / 1e6:g} Mbit/s"
 
 
 def _check(

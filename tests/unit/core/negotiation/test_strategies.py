@@ -25,6 +25,7 @@ from braid.core.negotiation.strategies import (
 )
 
 M = 1_000_000
+GBIT = 1000 * M
 
 
 @dataclass
@@ -237,3 +238,16 @@ def test_offer_probe_answers_visible_from_offers_and_unknown_with_no() -> None:
     assert not probe(Ask("W", ((0, 4),)))
     assert not probe(Ask("W", ((1, 6),)))
     assert not probe(Ask("blind", ((0, 1),)))
+
+
+def test_a_refusal_says_what_the_offers_compose_in_the_units_of_the_request() -> None:
+    paths: list[DomainPath] = [("a", "w1", "c"), ("a", "w2", "c")]
+    offers = {
+        "a": Offer("a", 30 * GBIT, {0: 30 * GBIT, 1: 30 * GBIT}),
+        "w1": Offer("w1", 0, {0: 0}),
+        "w2": Offer("w2", 3 * GBIT, {1: 3 * GBIT}),
+        "c": Offer("c", 30 * GBIT, {0: 30 * GBIT, 1: 30 * GBIT}),
+    }
+    outcome = compose("partial-offers", 30 * GBIT, paths, offers)
+    assert isinstance(outcome, Refusal)
+    assert "offers compose only 3 Gbit/s of 30 Gbit/s" in outcome.reason
