@@ -523,7 +523,25 @@ def parse() -> argparse.Namespace:
         metavar="FILE",
         help="also draw one client's latencies (and the comparison's) to FILE, .png or .svg",
     )
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.plot is not None:
+        check_plot(parser, args.plot)
+    return args
+
+
+PLOT_SUFFIXES = (".png", ".svg")
+
+
+def check_plot(parser: argparse.ArgumentParser, path: Path) -> None:
+    """Refuse a `--plot` that could not be drawn before the run, not after it."""
+    if path.suffix.lower() not in PLOT_SUFFIXES:
+        parser.error(f"--plot: {str(path)!r} must end in {' or '.join(PLOT_SUFFIXES)}")
+    if not path.parent.is_dir():
+        parser.error(f"--plot: folder {str(path.parent)!r} does not exist; create it first")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        parser.error("--plot needs matplotlib: pip install '.[plot]'")
 
 
 def main() -> int:

@@ -30,17 +30,18 @@ def free_ports(
     count: int, kind: socket.SocketKind = socket.SOCK_STREAM, host: str = "127.0.0.1"
 ) -> list[int]:
     """`count` different such ports (each held while the others are chosen)."""
+    low, _ = _ephemeral_range()
     with contextlib.ExitStack() as held:
         ports = []
         for _ in range(count):
             probe = held.enter_context(socket.socket(socket.AF_INET, kind))
-            _bind_free(probe, host)
+            _bind_below(probe, host, low)
             ports.append(int(probe.getsockname()[1]))
         return ports
 
 
-def _bind_free(probe: socket.socket, host: str) -> None:
-    low, _ = _ephemeral_range()
+def _bind_below(probe: socket.socket, host: str, low: int) -> None:
+    """Bind `probe` to a free port below `low` (where the ephemeral range begins)."""
     if low - _LOWEST >= 1_000:
         pick = random.SystemRandom()
         for _ in range(_TRIES):
