@@ -37,13 +37,13 @@ from braid.adapters.southbound.driver import SouthboundDriver
 from braid.adapters.southbound.fleet import DriverTables
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox, missing_tools
 from braid.adapters.wiring_files import SouthboundConfig, wiring_from_dict, wiring_skeleton
-from braid.app.commands import Reserve
-from braid.app.memory_store import MemoryRepository
-from braid.app.plan_facts import labels_of
 from braid.app.provisioning.memory import MemoryProvisioningStore
 from braid.app.provisioning.provisioner import Provisioner, Wiring
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations.commands import Reserve
+from braid.app.reservations.memory_store import MemoryRepository
+from braid.app.reservations.plan_facts import labels_of
+from braid.app.reservations.service import ReservationService
 from braid.core.model.instants import format_instant
 from braid.core.model.topology import topology_from_dict
 from braid.core.provisioning.status import Phase

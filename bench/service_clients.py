@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from braid.adapters.store import open_repository
-from braid.app.commands import Reserve
 from braid.app.errors import RejectedError
 from braid.app.ports import ConflictError
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations.commands import Reserve
+from braid.app.reservations.service import ReservationService
 from service_servers import Server, cpu_per_post_ms, cpu_snapshot
 from service_store import Body, Tick
 

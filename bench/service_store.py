@@ -25,10 +25,10 @@ from sqlalchemy.engine import make_url
 from braid.adapters.store import open_repository
 from braid.adapters.store.schema import Base
 from braid.app.auth import create_token
-from braid.app.commands import Reserve
 from braid.app.errors import RejectedError
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations.commands import Reserve
+from braid.app.reservations.service import ReservationService
 from braid.bootstrap.serve import initial_topology
 from braid.core.model.instants import format_instant
 from braid.core.model.loads import capacity_lookup, peak_problems

@@ -42,9 +42,9 @@ from playwright.sync_api import Browser, sync_playwright
 from braid.adapters.free_ports import free_port
 from braid.adapters.store import open_repository
 from braid.app.auth import create_token
-from braid.app.commands import Reserve
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations.commands import Reserve
+from braid.app.reservations.service import ReservationService
 from braid.bootstrap.serve import initial_topology
 from braid.core.model.topology import topology_from_dict
 from braid.testing.serving import wait_healthy

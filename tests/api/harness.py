@@ -12,9 +12,9 @@ from fastapi.testclient import TestClient
 
 from braid.adapters.api import create_app
 from braid.app.auth import create_token
-from braid.app.memory_store import MemoryRepository
 from braid.app.ports import Filters, Repository
-from braid.app.service import ReservationService
+from braid.app.reservations.memory_store import MemoryRepository
+from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
 from braid.bootstrap.serve import initial_topology
 from braid.core.policy import Policy

@@ -14,12 +14,12 @@ from braid.adapters.api.nsi import NsiEndpoint
 from braid.adapters.nsi.replies import encode
 from braid.adapters.nsi.safe_xml import parse_xml
 from braid.app.auth import create_token
-from braid.app.memory_store import MemoryRepository
 from braid.app.nsi.memory import MemoryConnections
 from braid.app.nsi.messages import Outgoing
 from braid.app.nsi.provider import NsiProvider
 from braid.app.ports import Filters
-from braid.app.service import ReservationService
+from braid.app.reservations.memory_store import MemoryRepository
+from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
 from braid.testing.nsi_requests import request
 from tests.api.harness import NOW, Clock

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from braid.app import operations
+from braid.app.reservations import operations
 from tests.api.harness import HOLD_SECONDS, Api, body, iso
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from braid.adapters.api.health import StoreCheck
-from braid.app.memory_store import MemoryRepository
+from braid.app.reservations.memory_store import MemoryRepository
 from tests.api.harness import Api, body, build, iso
 
 

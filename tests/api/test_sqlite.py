@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from braid.adapters.store import SqlRepository, open_repository
-from braid.app import operations
-from braid.app.service import ReservationService
+from braid.app.reservations import operations
+from braid.app.reservations.service import ReservationService
 from tests.api.harness import HOLD_SECONDS, Api, body, build
 
 

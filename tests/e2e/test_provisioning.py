@@ -28,7 +28,7 @@ from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox
 from braid.adapters.store import open_repository
 from braid.adapters.wiring_files import load_wiring
-from braid.app.plan_facts import labels_of
+from braid.app.reservations.plan_facts import labels_of
 from braid.core.model.topology import Topology, topology_from_dict, topology_to_dict
 from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.model import BRAID_COOKIE_TAG, RuleRequest, RuleSet, merge_rule_sets

@@ -51,12 +51,12 @@ from sqlalchemy import text
 
 from braid.adapters.free_ports import free_port
 from braid.adapters.store import open_repository
-from braid.app import operations
 from braid.app.errors import RejectedError
-from braid.app.mirror import as_booking
 from braid.app.ports import Change
 from braid.app.records import Reservation, User
-from braid.app.service import ReservationService
+from braid.app.reservations import operations
+from braid.app.reservations.mirror import as_booking
+from braid.app.reservations.service import ReservationService
 from braid.core.model.booking import Allocation
 from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
 from braid.core.model.paths import Path as RoutePath

@@ -20,7 +20,7 @@ from braid.app.nsi.memory import MemoryConnections
 from braid.app.nsi.ports import ConnectionStore
 from braid.app.nsi.provider import NsiProvider
 from braid.app.nsi.sweep import sweep
-from braid.app.service import ReservationService
+from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
 
 __all__ = ["NsiRunning", "start_nsi"]

@@ -19,7 +19,7 @@ from braid.app.provisioning.memory import MemoryProvisioningStore
 from braid.app.provisioning.ports import ProvisioningStore
 from braid.app.provisioning.provisioner import Provisioner, Wiring
 from braid.app.provisioning.runner import ProvisioningLoop
-from braid.app.service import ReservationService
+from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
 from braid.core.errors import InputError
 

@@ -17,11 +17,11 @@ from typing import Any
 
 from braid.adapters.store import SqlRepository, open_repository
 from braid.adapters.topology_files import load_topology
-from braid.app import operations
-from braid.app.link_state import settle_links
 from braid.app.ports import Repository
 from braid.app.provisioning.runner import ProvisioningLoop
-from braid.app.service import ReservationService
+from braid.app.reservations import operations
+from braid.app.reservations.link_state import settle_links
+from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
 from braid.bootstrap.nsi import NsiRunning, start_nsi
 from braid.bootstrap.provisioning import provisioning_store, start_provisioning

@@ -25,11 +25,11 @@ from braid.adapters.emulation.ovs import OvsStart, ensure_ovs, stop_ovs
 from braid.adapters.emulation.sendbuffer import raised_send_buffer, switchd_send_buffer
 from braid.adapters.emulation.sweep import exclusive
 from braid.adapters.southbound.driver import SouthboundDriver
-from braid.app.commands import Reserve
-from braid.app.memory_store import MemoryRepository
 from braid.app.records import User
-from braid.app.results import Seen
-from braid.app.service import ReservationService
+from braid.app.reservations.commands import Reserve
+from braid.app.reservations.memory_store import MemoryRepository
+from braid.app.reservations.results import Seen
+from braid.app.reservations.service import ReservationService
 from braid.core.model.booking import Allocation
 from braid.core.model.instants import format_instant
 from braid.core.model.paths import Path

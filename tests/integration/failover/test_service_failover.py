@@ -32,7 +32,7 @@ import httpx
 import pytest
 
 from braid.adapters.store import open_repository
-from braid.app.plan_facts import protection_of
+from braid.app.reservations.plan_facts import protection_of
 from braid.core.failover.protection import down_links, path_up
 from braid.core.model.topology import Topology, topology_from_dict
 from tests.integration.test_replicas import (

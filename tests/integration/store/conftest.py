@@ -20,7 +20,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from braid.adapters.store import SqlRepository, open_repository
-from braid.app.memory_store import MemoryRepository
+from braid.app.reservations.memory_store import MemoryRepository
 
 POSTGRES_ENV = "BRAID_TEST_POSTGRES_URL"
 

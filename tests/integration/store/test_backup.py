@@ -10,9 +10,9 @@ from sqlalchemy import MetaData, Select, Table, create_engine, select, text
 
 from braid.adapters.store import open_repository
 from braid.app.auth import create_token
-from braid.app.commands import Reserve
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations.commands import Reserve
+from braid.app.reservations.service import ReservationService
 from braid.bootstrap.database import backup_store, restore_store, upgrade_store
 from braid.bootstrap.serve import initial_topology
 from braid.core.errors import InputError

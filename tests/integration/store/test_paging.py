@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from braid.app.ports import Change
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations.service import ReservationService
 from braid.core.planning.lifecycle import State, state_at
 from tests.integration.store.workload import reservation
 

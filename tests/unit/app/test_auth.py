@@ -8,8 +8,8 @@ import pytest
 
 from braid.app.auth import TOKEN_CACHE_SECONDS, TokenCache, authenticate, create_token, hash_token
 from braid.app.errors import AuthError, NotFoundError
-from braid.app.memory_store import MemoryRepository
 from braid.app.records import User
+from braid.app.reservations.memory_store import MemoryRepository
 from braid.app.tokens import list_tokens, revoke_tokens
 from braid.core.errors import InputError
 

@@ -12,7 +12,7 @@ from braid.adapters.api.middleware import RequestGuard
 from braid.adapters.api.nsi import NsiEndpoint, mount_nsi
 from braid.adapters.api.ui import mount_ui
 from braid.app.interdomain import InterdomainService
-from braid.app.service import ReservationService
+from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
 
 DESCRIPTION = """\

@@ -12,7 +12,7 @@ from fastapi.security.base import SecurityBase
 from braid.adapters.api.offload import off_loop
 from braid.app.auth import authenticate
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations.service import ReservationService
 
 
 @dataclass(frozen=True, slots=True)

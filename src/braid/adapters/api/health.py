@@ -16,7 +16,7 @@ from braid.adapters.api.errors import error_response
 from braid.adapters.api.fastjson import FastJSON
 from braid.adapters.api.models import ErrorOut, HealthOut
 from braid.adapters.api.offload import off_loop
-from braid.app.observation import observe
+from braid.app.reservations.observation import observe
 
 router = APIRouter(tags=["health"])
 log = logging.getLogger(__name__)

@@ -14,8 +14,8 @@ from braid.adapters.api.models import LinkStateIn, LinkStateOut
 from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
 from braid.adapters.api.views import link_state_view
-from braid.app import link_state as link_state_app
-from braid.app import links, network_history
+from braid.app.reservations import link_state as link_state_app
+from braid.app.reservations import links, network_history
 from braid.core.model.instants import format_instant
 from braid.core.model.timeline import Step
 from braid.core.model.units import to_mbps

@@ -19,7 +19,7 @@ from braid.adapters.api.models import (
 from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
 from braid.adapters.api.views import audit_view, page_view, reservation_view
-from braid.app.commands import Modify, Reserve
+from braid.app.reservations.commands import Modify, Reserve
 
 router = APIRouter(prefix="/v1/reservations", tags=["reservations"])
 

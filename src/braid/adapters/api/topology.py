@@ -20,7 +20,7 @@ from braid.adapters.api.models import (
 from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
 from braid.adapters.api.views import maintenance_view
-from braid.app import network_history, operations
+from braid.app.reservations import network_history, operations
 from braid.core.model.instants import format_instant
 from braid.core.model.units import to_mbps
 

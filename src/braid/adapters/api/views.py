@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from braid.adapters.plan_contract import encode, paths_field
-from braid.app.link_state import LinkStateDone
-from braid.app.plan_facts import protection_of
 from braid.app.records import AuditEntry
-from braid.app.requests_rest import readable_reason
-from braid.app.results import Availability, MaintenanceDone, Page, Seen
+from braid.app.reservations.link_state import LinkStateDone
+from braid.app.reservations.plan_facts import protection_of
+from braid.app.reservations.requests_rest import readable_reason
+from braid.app.reservations.results import Availability, MaintenanceDone, Page, Seen
 from braid.core.model.instants import format_instant
 from braid.core.model.units import to_mbps
 from braid.core.planning.decisions import Reserved

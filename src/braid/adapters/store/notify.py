@@ -4,7 +4,7 @@ A trigger on the `state` row (migration 0003) sends every new cursor value
 on `CHANNEL` when its transaction commits. One thread per repository keeps
 its own connection listening and records the highest value heard; the
 repository adds the cursor values of its own committed writes, with the
-(id, version) of each reservation they wrote. The mirror (braid.app.mirror)
+(id, version) of each reservation they wrote. The mirror (braid.app.reservations.mirror)
 then reads the store only when something it has not learnt lies past its
 cursor.
 

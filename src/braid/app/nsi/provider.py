@@ -21,7 +21,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from braid.app.commands import Reserve
 from braid.app.errors import NotFoundError, PolicyError, RejectedError
 from braid.app.nsi.messages import (
     Confirmed,
@@ -42,7 +41,8 @@ from braid.app.nsi.messages import (
 from braid.app.nsi.ports import ConnectionStore
 from braid.app.nsi.records import Connection
 from braid.app.records import User
-from braid.app.service import ReservationService, new_id
+from braid.app.reservations.commands import Reserve
+from braid.app.reservations.service import ReservationService, new_id
 from braid.core.errors import InputError
 from braid.core.model.instants import format_instant
 from braid.core.nsi.connection import ConnectionStates, apply, data_plane_active

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from braid.app.plan_facts import labels_of, protection_of
 from braid.app.ports import Repository
 from braid.app.provisioning.ports import Due
 from braid.app.records import Reservation
+from braid.app.reservations.plan_facts import labels_of, protection_of
 from braid.core.errors import InputError
 from braid.core.model.topology import Topology
 from braid.core.provisioning.schedule import Window

@@ -16,8 +16,8 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
-from braid.app.metrics import Metrics
 from braid.app.provisioning.provisioner import PassReport, RulesProvisioner
+from braid.app.reservations.metrics import Metrics
 from braid.core.provisioning.status import Phase
 
 __all__ = ["ProvisioningLoop"]

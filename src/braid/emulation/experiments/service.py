@@ -25,10 +25,10 @@ from braid.adapters.emulation.network import HostSpec
 from braid.adapters.emulation.probe import ProbeRun, ProbeTrace
 from braid.adapters.emulation.scaling import Scale
 from braid.adapters.southbound.fleet import DriverTables
-from braid.app.commands import Modify
 from braid.app.provisioning.memory import MemoryProvisioningStore
 from braid.app.provisioning.provisioner import Provisioner, Wiring
 from braid.app.provisioning.runner import ProvisioningLoop
+from braid.app.reservations.commands import Modify
 from braid.core.model.instants import format_instant
 from braid.emulation.options import RunOptions
 from braid.emulation.report import FloorCheck, Progress, Report, Silent, host_load_note

@@ -26,9 +26,9 @@ from typing import Any, Final
 from braid.adapters.emulation.network import HostSpec
 from braid.adapters.emulation.probe import ProbeRun, ProbeTrace
 from braid.adapters.emulation.scaling import Scale
-from braid.app.link_state import set_link_state
-from braid.app.plan_facts import protection_of
 from braid.app.records import User
+from braid.app.reservations.link_state import set_link_state
+from braid.app.reservations.plan_facts import protection_of
 from braid.core.model.instants import format_instant
 from braid.emulation.experiments.service import PATH_BPS, provisioning_loop, service_topology
 from braid.emulation.failover_measure import outage_ms

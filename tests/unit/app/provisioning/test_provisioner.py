@@ -8,15 +8,15 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from braid.app.commands import Modify, Reserve
-from braid.app.memory_store import MemoryRepository
-from braid.app.metrics import Metrics
-from braid.app.observation import Observation
 from braid.app.provisioning.memory import MemoryProvisioningStore
 from braid.app.provisioning.provisioner import Provisioner, Wiring
 from braid.app.provisioning.runner import ProvisioningLoop
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations.commands import Modify, Reserve
+from braid.app.reservations.memory_store import MemoryRepository
+from braid.app.reservations.metrics import Metrics
+from braid.app.reservations.observation import Observation
+from braid.app.reservations.service import ReservationService
 from braid.core.model.instants import format_instant
 from braid.core.model.topology import topology_to_dict
 from braid.core.provisioning.status import Phase

@@ -15,21 +15,21 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from braid.app.auth import TokenCache
-from braid.app.booking_policy import OwnerLocks, policy_violation
-from braid.app.commands import Modify, Reserve
 from braid.app.errors import ForbiddenError, NotFoundError, PolicyError, RejectedError
-from braid.app.group_commit import GroupCommit
-from braid.app.metrics import Metrics
-from braid.app.mirror import Mirror, as_booking
-from braid.app.paging import decode_cursor, encode_cursor, page_limit
-from braid.app.plan_facts import plan_facts, protection_facts, protection_of
 from braid.app.ports import Change, ChangeFeed, ConflictError, Filters, Repository, WriteStep
 from braid.app.provisioning.ports import ProvisioningStore
 from braid.app.records import AuditEntry, Reservation, User
-from braid.app.rejections import Refusal, RefusalMemo
 from braid.app.request_context import current_request, request_detail
-from braid.app.requests_rest import readable_reason, to_request
-from braid.app.results import Availability, Page, Seen
+from braid.app.reservations.booking_policy import OwnerLocks, policy_violation
+from braid.app.reservations.commands import Modify, Reserve
+from braid.app.reservations.group_commit import GroupCommit
+from braid.app.reservations.metrics import Metrics
+from braid.app.reservations.mirror import Mirror, as_booking
+from braid.app.reservations.paging import decode_cursor, encode_cursor, page_limit
+from braid.app.reservations.plan_facts import plan_facts, protection_facts, protection_of
+from braid.app.reservations.rejections import Refusal, RefusalMemo
+from braid.app.reservations.requests_rest import readable_reason, to_request
+from braid.app.reservations.results import Availability, Page, Seen
 from braid.core.errors import InputError
 from braid.core.failover.protection import ProtectedPaths
 from braid.core.failover.standby import Standby, standby_path

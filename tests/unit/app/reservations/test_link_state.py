@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from braid.app.commands import Reserve
 from braid.app.errors import ForbiddenError, RejectedError
-from braid.app.link_state import set_link_state
-from braid.app.memory_store import MemoryRepository
-from braid.app.plan_facts import protection_of
 from braid.app.records import Reservation, User
-from braid.app.service import ReservationService
+from braid.app.reservations.commands import Reserve
+from braid.app.reservations.link_state import set_link_state
+from braid.app.reservations.memory_store import MemoryRepository
+from braid.app.reservations.plan_facts import protection_of
+from braid.app.reservations.service import ReservationService
 from braid.core.errors import InputError
 from braid.core.model.instants import format_instant
 from braid.core.model.loads import capacity_lookup, peak_problems

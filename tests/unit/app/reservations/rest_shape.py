@@ -16,10 +16,10 @@ from braid.adapters.api.views import (
     page_view,
     reservation_view,
 )
-from braid.app import operations
-from braid.app.commands import Modify, Reserve
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations import operations
+from braid.app.reservations.commands import Modify, Reserve
+from braid.app.reservations.service import ReservationService
 
 
 class AsRest:

@@ -17,15 +17,15 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from braid.app.plan_facts import (
+from braid.app.ports import ChangeFeed, FeedNews, Repository
+from braid.app.records import Reservation
+from braid.app.reservations.plan_facts import (
     Replanned,
     booked_allocations,
     labels_of,
     link_lists,
     plan_facts,
 )
-from braid.app.ports import ChangeFeed, FeedNews, Repository
-from braid.app.records import Reservation
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.network import Network
 from braid.core.model.timeline import OverbookingError

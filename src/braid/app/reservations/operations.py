@@ -8,12 +8,12 @@ from dataclasses import replace
 from typing import Any
 
 from braid.app.errors import ForbiddenError, RejectedError
-from braid.app.mirror import as_booking
-from braid.app.plan_facts import Replanned, plan_facts
 from braid.app.ports import ConflictError, StateStep, Step, TopologyStep
 from braid.app.records import Reservation, TopologyVersion, User
-from braid.app.results import MaintenanceDone, Rerouted, Seen
-from braid.app.service import ATTEMPTS, ReservationService, counting_at
+from braid.app.reservations.mirror import as_booking
+from braid.app.reservations.plan_facts import Replanned, plan_facts
+from braid.app.reservations.results import MaintenanceDone, Rerouted, Seen
+from braid.app.reservations.service import ATTEMPTS, ReservationService, counting_at
 from braid.core.errors import InputError
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.instants import parse_instant

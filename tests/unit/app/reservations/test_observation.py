@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from braid.app.commands import Reserve
-from braid.app.memory_store import MemoryRepository
-from braid.app.observation import observe
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations.commands import Reserve
+from braid.app.reservations.memory_store import MemoryRepository
+from braid.app.reservations.observation import observe
+from braid.app.reservations.service import ReservationService
 from braid.bootstrap.serve import initial_topology
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "src" / "braid" / "examples" / "science-net.yaml"

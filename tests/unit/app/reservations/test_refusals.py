@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from braid.app.errors import RejectedError
-from braid.app.memory_store import MemoryRepository
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations.memory_store import MemoryRepository
+from braid.app.reservations.service import ReservationService
 from braid.core.model.instants import format_instant
 from braid.core.planning.planner import Planner
 from tests.unit.app.rest_shape import rest

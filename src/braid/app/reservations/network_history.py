@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from braid.app.links import MaintenanceWindow, may_be_maintenance
 from braid.app.records import TopologyVersion, User
-from braid.app.service import ReservationService
+from braid.app.reservations.links import MaintenanceWindow, may_be_maintenance
+from braid.app.reservations.service import ReservationService
 from braid.core.model.topology import Topology, topology_from_dict
 
 __all__ = ["MaintenanceEntry", "TopologyChange", "maintenance_windows", "topology_versions"]

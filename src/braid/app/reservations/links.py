@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations.service import ReservationService
 from braid.core.errors import InputError
 from braid.core.model.booking import Booking
 from braid.core.model.instants import parse_instant

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from braid.app.errors import RejectedError
-from braid.app.memory_store import MemoryRepository
-from braid.app.service import ReservationService
+from braid.app.reservations.memory_store import MemoryRepository
+from braid.app.reservations.service import ReservationService
 from tests.unit.app.rest_shape import rest
 from tests.unit.app.test_service import ALICE, SQUARE, Clock, at
 

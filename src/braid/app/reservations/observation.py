@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from braid.app.ports import Filters
-from braid.app.service import ReservationService
+from braid.app.reservations.service import ReservationService
 from braid.core.planning.lifecycle import State, state_at
 
 __all__ = ["LinkLoad", "Observation", "observe"]

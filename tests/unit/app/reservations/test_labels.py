@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from braid.app.errors import RejectedError
-from braid.app.memory_store import MemoryRepository
-from braid.app.plan_facts import labels_of
 from braid.app.records import Reservation
-from braid.app.service import ReservationService
+from braid.app.reservations.memory_store import MemoryRepository
+from braid.app.reservations.plan_facts import labels_of
+from braid.app.reservations.service import ReservationService
 from braid.core.errors import InputError
 from braid.core.planning.lifecycle import counts_against_capacity
 from tests.unit.app.rest_shape import rest

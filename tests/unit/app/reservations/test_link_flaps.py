@@ -11,14 +11,14 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from braid.app.commands import Reserve
 from braid.app.errors import RejectedError
-from braid.app.link_state import set_link_state
-from braid.app.memory_store import MemoryRepository
-from braid.app.mirror import as_booking
-from braid.app.plan_facts import protection_of
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations.commands import Reserve
+from braid.app.reservations.link_state import set_link_state
+from braid.app.reservations.memory_store import MemoryRepository
+from braid.app.reservations.mirror import as_booking
+from braid.app.reservations.plan_facts import protection_of
+from braid.app.reservations.service import ReservationService
 from braid.core.failover.protection import down_links, path_up
 from braid.core.model.network import Network
 from braid.core.planning.invariants import booking_problems, overbooking

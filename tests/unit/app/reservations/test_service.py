@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from braid.app.errors import ForbiddenError, NotFoundError, RejectedError
-from braid.app.memory_store import MemoryRepository
-from braid.app.operations import maintenance, put_topology, tick
 from braid.app.records import User
-from braid.app.service import ReservationService
+from braid.app.reservations.memory_store import MemoryRepository
+from braid.app.reservations.operations import maintenance, put_topology, tick
+from braid.app.reservations.service import ReservationService
 from braid.core.errors import InputError
 from braid.core.model.instants import format_instant
 from braid.core.model.loads import capacity_lookup, peak_problems

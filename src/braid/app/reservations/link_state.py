@@ -26,12 +26,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from braid.app.errors import ForbiddenError, RejectedError
-from braid.app.mirror import as_booking
-from braid.app.plan_facts import plan_facts, protection_facts, protection_of
 from braid.app.ports import Change, ConflictError, Step, TopologyStep, WriteStep
 from braid.app.records import Reservation, TopologyVersion, User
 from braid.app.request_context import current_request
-from braid.app.service import ATTEMPTS, ReservationService, counting_at
+from braid.app.reservations.mirror import as_booking
+from braid.app.reservations.plan_facts import plan_facts, protection_facts, protection_of
+from braid.app.reservations.service import ATTEMPTS, ReservationService, counting_at
 from braid.core.errors import InputError
 from braid.core.failover.protection import ProtectedPaths, down_links, with_link_state
 from braid.core.model.booking import Allocation

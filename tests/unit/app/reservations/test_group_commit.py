@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from braid.app.group_commit import GroupCommit
-from braid.app.memory_store import MemoryRepository
 from braid.app.ports import ConflictError, WriteStep
 from braid.app.records import Reservation
+from braid.app.reservations.group_commit import GroupCommit
+from braid.app.reservations.memory_store import MemoryRepository
 from tests.integration.store.workload import GBIT, capacity_validator, change, reservation
 
 

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from braid.app.errors import RejectedError
-from braid.app.memory_store import MemoryRepository
 from braid.app.ports import FeedNews
 from braid.app.records import Reservation, User
-from braid.app.service import ReservationService
+from braid.app.reservations.memory_store import MemoryRepository
+from braid.app.reservations.service import ReservationService
 from braid.core.model.instants import format_instant
 from tests.unit.app.rest_shape import rest
 
