@@ -64,7 +64,7 @@ from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.planning.lifecycle import State
 from braid.testing.serving import ServeNotReadyError, wait_healthy
 from tests.integration.store.workload import unbounded
-from tests.unit.app.rest_shape import rest
+from tests.unit.app.reservations.rest_shape import rest
 
 TOPOLOGY: dict[str, Any] = {
     "nodes": [{"id": "A"}, {"id": "B"}, {"id": "M"}],

@@ -31,7 +31,7 @@ from braid.adapters.store.notify import (
 from braid.app.errors import RejectedError
 from braid.app.records import Reservation, User
 from braid.app.reservations.service import ReservationService
-from tests.unit.app.rest_shape import rest
+from tests.unit.app.reservations.rest_shape import rest
 
 TOPOLOGY: dict[str, Any] = {
     "nodes": [{"id": "A"}, {"id": "B"}],

@@ -16,7 +16,7 @@ from braid.app.reservations.plan_facts import labels_of
 from braid.app.reservations.service import ReservationService
 from braid.core.errors import InputError
 from braid.core.planning.lifecycle import counts_against_capacity
-from tests.unit.app.rest_shape import rest
+from tests.unit.app.reservations.rest_shape import rest
 from tests.unit.app.test_service import ALICE, SQUARE, T0, Clock, at
 
 NARROW: dict[str, Any] = {

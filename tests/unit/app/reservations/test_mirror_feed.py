@@ -20,7 +20,7 @@ from braid.app.records import Reservation, User
 from braid.app.reservations.memory_store import MemoryRepository
 from braid.app.reservations.service import ReservationService
 from braid.core.model.instants import format_instant
-from tests.unit.app.rest_shape import rest
+from tests.unit.app.reservations.rest_shape import rest
 
 T0 = 1_800_000_000
 ALICE = User("alice", "user")

@@ -14,7 +14,7 @@ from braid.app.reservations.service import ReservationService
 from braid.core.errors import InputError
 from braid.core.model.instants import format_instant
 from braid.core.model.loads import capacity_lookup, peak_problems
-from tests.unit.app.rest_shape import rest
+from tests.unit.app.reservations.rest_shape import rest
 
 T0 = 1_800_000_000
 ALICE, BOB, OPS = User("alice", "user"), User("bob", "user"), User("ops", "operator")
