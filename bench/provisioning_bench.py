@@ -102,7 +102,7 @@ def one_pass(
     )
     store = MemoryProvisioningStore()
     provisioner = Provisioner(
-        service.repo,
+        service.books.store,
         store,
         tables,
         Wiring(ports, host_at),
@@ -126,7 +126,7 @@ def one_by_one(
     """The baseline: each reservation's plan installed on its own, in its own ordered steps."""
     ports, host_at = config.ports, config.host_at
     plans = []
-    for r in service.repo.booked():
+    for r in service.books.store.booked():
         request = RuleRequest(r.id, r.allocations, host_at[r.src], host_at[r.dst])
         labels = labels_of(r.plan)
         assert labels is not None

@@ -129,7 +129,9 @@ def preload(url: str, world: World, sizes: Sizes, tick: Tick) -> dict[str, Any]:
     while placed < sizes.bookings and tried < 3 * sizes.bookings:
         tried += 1
         ask = random_ask(world, rng, 1.0)
-        if not fixed_path(service.live.network, ask.src, ask.dst, ask.bps, ask.start, ask.end):
+        if not fixed_path(
+            service.books.mirror.network, ask.src, ask.dst, ask.bps, ask.start, ask.end
+        ):
             continue
         try:
             service.reserve(user, Reserve.parse(ask.body()))

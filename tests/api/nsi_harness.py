@@ -68,7 +68,7 @@ class Nsi:
         return parse_xml(answer.content).find("soap:Body", NS)  # type: ignore[return-value]
 
     def booked(self) -> list[Any]:
-        return list(self.service.repo.find(Filters()))
+        return list(self.service.books.store.find(Filters()))
 
 
 def build() -> Nsi:

@@ -131,7 +131,7 @@ def test_an_expired_hold_frees_its_capacity(api: Api) -> None:
     full = api.client.post("/v1/reservations", json=body(bandwidth="40G"), headers=api.auth("bob"))
     assert full.status_code == 409
     api.clock.advance(HOLD_SECONDS + 1)
-    assert operations.tick(api.service) == 2
+    assert operations.tick(api.service.books) == 2
     url = f"/v1/reservations/{held[0]['id']}"
     assert api.client.get(url, headers=api.auth("alice")).json()["state"] == "expired"
     reserve(api, who="bob", bandwidth="40G")

@@ -48,10 +48,10 @@ def test_holds_expire_and_a_new_service_sees_what_the_store_holds(sql_api: Api) 
     held = api.client.post("/v1/reservations", json=body(bandwidth="40G", hold=True), headers=who)
     assert held.json()["state"] == "held"
     api.clock.advance(HOLD_SECONDS)
-    assert operations.tick(api.service) == 1
+    assert operations.tick(api.service.books) == 1
     # A second service on the same store, as after a restart: the booking still counts.
     assert isinstance(api.repo, SqlRepository)
     restarted = ReservationService(api.repo, clock=api.clock)
     restarted.start()
-    network = restarted.live.network
+    network = restarted.books.mirror.network
     assert set(network.bookings) == {kept["id"]}

@@ -431,7 +431,7 @@ def test_a_replica_whose_clock_lags_by_a_second_at_a_hold_expiry_keeps_answering
         finally:
             sys.setrecursionlimit(limit)
         clock_a[0] = BASE - 3000
-        operations.tick(a)  # records the expired hold, as the ticker of `braid serve` does
+        operations.tick(a.books)  # records the expired hold, as the ticker of `braid serve` does
         widest = rest(a).availability(alice, {**a_to_b, "mode": "max-bandwidth", "max_paths": 4})
         assert widest["max_bandwidth"] == 30  # 40 Mbit/s A -> B, less B's 10; the hold is gone
     finally:

@@ -7,7 +7,9 @@ same ids with the same messages.
 from __future__ import annotations
 
 import string
+from collections.abc import Callable
 
+from braid.app.auth import TokenCache, authenticate
 from braid.app.errors import ForbiddenError, NotFoundError
 from braid.app.ports import Repository
 from braid.app.records import TOKEN_ID_LENGTH, TokenInfo, User
@@ -78,3 +80,32 @@ def _one_token(repo: Repository, prefix: str, user: str | None) -> TokenInfo:
         ids = ", ".join(t.id for t in matching)
         raise InputError("token", f"{prefix!r} names several tokens ({ids}); give more digits")
     return matching[0]
+
+
+class Identities:
+    """Who a bearer token names, by one store and one clock, with a short-lived cache.
+
+    The REST API asks it for every request; revoking here forgets the cache
+    at once, so a revoked token is refused on the next request.
+    """
+
+    def __init__(self, repo: Repository, clock: Callable[[], int]) -> None:
+        self._repo = repo
+        self._clock = clock
+        self._cache = TokenCache(wall=clock)  # expiries by the service's own clock
+
+    def cached(self, authorization: str | None) -> User | None:
+        """The user behind a header verified moments ago, without asking the store."""
+        return self._cache.get(authorization)
+
+    def authenticate(self, authorization: str | None) -> User:
+        """The user behind an `Authorization: Bearer …` header (this asks the store)."""
+        return authenticate(self._repo, authorization, self._cache)
+
+    def visible(self, caller: User, user: str | None = None) -> list[TokenInfo]:
+        return visible_tokens(self._repo, caller, user)
+
+    def revoke(self, caller: User, token: str) -> list[TokenInfo]:
+        revoked = revoke_as(self._repo, caller, token, self._clock())
+        self._cache.forget()
+        return revoked

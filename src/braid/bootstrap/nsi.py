@@ -20,6 +20,7 @@ from braid.app.nsi.memory import MemoryConnections
 from braid.app.nsi.ports import ConnectionStore
 from braid.app.nsi.provider import NsiProvider
 from braid.app.nsi.sweep import sweep
+from braid.app.ports import Repository
 from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
 
@@ -42,12 +43,12 @@ class NsiRunning:
         self.courier.close()
 
 
-def start_nsi(service: ReservationService, settings: Settings, domain: str) -> NsiRunning:
-    """The provider for `domain` over `service`, its courier and its sweep, running."""
+def start_nsi(
+    service: ReservationService, repo: Repository, settings: Settings, domain: str
+) -> NsiRunning:
+    """The provider for `domain` over `service` (on `repo`), its courier and its sweep, running."""
     store: ConnectionStore = (
-        SqlNsiConnections(service.repo.engine)
-        if isinstance(service.repo, SqlRepository)
-        else MemoryConnections()
+        SqlNsiConnections(repo.engine) if isinstance(repo, SqlRepository) else MemoryConnections()
     )
     provider = NsiProvider(service, store, domain)
     courier = HttpCourier()

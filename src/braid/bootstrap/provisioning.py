@@ -16,7 +16,7 @@ from braid.adapters.store.provisioning import SqlProvisioningStore
 from braid.adapters.wiring_files import SouthboundConfig, load_wiring
 from braid.app.ports import Repository
 from braid.app.provisioning.memory import MemoryProvisioningStore
-from braid.app.provisioning.ports import ProvisioningStore
+from braid.app.provisioning.ports import ProvisioningMetrics, ProvisioningStore
 from braid.app.provisioning.provisioner import Provisioner, Wiring
 from braid.app.provisioning.runner import ProvisioningLoop
 from braid.app.reservations.service import ReservationService
@@ -34,7 +34,11 @@ def provisioning_store(repo: Repository) -> ProvisioningStore:
 
 
 def start_provisioning(
-    service: ReservationService, store: ProvisioningStore, settings: Settings
+    service: ReservationService,
+    repo: Repository,
+    store: ProvisioningStore,
+    settings: Settings,
+    metrics: ProvisioningMetrics | None = None,
 ) -> ProvisioningLoop:
     """A running provisioning loop for `settings.southbound_file`; it wakes on every change."""
     assert settings.southbound_file is not None
@@ -43,7 +47,7 @@ def start_provisioning(
         drivers_for(config), {s: p.dpid for s, p in config.ports.switches.items()}
     )
     provisioner = Provisioner(
-        service.repo,
+        repo,
         store,
         tables,
         Wiring(config.ports, config.host_at),
@@ -55,7 +59,7 @@ def start_provisioning(
         provisioner,
         service.clock,
         reconcile_every=settings.reconcile_seconds,
-        metrics=service.metrics,
+        metrics=metrics,
     )
     service.on_change.append(loop.wake)
     loop.start()

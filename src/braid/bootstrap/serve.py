@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from braid.adapters.prometheus import PrometheusMetrics
 from braid.adapters.store import SqlRepository, open_repository
 from braid.adapters.topology_files import load_topology
 from braid.app.ports import Repository
@@ -52,6 +53,7 @@ class Serving:
 
     repo: Repository
     service: ReservationService
+    metrics: PrometheusMetrics
     notes: list[str] = field(default_factory=list)  # what the operator should know
     provisioning: ProvisioningLoop | None = None
     nsi: NsiRunning | None = None  # the NSI provider, when `nsi_domain` is set
@@ -81,13 +83,19 @@ def start_serving(settings: Settings, default_capacity: str | None = None) -> Se
     serving._ticker = _start_ticker(serving.service, settings.tick_seconds, serving._stop)
     if settings.southbound_file is not None and serving.service.provisioning is not None:
         try:
-            loop = start_provisioning(serving.service, serving.service.provisioning, settings)
+            loop = start_provisioning(
+                serving.service,
+                serving.repo,
+                serving.service.provisioning,
+                settings,
+                serving.metrics,
+            )
         except BaseException:
             serving.close()
             raise
         serving.provisioning = loop
     if settings.nsi_domain:
-        serving.nsi = start_nsi(serving.service, settings, settings.nsi_domain)
+        serving.nsi = start_nsi(serving.service, serving.repo, settings, settings.nsi_domain)
     return serving
 
 
@@ -124,8 +132,10 @@ def _started(repo: Repository, settings: Settings, default_capacity: str | None)
     # reads the store's changes before every decision.
     feed = repo.change_feed() if isinstance(repo, SqlRepository) else None
     provisioning = provisioning_store(repo) if settings.southbound_file else None
+    metrics = PrometheusMetrics()
     service = ReservationService(
         repo,
+        metrics=metrics,
         hold_seconds=settings.hold_seconds,
         feed=feed,
         provisioning=provisioning,
@@ -146,10 +156,10 @@ def _started(repo: Repository, settings: Settings, default_capacity: str | None)
     service.start(initial)
     # A process killed in the middle of a link-state change may have left
     # bookings where the link states no longer want them: place them now.
-    moved = settle_links(service, "braid")
+    moved = settle_links(service.books, "braid", failback=service.failback)
     if moved:
         notes.append(f"placed {len(moved)} reservation(s) by the current link states")
-    return Serving(repo, service, notes)
+    return Serving(repo, service, metrics, notes)
 
 
 def _start_ticker(
@@ -160,7 +170,7 @@ def _start_ticker(
     def run() -> None:
         while not stop.wait(every):
             try:
-                operations.tick(service)
+                operations.tick(service.books)
             except Exception:  # a failed tick must not end the ticker; the next one retries
                 log.exception("lifecycle tick failed")
 

@@ -207,7 +207,9 @@ class EmulationSession:
     # -- the reservation service -------------------------------------------------
 
     def _new_service(self, topology_data: Mapping[str, Any]) -> ReservationService:
-        service = ReservationService(MemoryRepository(), clock=self.options.clock)
+        # The session keeps the store it built: experiments read what was stored.
+        self.store = MemoryRepository()
+        service = ReservationService(self.store, clock=self.options.clock)
         service.start(topology_data)
         return service
 
@@ -239,7 +241,7 @@ class EmulationSession:
         return self.service.reserve(EMULATOR, Reserve.parse(body))
 
     def allocations(self, reservation_id: str) -> tuple[Allocation, ...]:
-        record = self.service.repo.get(reservation_id)
+        record = self.store.get(reservation_id)
         if record is None:
             raise KeyError(reservation_id)
         return record.allocations

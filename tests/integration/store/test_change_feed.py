@@ -109,7 +109,7 @@ def started(repo: CountingRepository, topology: dict[str, Any] | None) -> Reserv
     service = ReservationService(repo, feed=repo.change_feed())
     service.start(topology)
     # Only notifications, not the once-a-second safety read, in these tests.
-    service.live.read_every = 3600.0
+    service.books.mirror.read_every = 3600.0
     return service
 
 
@@ -143,7 +143,7 @@ def replicas(postgres_url: str) -> Iterator[tuple[ReservationService, Reservatio
 
 
 def reads(service: ReservationService) -> int:
-    repo = service.repo
+    repo = service.books.store
     assert isinstance(repo, CountingRepository)
     return repo.reads
 
@@ -153,12 +153,12 @@ def test_a_booking_by_one_replica_reaches_the_other_by_notification(
 ) -> None:
     a, b = replicas
     first = rest(a).reserve(ALICE, body(6))
-    wait_until(lambda: has_heard(listener_of(b), a.repo.cursor()), "b hears a's booking")
+    wait_until(lambda: has_heard(listener_of(b), a.books.store.cursor()), "b hears a's booking")
     before = reads(b)
     # A question, not a booking: no store check would catch a stale answer.
     assert widest(b) == 4.0
     assert reads(b) == before + 1
-    assert first["id"] in b.live.network.bookings
+    assert first["id"] in b.books.mirror.network.bookings
     # Nothing new from elsewhere: refusals and b's own bookings read nothing.
     refused(b, 5)
     rest(b).reserve(ALICE, body(3))
@@ -199,7 +199,7 @@ def test_after_a_lost_connection_the_first_decision_reads_once(postgres_url: str
         before = reads(b)
         assert widest(b) == 3.0
         assert reads(b) == before + 1
-        assert lost["id"] in b.live.network.bookings
+        assert lost["id"] in b.books.mirror.network.bookings
         refused(b, 4)
         assert reads(b) == before + 1
     finally:

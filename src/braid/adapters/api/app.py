@@ -11,6 +11,7 @@ from braid.adapters.api.interdomain import mount_interdomain
 from braid.adapters.api.middleware import RequestGuard
 from braid.adapters.api.nsi import NsiEndpoint, mount_nsi
 from braid.adapters.api.ui import mount_ui
+from braid.adapters.prometheus import PrometheusMetrics
 from braid.app.interdomain import InterdomainService
 from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
@@ -30,11 +31,13 @@ def create_app(
     settings: Settings,
     interdomain: InterdomainService | None = None,
     nsi: NsiEndpoint | None = None,
+    metrics: PrometheusMetrics | None = None,
 ) -> FastAPI:
     """The FastAPI app; `service.start()` must have run (the app does not start it).
 
     Without `interdomain` the `/v1/interdomain` routes answer 503 and say how to
-    configure them.
+    configure them. `metrics` is what `/metrics` shows: give the service's own, so
+    that its admissions are counted there too.
     """
     app = FastAPI(
         title="braid",
@@ -54,6 +57,7 @@ def create_app(
     )
     app.state.service = service
     app.state.settings = settings
+    app.state.metrics = metrics = metrics or PrometheusMetrics()
     app.state.store_check = health.StoreCheck()
     # The routes themselves, not the routers: an included router is matched
     # as a nested level on every request. Reservations first: the busiest.
@@ -65,7 +69,5 @@ def create_app(
     mount_ui(app)  # the web interface at /, over the routes above
     mount_api_docs(app)
     install_error_handlers(app)
-    app.add_middleware(
-        RequestGuard, counter=service.metrics.requests, max_bytes=settings.max_body_bytes
-    )
+    app.add_middleware(RequestGuard, counter=metrics.requests, max_bytes=settings.max_body_bytes)
     return app

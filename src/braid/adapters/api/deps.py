@@ -10,7 +10,6 @@ from fastapi.openapi.models import HTTPBearer as HTTPBearerModel
 from fastapi.security.base import SecurityBase
 
 from braid.adapters.api.offload import off_loop
-from braid.app.auth import authenticate
 from braid.app.records import User
 from braid.app.reservations.service import ReservationService
 
@@ -46,10 +45,10 @@ class _Bearer(SecurityBase):
     async def __call__(self, request: Request) -> Caller:
         service = service_of(request)
         header = request.headers.get("authorization")
-        user = service.tokens.get(header)
+        user = service.identities.cached(header)
         if user is None:
             # Asking the store blocks: off the event loop.
-            user = await off_loop(authenticate, service.repo, header, service.tokens)
+            user = await off_loop(service.identities.authenticate, header)
         return Caller(user, service)
 
 

@@ -16,6 +16,7 @@ from braid.adapters.api.errors import error_response
 from braid.adapters.api.fastjson import FastJSON
 from braid.adapters.api.models import ErrorOut, HealthOut
 from braid.adapters.api.offload import off_loop
+from braid.adapters.prometheus import PrometheusMetrics
 from braid.app.reservations.observation import observe
 
 router = APIRouter(tags=["health"])
@@ -73,7 +74,7 @@ async def healthz(request: Request) -> JSONResponse:
     version = check.fresh()
     if version is None:
         try:
-            version = await off_loop(service_of(request).repo.topology_version)
+            version = await off_loop(service_of(request).stored_topology_version)
         except Exception:
             log.exception("health check: the store did not answer")
             return error_response(503, "unavailable", "the store does not answer")
@@ -89,5 +90,6 @@ async def healthz(request: Request) -> JSONResponse:
 async def metrics(request: Request) -> Response:
     """Admissions, rejections, decision time, HTTP requests, links, holds, replica lag."""
     service = service_of(request)
-    text = await off_loop(service.metrics.render, lambda: observe(service))
+    metrics: PrometheusMetrics = request.app.state.metrics
+    text = await off_loop(metrics.render, lambda: observe(service.books))
     return Response(text, media_type=CONTENT_TYPE_LATEST)

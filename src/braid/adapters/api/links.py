@@ -53,7 +53,7 @@ async def link_levels(
     at: Annotated[str | None, Query(description="an instant; now when left out")] = None,
 ) -> JSONResponse:
     """Every link's booked Mbit/s in each direction (`a-b`, `b-a`) at one instant."""
-    answer = await off_loop(links.levels_at, caller.service, caller.user, at)
+    answer = await off_loop(links.levels_at, caller.service.books, caller.user, at)
     levels = [_level(level) for level in answer.links]
     return JSONResponse({"at": format_instant(answer.at), "links": levels})
 
@@ -67,7 +67,7 @@ async def link_usage(
 ) -> JSONResponse:
     """One link's booked Mbit/s over time as steps `[start, end, booked]`, and its maintenance."""
     ask = partial(links.usage, link=link, start=start, end=end)
-    answer = await off_loop(ask, caller.service, caller.user)
+    answer = await off_loop(ask, caller.service.books, caller.user)
     return JSONResponse(usage_view(answer))
 
 
@@ -82,15 +82,18 @@ async def link_state(link: str, body: LinkStateIn, caller: Authorized) -> JSONRe
     back to their primary (unless the `failback` setting is false).
     Every move is in the audit log; the switches follow through the driver.
     """
-    ask = partial(link_state_app.set_link_state, link=link, body=body.sent())
-    done = await off_loop(ask, caller.service, caller.user)
+    service = caller.service
+    ask = partial(
+        link_state_app.set_link_state, link=link, body=body.sent(), failback=service.failback
+    )
+    done = await off_loop(ask, service.books, caller.user)
     return JSONResponse(link_state_view(done))
 
 
 @router.get("/v1/maintenance", responses=errors(401))
 async def maintenance_list(caller: Authorized) -> JSONResponse:
     """Maintenance windows that have not ended, by start, with the links each takes out."""
-    found = await off_loop(network_history.maintenance_windows, caller.service, caller.user)
+    found = await off_loop(network_history.maintenance_windows, caller.service.books, caller.user)
     return JSONResponse({"maintenance": [_maintenance(entry) for entry in found]})
 
 

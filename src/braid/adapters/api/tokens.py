@@ -16,7 +16,6 @@ from braid.adapters.api.fastjson import FastJSON
 from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
 from braid.app.records import TokenInfo
-from braid.app.tokens import revoke_as, visible_tokens
 from braid.core.model.instants import format_instant
 
 router = APIRouter(prefix="/v1/tokens", tags=["health"])
@@ -53,14 +52,12 @@ async def list_tokens(
     user: Annotated[str | None, Query(description="Operators: one user's.")] = None,
 ) -> FastJSON:
     """Your tokens (operators: everyone's, or one user's): ids and dates, never the secrets."""
-    found = await off_loop(visible_tokens, caller.service.repo, caller.user, user)
+    found = await off_loop(caller.service.identities.visible, caller.user, user)
     return FastJSON({"tokens": [token_view(t) for t in found]})
 
 
 @router.delete("/{token_id}", response_model=TokensOut, responses=errors(401, 403, 404, 422))
 async def revoke(token_id: str, caller: Authorized) -> FastJSON:
     """Revoke a token by its id (or a start of at least 6 digits); it is refused at once here."""
-    service = caller.service
-    revoked = await off_loop(revoke_as, service.repo, caller.user, token_id, service.clock())
-    service.tokens.forget()
+    revoked = await off_loop(caller.service.identities.revoke, caller.user, token_id)
     return FastJSON({"tokens": [token_view(t) for t in revoked]})

@@ -35,13 +35,13 @@ _READ_ONLY: Final = ("v", "version")
 async def get_topology(caller: Authorized) -> JSONResponse:
     """The current topology version, normalised (capacities in Mbit/s)."""
     # Any authenticated caller may read it.
-    return JSONResponse(await off_loop(operations.get_topology, caller.service))
+    return JSONResponse(await off_loop(operations.get_topology, caller.service.books))
 
 
 @router.get("/v1/topology/versions", responses=errors(401))
 async def topology_versions(caller: Authorized) -> JSONResponse:
     """Every stored topology version, newest first: when, by whom, its size, what changed."""
-    found = await off_loop(network_history.topology_versions, caller.service, caller.user)
+    found = await off_loop(network_history.topology_versions, caller.service.books, caller.user)
     return JSONResponse({"versions": [_version(v) for v in found]})
 
 
@@ -74,7 +74,7 @@ async def put_topology(
     """Store a new topology version (operators); refuses if bookings would no longer fit."""
     data = {k: v for k, v in body.sent().items() if k not in _READ_ONLY}
     put = partial(operations.put_topology, force=force)
-    answer = await off_loop(put, caller.service, caller.user, data)
+    answer = await off_loop(put, caller.service.books, caller.user, data)
     store_check(request).forget()  # /healthz shows the new version at once
     return JSONResponse(answer)
 
@@ -87,5 +87,5 @@ async def put_topology(
 )
 async def maintenance(body: MaintenanceIn, caller: Authorized) -> JSONResponse:
     """Take a link or node out for a window (operators); affected bookings are re-routed."""
-    done = await off_loop(operations.maintenance, caller.service, caller.user, body.sent())
+    done = await off_loop(operations.maintenance, caller.service.books, caller.user, body.sent())
     return JSONResponse(maintenance_view(done), status_code=201)

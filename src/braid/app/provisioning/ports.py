@@ -77,3 +77,15 @@ class ProvisioningStore(Protocol):
     def acquire(self, name: str, holder: str, *, now: int, ttl: int) -> bool:
         """Take or renew lease `name` for `holder` until now + ttl; False if another holds it."""
         ...
+
+
+class ProvisioningMetrics(Protocol):
+    """Where a provisioning loop reports its passes (Prometheus in `braid serve`)."""
+
+    def provisioning_pass(self, seconds: float, failing: int) -> None:
+        """One pass took `seconds`; `failing` switches could not be read or changed."""
+        ...
+
+    def provisioning_counts(self, counts: Mapping[str, int]) -> None:
+        """Reservations by provisioning state."""
+        ...

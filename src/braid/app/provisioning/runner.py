@@ -16,8 +16,8 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
+from braid.app.provisioning.ports import ProvisioningMetrics
 from braid.app.provisioning.provisioner import PassReport, RulesProvisioner
-from braid.app.reservations.metrics import Metrics
 from braid.core.provisioning.status import Phase
 
 __all__ = ["ProvisioningLoop"]
@@ -33,7 +33,7 @@ class ProvisioningLoop:
         *,
         tick: float = 1.0,
         reconcile_every: float = 30.0,
-        metrics: Metrics | None = None,
+        metrics: ProvisioningMetrics | None = None,
     ) -> None:
         self.provisioner, self.clock = provisioner, clock
         self.tick, self.reconcile_every = tick, reconcile_every

@@ -25,21 +25,25 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from braid.app.errors import ForbiddenError, RejectedError
-from braid.app.ports import Change, ConflictError, Step, TopologyStep, WriteStep
+from braid.app.errors import ForbiddenError
+from braid.app.ports import Change, Step, TopologyStep, WriteStep
 from braid.app.records import Reservation, TopologyVersion, User
 from braid.app.request_context import current_request
+from braid.app.reservations.books import Books, load_validator
 from braid.app.reservations.mirror import as_booking
-from braid.app.reservations.plan_facts import plan_facts, protection_facts, protection_of
-from braid.app.reservations.service import ATTEMPTS, ReservationService, counting_at
+from braid.app.reservations.plan_facts import (
+    fixed_request,
+    plan_facts,
+    protection_facts,
+    protection_of,
+)
 from braid.core.errors import InputError
 from braid.core.failover.protection import ProtectedPaths, down_links, with_link_state
 from braid.core.model.booking import Allocation
-from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
+from braid.core.model.loads import loads_of
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.planning.decisions import Reserved, reason_of
 from braid.core.planning.planner import Planner
-from braid.core.planning.requests import Request
 
 __all__ = ["LINK_STATE_ROLES", "LinkStateDone", "Moved", "set_link_state"]
 
@@ -66,68 +70,70 @@ class LinkStateDone:
 
 
 def set_link_state(
-    service: ReservationService, user: User, link: str, body: Mapping[str, Any]
+    books: Books, user: User, link: str, body: Mapping[str, Any], *, failback: bool
 ) -> LinkStateDone:
-    """Record `link` as up or down (`body["state"]`) and move the reservations it affects."""
+    """Record `link` as up or down (`body["state"]`) and move the reservations it affects.
+
+    `failback`: a protected reservation moved to its standby by a link going
+    down goes back to its primary when the link comes up.
+    """
     if user.role not in LINK_STATE_ROLES:
         raise ForbiddenError("only an operator or a monitor may set a link's state")
     if not isinstance(body, Mapping):
         raise InputError("", "the body must be a JSON object")
-    service.topology.require_link(link, "link")
+    books.topology.require_link(link, "link")
     state = body.get("state")
-    for _ in range(ATTEMPTS):
-        now = service.clock()
-        stored = service.repo.topology()
+
+    def attempt(now: int, refused: bool) -> LinkStateDone:
+        del refused  # the store is read afresh for every attempt
+        stored = books.store.topology()
         assert stored is not None, "a started service has a topology"
         data = with_link_state(stored.data, link, state)
         if data == dict(stored.data):
             return LinkStateDone(link, str(state), False, stored.version, ())
         topology = topology_from_dict(data)
-        booked = [r for r in service.repo.booked() if counting_at(now)(r)]
-        steps, moves = _placements(service, topology, booked, now, link)
+        steps, moves = _placements(books, failback, topology, books.booked(now), now, link)
         why = {"link": link, "state": state, **_request()}
         steps.insert(0, TopologyStep(data, expected=stored.version, detail=why))
         try:
-            done = service.repo.apply(steps, now=now, actor=user.name, counting=counting_at(now))
-        except ConflictError:
-            continue  # the topology or a booking moved meanwhile: work it out again
+            # A conflict: the topology or a booking moved meanwhile; work it out again.
+            done = books.apply(steps, now, user.name)
         finally:
-            service.live.rebuild(now)
+            books.mirror.rebuild(now)
         version = done[0]
         assert isinstance(version, TopologyVersion)
         # Bookings committed between the read above and this commit were
         # planned on the old topology: place them too. None can come later
         # (the store refuses writes planned on the old version).
-        moves += settle_links(service, user.name, link)
-        for callback in service.on_change:
-            callback()
+        moves += settle_links(books, user.name, link, failback=failback)
+        books.changed()
         return LinkStateDone(link, str(state), True, version.version, tuple(moves))
-    raise RejectedError("the topology or the bookings kept changing; try again")
+
+    return books.retry(attempt, "the topology or the bookings kept changing; try again")
 
 
-def settle_links(service: ReservationService, actor: str, link: str = "") -> list[Moved]:
+def settle_links(books: Books, actor: str, link: str = "", *, failback: bool) -> list[Moved]:
     """Put every booked reservation where the current link states want it.
 
     Run after each link-state change, and when `braid serve` starts: a
     process killed between a link-state change and this pass leaves it to
     the next start. Returns what it moved.
     """
-    for _ in range(ATTEMPTS):
-        now = service.clock()
-        topology = service.topology
-        booked = [r for r in service.repo.booked() if counting_at(now)(r)]
+
+    def attempt(now: int, refused: bool) -> list[Moved]:
+        del refused  # the store is read afresh for every attempt
+        topology = books.topology
         cause = link or _first_down(topology)
-        steps, moves = _placements(service, topology, booked, now, cause)
+        steps, moves = _placements(books, failback, topology, books.booked(now), now, cause)
         if not steps:
             return []
         try:
-            service.repo.apply(steps, now=now, actor=actor, counting=counting_at(now))
-        except ConflictError:
-            continue
+            books.apply(steps, now, actor)
         finally:
-            service.live.rebuild(now)
+            books.mirror.rebuild(now)
         return moves
-    raise RejectedError("the bookings kept changing; try again")
+
+    return books.retry(attempt, "the bookings kept changing; try again")
 
 
 def _first_down(topology: Topology) -> str:
@@ -140,7 +146,8 @@ def _request() -> dict[str, str]:
 
 
 def _placements(
-    service: ReservationService,
+    books: Books,
+    failback: bool,
     topology: Topology,
     booked: list[Reservation],
     now: int,
@@ -152,13 +159,14 @@ def _placements(
     steps: list[Step] = []
     moves: list[Moved] = []
     for r in booked:
-        found = _placed(service, planner, topology, r, down, now, link)
+        found = _placed(books, failback, planner, r, down, now, link)
         if found is None:
             continue
         moved, move = found
         note = {"link": link, "why": move.why}
         change = Change(moved, loads_of(as_booking(moved), topology), None, None, note)
-        steps.append(WriteStep(change, _validator(topology, change), move.action, r.version))
+        validate = load_validator(topology, change.loads)
+        steps.append(WriteStep(change, validate, move.action, r.version))
         moves.append(move)
     return steps, moves
 
@@ -171,19 +179,10 @@ def _planner(topology: Topology, booked: list[Reservation]) -> Planner:
     return planner
 
 
-def _validator(topology: Topology, change: Change) -> Any:
-    capacity = capacity_lookup(topology)
-
-    def validate(existing: Any) -> list[str]:
-        return peak_problems([*existing, *change.loads], capacity)
-
-    return validate
-
-
 def _placed(
-    service: ReservationService,
+    books: Books,
+    failback: bool,
     planner: Planner,
-    topology: Topology,
     r: Reservation,
     down: frozenset[str],
     now: int,
@@ -192,25 +191,25 @@ def _placed(
     """`r` as it should be stored now, and what happened to it; None: it stays as it is."""
     paths = protection_of(r.plan)
     if paths is not None:
-        return _protected(service, r, paths, down, now, link)
+        return _protected(failback, r, paths, down, now, link)
     broken = tuple(k for a in r.allocations for k in a.path.links if k in down)
     if not broken:
         if "degraded" not in r.plan:
             return None
         plan = {k: v for k, v in r.plan.items() if k != "degraded"}
         return replace(r, plan=plan, updated_at=now), Moved(r.id, "restored", f"{link} is up")
-    return _rerouted(service, planner, r, broken, now, link)
+    return _rerouted(books, planner, r, broken, now, link)
 
 
 def _protected(
-    service: ReservationService,
+    failback: bool,
     r: Reservation,
     paths: ProtectedPaths,
     down: frozenset[str],
     now: int,
     link: str,
 ) -> tuple[Reservation, Moved] | None:
-    chosen = paths.choose(down, revert=service.failback)
+    chosen = paths.choose(down, revert=failback)
     broken = chosen.degraded(down)
     if chosen == paths and bool(broken) == ("degraded" in r.plan):
         return None
@@ -231,7 +230,7 @@ def _protected(
 
 
 def _rerouted(
-    service: ReservationService,
+    books: Books,
     planner: Planner,
     r: Reservation,
     broken: tuple[str, ...],
@@ -242,22 +241,11 @@ def _rerouted(
     network = planner.network
     held = network.release(r.id)
     start = max(r.start, now)
-    request = Request(
-        id=r.id,
-        mode="fixed",
-        src=r.src,
-        dst=r.dst,
-        bandwidth=r.bandwidth,
-        start=start,
-        end=r.end,
-        max_paths=int(r.request.get("max_paths", 1)),
-        split=r.request.get("split", "flow"),
-        directional=not r.symmetric,
-    )
+    request = fixed_request(r, start)
     decision, booking = planner.decide(request)
     labels: dict[str, list[int]] | str = "no other path"
     if booking is not None and isinstance(decision, Reserved):
-        labels = service.live.relabel(r, start, r.end, booking.allocations)
+        labels = books.mirror.relabel(r, start, r.end, booking.allocations)
     if booking is None or not isinstance(decision, Reserved) or isinstance(labels, str):
         network.commit(held)
         why = reason_of(decision) or (labels if isinstance(labels, str) else "no other path")

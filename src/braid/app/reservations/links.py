@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from braid.app.records import User
-from braid.app.reservations.service import ReservationService
+from braid.app.reservations.books import Books
 from braid.core.errors import InputError
 from braid.core.model.booking import Booking
 from braid.core.model.instants import parse_instant
@@ -75,12 +75,12 @@ class LinkUsage:
     maintenance: tuple[MaintenanceWindow, ...]
 
 
-def levels_at(service: ReservationService, user: User, at: object | None) -> Levels:
+def levels_at(books: Books, user: User, at: object | None) -> Levels:
     """Every link's booked level at `at` (now when None)."""
     del user  # any signed-in caller; the route has authenticated them
-    now = service.clock()
+    now = books.clock()
     instant = now if at in (None, "") else parse_instant(at, "at")
-    mirror = service.live
+    mirror = books.mirror
     mirror.catch_up(now)
     with mirror.lock:
         network = mirror.network
@@ -98,9 +98,7 @@ def levels_at(service: ReservationService, user: User, at: object | None) -> Lev
     return Levels(instant, levels)
 
 
-def usage(
-    service: ReservationService, user: User, link: str, start: object, end: object
-) -> LinkUsage:
+def usage(books: Books, user: User, link: str, start: object, end: object) -> LinkUsage:
     """`link`'s booked levels over [start, end), with the maintenance windows on it."""
     del user
     first, last = parse_instant(start, "start"), parse_instant(end, "end")
@@ -108,8 +106,8 @@ def usage(
         raise InputError("end", "must be after start")
     if last - first > MAX_RANGE_SECONDS:
         raise InputError("end", "the range may span at most 366 days")
-    mirror = service.live
-    mirror.catch_up(service.clock())
+    mirror = books.mirror
+    mirror.catch_up(books.clock())
     with mirror.lock:
         network = mirror.network
         network.topology.require_link(link, "link")
@@ -117,7 +115,7 @@ def usage(
         forward = tuple(network.timeline(link, True).steps(first, last))
         backward = tuple(network.timeline(link, False).steps(first, last))
         candidates = [b for b in network.bookings.values() if _maintains(b, link, first, last)]
-    windows = _windows(service, candidates)
+    windows = _windows(books, candidates)
     return LinkUsage(link, spec.a, spec.b, spec.capacity, first, last, forward, backward, windows)
 
 
@@ -134,10 +132,10 @@ def _maintains(booking: Booking, link: str, start: int, end: int) -> bool:
     return any(link in a.path.links for a in booking.allocations)
 
 
-def _windows(service: ReservationService, bookings: list[Booking]) -> tuple[MaintenanceWindow, ...]:
+def _windows(books: Books, bookings: list[Booking]) -> tuple[MaintenanceWindow, ...]:
     out = []
     for booking in sorted(bookings, key=lambda b: (b.start, b.id)):
-        record = service.repo.get(booking.id)
+        record = books.store.get(booking.id)
         if record is None or record.kind != "maintenance":
             continue
         reason = str(record.request.get("reason", ""))

@@ -22,6 +22,7 @@ from braid.app.records import Reservation
 from braid.app.reservations.plan_facts import (
     Replanned,
     booked_allocations,
+    fixed_request,
     labels_of,
     link_lists,
     plan_facts,
@@ -34,7 +35,6 @@ from braid.core.multipath import proportional_shares
 from braid.core.planning.decisions import Reserved, reason_of
 from braid.core.planning.lifecycle import counts_against_capacity
 from braid.core.planning.planner import Planner
-from braid.core.planning.requests import Request
 from braid.core.rules.calendar import LabelCalendar, NoFreeLabelError
 from braid.core.rules.compiler import group_count
 
@@ -371,18 +371,7 @@ class Mirror:
         same = scale_allocations(old.allocations, bandwidth)
         if not network.shortfall(Booking(old.id, start, end, same, old.symmetric)):
             return Replanned(same, old.plan)
-        request = Request(
-            id=old.id,
-            mode="fixed",
-            src=old.src,
-            dst=old.dst,
-            bandwidth=bandwidth,
-            start=start,
-            end=end,
-            max_paths=int(old.request.get("max_paths", 1)),
-            split=old.request.get("split", "flow"),
-            directional=not old.symmetric,
-        )
+        request = fixed_request(old, start, end, bandwidth)
         decision, booking = self.planner.decide(request)
         if booking is None or not isinstance(decision, Reserved):
             return reason_of(decision) or "does not fit"

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from braid.app.records import TopologyVersion, User
+from braid.app.reservations.books import Books
 from braid.app.reservations.links import MaintenanceWindow, may_be_maintenance
-from braid.app.reservations.service import ReservationService
 from braid.core.model.topology import Topology, topology_from_dict
 
 __all__ = ["MaintenanceEntry", "TopologyChange", "maintenance_windows", "topology_versions"]
@@ -48,12 +48,12 @@ class MaintenanceEntry:
     links: tuple[str, ...]
 
 
-def topology_versions(service: ReservationService, user: User) -> tuple[TopologyChange, ...]:
+def topology_versions(books: Books, user: User) -> tuple[TopologyChange, ...]:
     """Every stored topology version, newest first, each compared with its predecessor."""
     del user  # any signed-in caller
     out: list[TopologyChange] = []
     before: Mapping[str, int] = {}
-    for stored in service.repo.topology_versions():
+    for stored in books.store.topology_versions():
         change, before = _change(stored, before)
         out.append(change)
     return tuple(reversed(out))
@@ -82,11 +82,11 @@ def _change(
     return change, now
 
 
-def maintenance_windows(service: ReservationService, user: User) -> tuple[MaintenanceEntry, ...]:
+def maintenance_windows(books: Books, user: User) -> tuple[MaintenanceEntry, ...]:
     """Maintenance windows that have not ended, by start: from the replica's own timelines."""
     del user
-    now = service.clock()
-    mirror = service.live
+    now = books.clock()
+    mirror = books.mirror
     mirror.catch_up(now)
     with mirror.lock:
         links = {
@@ -96,7 +96,7 @@ def maintenance_windows(service: ReservationService, user: User) -> tuple[Mainte
         }
     out = []
     for rid, taken in links.items():
-        record = service.repo.get(rid)
+        record = books.store.get(rid)
         if record is None or record.kind != "maintenance":
             continue
         request: Mapping[str, Any] = record.request

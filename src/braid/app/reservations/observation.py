@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from braid.app.ports import Filters
-from braid.app.reservations.service import ReservationService
+from braid.app.reservations.books import Books
 from braid.core.planning.lifecycle import State, state_at
 
 __all__ = ["LinkLoad", "Observation", "observe"]
@@ -41,10 +41,10 @@ class Observation:
     changes_behind: int  # store changes this replica has not applied yet (other replicas')
 
 
-def observe(service: ReservationService) -> Observation:
-    now = service.clock()
-    live = service.live
-    found = service.repo.find(Filters(states=LIVE, start=now, limit=_LIVE_LIMIT))
+def observe(books: Books) -> Observation:
+    now = books.clock()
+    live = books.mirror
+    found = books.store.find(Filters(states=LIVE, start=now, limit=_LIVE_LIMIT))
     seen = [(state_at(r.state, r.start, r.end, now, r.hold_expires_at), r) for r in found]
     states = Counter(state for state, _ in seen)
     expiries = [
@@ -53,7 +53,7 @@ def observe(service: ReservationService) -> Observation:
         if state == State.HELD and r.hold_expires_at is not None
     ]
     return Observation(
-        links=_link_loads(service, now),
+        links=_link_loads(books, now),
         reservations={s.value: states.get(s, 0) for s in sorted(LIVE, key=lambda s: s.value)},
         holds=len(expiries),
         next_hold_expiry=float(min(expiries)) if expiries else None,
@@ -62,7 +62,7 @@ def observe(service: ReservationService) -> Observation:
     )
 
 
-def _link_loads(service: ReservationService, now: int) -> tuple[LinkLoad, ...]:
+def _link_loads(books: Books, now: int) -> tuple[LinkLoad, ...]:
     return tuple(
         LinkLoad(
             link,
@@ -70,5 +70,5 @@ def _link_loads(service: ReservationService, now: int) -> tuple[LinkLoad, ...]:
             timeline.level_at(now) / timeline.capacity,
             timeline.max_booked(now, now + HORIZON) / timeline.capacity,
         )
-        for (link, forward), timeline in service.live.network.timelines().items()
+        for (link, forward), timeline in books.mirror.network.timelines().items()
     )

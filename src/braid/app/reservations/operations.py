@@ -10,10 +10,10 @@ from typing import Any
 from braid.app.errors import ForbiddenError, RejectedError
 from braid.app.ports import ConflictError, StateStep, Step, TopologyStep
 from braid.app.records import Reservation, TopologyVersion, User
+from braid.app.reservations.books import Books, counting_at
 from braid.app.reservations.mirror import as_booking
-from braid.app.reservations.plan_facts import Replanned, plan_facts
+from braid.app.reservations.plan_facts import Replanned, fixed_request, plan_facts
 from braid.app.reservations.results import MaintenanceDone, Rerouted, Seen
-from braid.app.reservations.service import ATTEMPTS, ReservationService, counting_at
 from braid.core.errors import InputError
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.instants import parse_instant
@@ -21,8 +21,7 @@ from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
 from braid.core.model.paths import Path
 from braid.core.model.topology import Topology, topology_from_dict, topology_to_dict
 from braid.core.planning.decisions import Reserved, reason_of
-from braid.core.planning.lifecycle import State, counts_against_capacity, state_at
-from braid.core.planning.requests import Request
+from braid.core.planning.lifecycle import State, state_at
 
 
 def require_operator(user: User) -> None:
@@ -30,19 +29,19 @@ def require_operator(user: User) -> None:
         raise ForbiddenError("only an operator may do this")
 
 
-def get_topology(service: ReservationService) -> dict[str, Any]:
-    stored = service.repo.topology()
-    return {"version": stored.version if stored else 0, **topology_to_dict(service.topology)}
+def get_topology(books: Books) -> dict[str, Any]:
+    stored = books.store.topology()
+    return {"version": stored.version if stored else 0, **topology_to_dict(books.topology)}
 
 
 def put_topology(
-    service: ReservationService, user: User, data: Mapping[str, Any], *, force: bool
+    books: Books, user: User, data: Mapping[str, Any], *, force: bool
 ) -> dict[str, Any]:
     """Store a new topology version; bookings that no longer fit are reported, never dropped."""
     require_operator(user)
     topology = topology_from_dict(data)
-    now = service.clock()
-    booked = [r for r in service.repo.booked() if _counts(r, now)]
+    now = books.clock()
+    booked = books.booked(now)
     misfits = no_longer_fit(topology, booked)
     if misfits and not force:
         raise RejectedError(
@@ -55,9 +54,9 @@ def put_topology(
     steps += [
         StateStep(m["id"], State.FAILED, {"why": f"topology change: {m['why']}"}) for m in misfits
     ]
-    stored = service.repo.apply(steps, now=now, actor=user.name, counting=counting_at(now))[0]
+    stored = books.apply(steps, now, user.name)[0]
     assert isinstance(stored, TopologyVersion)
-    service.live.rebuild(now)
+    books.mirror.rebuild(now)
     return {"version": stored.version, "failed": misfits}
 
 
@@ -83,35 +82,32 @@ def no_longer_fit(topology: Topology, booked: Iterable[Reservation]) -> list[dic
     return out
 
 
-def maintenance(
-    service: ReservationService, user: User, body: Mapping[str, Any]
-) -> MaintenanceDone:
+def maintenance(books: Books, user: User, body: Mapping[str, Any]) -> MaintenanceDone:
     """Take a link or node out of service for a window; re-route what can be re-routed.
 
     The re-routes, the failures and the maintenance booking itself are
     written in one transaction: all of it happens, or none.
     """
     require_operator(user)
-    links, label = _maintenance_links(service.topology, body)
+    links, label = _maintenance_links(books.topology, body)
     start, end = parse_instant(body.get("start"), "start"), parse_instant(body.get("end"), "end")
     if end <= start:
         raise InputError("end", "must be after start")
-    for _ in range(ATTEMPTS):
-        now = service.clock()
-        affected = [r for r in service.repo.booked() if _uses(r, links, start, end, now)]
-        plans = _plan_around(service, affected, links, start, end, now)
-        steps, rerouted, failed = _moves(service, plans, links, now)
-        record = _maintenance_record(service.topology, user, links, label, start, end, now, body)
-        steps.append(service.write_step(record, "maintenance"))
-        try:
-            done = service.repo.apply(steps, now=now, actor=user.name, counting=counting_at(now))
-        except ConflictError:
-            continue  # bookings moved meanwhile: plan again
-        service.live.catch_up(now)
+
+    def attempt(now: int, refused: bool) -> MaintenanceDone:
+        del refused  # the store is read afresh for every attempt
+        affected = [r for r in books.store.booked() if _uses(r, links, start, end, now)]
+        plans = _plan_around(books, affected, links, start, end, now)
+        steps, rerouted, failed = _moves(books, plans, links, now)
+        record = _maintenance_record(books.topology, user, links, label, start, end, now, body)
+        steps.append(books.write_step(record, "maintenance"))
+        done = books.apply(steps, now, user.name)  # a conflict: bookings moved; plan again
+        books.mirror.catch_up(now)
         stored = done[-1]
         assert isinstance(stored, Reservation)
         return MaintenanceDone(Seen(stored, now), tuple(rerouted), tuple(failed))
-    raise RejectedError("bookings on these links kept changing; try again")
+
+    return books.retry(attempt, "bookings on these links kept changing; try again")
 
 
 def _maintenance_links(topology: Topology, body: Mapping[str, Any]) -> tuple[list[str], str]:
@@ -126,13 +122,13 @@ def _maintenance_links(topology: Topology, body: Mapping[str, Any]) -> tuple[lis
 
 
 def _uses(r: Reservation, links: list[str], start: int, end: int, now: int) -> bool:
-    if not _counts(r, now) or r.end <= start or r.start >= end:
+    if not counting_at(now)(r) or r.end <= start or r.start >= end:
         return False
     return any(link in links for a in r.allocations for link in a.path.links)
 
 
 def _moves(
-    service: ReservationService,
+    books: Books,
     plans: list[tuple[Reservation, Replanned | str]],
     links: list[str],
     now: int,
@@ -155,13 +151,13 @@ def _moves(
             plan=plan.plan,
             updated_at=now,
         )
-        moves.append(service.write_step(moved, "rerouted", expected=r.version))
+        moves.append(books.write_step(moved, "rerouted", expected=r.version))
         rerouted.append(Rerouted(r.id, plan.allocations))
     return fails + moves, rerouted, failed
 
 
 def _plan_around(
-    service: ReservationService,
+    books: Books,
     affected: list[Reservation],
     links: list[str],
     start: int,
@@ -169,28 +165,17 @@ def _plan_around(
     now: int,
 ) -> list[tuple[Reservation, Replanned | str]]:
     """Plans in the mirror with the links blocked; the mirror is rebuilt afterwards."""
-    mirror = service.live
+    mirror = books.mirror
     with mirror.lock:
         network = mirror.network
         for r in affected:
             if r.id in network.bookings:
                 network.release(r.id)
-        block = _blocking_booking(service.topology, links, start, end)
+        block = _blocking_booking(books.topology, links, start, end)
         network.commit(block)
         plans: list[tuple[Reservation, Replanned | str]] = []
         for r in affected:
-            request = Request(
-                id=r.id,
-                mode="fixed",
-                src=r.src,
-                dst=r.dst,
-                bandwidth=r.bandwidth,
-                start=max(r.start, now),
-                end=r.end,
-                max_paths=int(r.request.get("max_paths", 1)),
-                split=r.request.get("split", "flow"),
-                directional=not r.symmetric,
-            )
+            request = fixed_request(r, max(r.start, now))
             decision, booking = mirror.planner.decide(request)
             if booking is None or not isinstance(decision, Reserved):
                 plans.append((r, reason_of(decision) or "no other path"))
@@ -244,22 +229,18 @@ def _maintenance_record(
     )
 
 
-def _counts(r: Reservation, now: int) -> bool:
-    return counts_against_capacity(r.state, r.end, now, r.hold_expires_at)
-
-
-def tick(service: ReservationService) -> int:
+def tick(books: Books) -> int:
     """Record the transitions the clock has made (held->expired, reserved->active->finished)."""
-    now = service.clock()
+    now = books.clock()
     moved = 0
-    for r in service.repo.due(now):
+    for r in books.store.due(now):
         state = state_at(r.state, r.start, r.end, now, r.hold_expires_at)
         if state == r.state:
             continue
         try:
-            service.repo.set_state(r.id, state, now=now, actor="system", detail={"why": "clock"})
+            books.store.set_state(r.id, state, now=now, actor="system", detail={"why": "clock"})
             moved += 1
         except (InputError, ConflictError):
             continue  # another replica recorded it first
-    service.live.catch_up(now)
+    books.mirror.catch_up(now)
     return moved

@@ -10,16 +10,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from braid.app.records import Reservation
 from braid.core.failover.protection import ProtectedPaths
 from braid.core.model.booking import Allocation
 from braid.core.model.paths import Path
 from braid.core.model.units import to_mbps
 from braid.core.planning.decisions import Reserved
+from braid.core.planning.requests import Request
 from braid.core.rules.calendar import Assigned
 
 __all__ = [
     "Replanned",
     "booked_allocations",
+    "fixed_request",
     "labels_of",
     "link_lists",
     "plan_facts",
@@ -98,3 +101,25 @@ def booked_allocations(
 
 def _path(data: Mapping[str, Any]) -> Path:
     return Path(tuple(str(n) for n in data["nodes"]), tuple(str(k) for k in data["links"]))
+
+
+def fixed_request(
+    stored: Reservation, start: int, end: int | None = None, bandwidth: int | None = None
+) -> Request:
+    """A stored reservation asked again as a fixed-slot request from `start`.
+
+    Re-routes and modifications plan it this way: same ends, same split
+    rule and direction, the end and bandwidth it has unless told others.
+    """
+    return Request(
+        id=stored.id,
+        mode="fixed",
+        src=stored.src,
+        dst=stored.dst,
+        bandwidth=stored.bandwidth if bandwidth is None else bandwidth,
+        start=start,
+        end=stored.end if end is None else end,
+        max_paths=int(stored.request.get("max_paths", 1)),
+        split=stored.request.get("split", "flow"),
+        directional=not stored.symmetric,
+    )

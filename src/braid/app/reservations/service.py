@@ -12,30 +12,30 @@ import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any
 
-from braid.app.auth import TokenCache
 from braid.app.errors import ForbiddenError, NotFoundError, PolicyError, RejectedError
-from braid.app.ports import Change, ChangeFeed, ConflictError, Filters, Repository, WriteStep
+from braid.app.ports import ChangeFeed, ConflictError, Filters, Repository
 from braid.app.provisioning.ports import ProvisioningStore
 from braid.app.records import AuditEntry, Reservation, User
-from braid.app.request_context import current_request, request_detail
+from braid.app.request_context import request_detail
 from braid.app.reservations.booking_policy import OwnerLocks, policy_violation
+from braid.app.reservations.books import Books
 from braid.app.reservations.commands import Modify, Reserve
 from braid.app.reservations.group_commit import GroupCommit
-from braid.app.reservations.metrics import Metrics
-from braid.app.reservations.mirror import Mirror, as_booking
+from braid.app.reservations.mirror import Mirror
 from braid.app.reservations.paging import decode_cursor, encode_cursor, page_limit
 from braid.app.reservations.plan_facts import plan_facts, protection_facts, protection_of
+from braid.app.reservations.ports import Metrics, NoMetrics
 from braid.app.reservations.rejections import Refusal, RefusalMemo
 from braid.app.reservations.requests_rest import readable_reason, to_request
 from braid.app.reservations.results import Availability, Page, Seen
+from braid.app.tokens import Identities
 from braid.core.errors import InputError
 from braid.core.failover.protection import ProtectedPaths
 from braid.core.failover.standby import Standby, standby_path
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.instants import format_instant, parse_instant
-from braid.core.model.loads import capacity_lookup, loads_of, peak_problems
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.model.units import to_mbps
 from braid.core.planning.decisions import Decision, Invalid, Refused, Reserved
@@ -43,14 +43,11 @@ from braid.core.planning.lifecycle import (
     BOOKED,
     State,
     check_transition,
-    counts_against_capacity,
     state_at,
 )
 from braid.core.planning.requests import Request
 from braid.core.policy import Limits, Policy
 from braid.core.provisioning.status import Phase, Status
-
-ATTEMPTS: Final = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,17 +86,15 @@ class ReservationService:
         reservation's provisioning state; `on_change` callbacks run after
         every booking change (the provisioner's loop wakes on them).
         """
-        self.repo = repo
+        self.books = Books(repo, clock)
         self.feed = feed
         self.clock = clock
         self.hold_seconds = hold_seconds
-        self.metrics = metrics or Metrics()
-        self.tokens = TokenCache(wall=clock)  # expiries by the service's own clock
+        self.metrics: Metrics = metrics or NoMetrics()
+        self.identities = Identities(repo, clock)
         self.group = GroupCommit(repo, timed=self.metrics.store_time)
         self.refusals = RefusalMemo()
-        self.mirror: Mirror | None = None
         self.provisioning = provisioning
-        self.on_change: list[Callable[[], None]] = []
         self.policy = policy or Policy()
         self.failback = failback
         self._owner_locks = OwnerLocks()
@@ -111,7 +106,7 @@ class ReservationService:
 
         Starts the change feed too, if any; `stop` stops it.
         """
-        stored = self.repo.topology()
+        stored = self.books.store.topology()
         if stored is None:
             if initial_topology is None:
                 raise InputError(
@@ -120,12 +115,15 @@ class ReservationService:
             topology_from_dict(initial_topology)  # validate before storing
             # Another replica starting at the same moment may store one first:
             # then this stores nothing and uses that one.
-            stored = self.repo.put_first_topology(initial_topology, now=self.clock(), actor="braid")
+            stored = self.books.store.put_first_topology(
+                initial_topology, now=self.clock(), actor="braid"
+            )
         if self.feed is not None:
             self.feed.start()
         topology = topology_from_dict(stored.data)
-        self.mirror = Mirror(self.repo, topology, self.feed, timed=self.metrics.store_time)
-        self.mirror.rebuild(self.clock())
+        mirror = Mirror(self.books.store, topology, self.feed, timed=self.metrics.store_time)
+        mirror.rebuild(self.clock())
+        self.books.attach(mirror)
 
     def stop(self) -> None:
         """Stop the change feed; the mirror then reads the store before every decision."""
@@ -133,14 +131,21 @@ class ReservationService:
             self.feed.stop()
 
     @property
-    def live(self) -> Mirror:
-        if self.mirror is None:
-            raise RuntimeError("ReservationService.start() has not run")
-        return self.mirror
+    def _live(self) -> Mirror:
+        return self.books.mirror
 
     @property
     def topology(self) -> Topology:
-        return self.live.topology
+        return self.books.topology
+
+    def stored_topology_version(self) -> int:
+        """The topology version the store holds, asked of the store itself (0: none yet)."""
+        return self.books.store.topology_version()
+
+    @property
+    def on_change(self) -> list[Callable[[], None]]:
+        """Callbacks run after every booking change (the provisioner's loop wakes on them)."""
+        return self.books.on_change
 
     # -- reservations ------------------------------------------------------------
 
@@ -155,16 +160,15 @@ class ReservationService:
     def _reserve(self, user: User, command: Reserve, limits: Limits) -> Seen:
         body, hold, protect = command.body, command.hold, command.protect
         started = time.perf_counter()
-        refused = False
-        for _ in range(ATTEMPTS):
+
+        def attempt(now: int, refused: bool) -> Seen:
             asked = time.monotonic()
-            now = self.clock()
-            with self.live.lock:
+            with self._live.lock:
                 # Any store read begun after this attempt began will do: under
                 # load, one read serves every admission waiting here. After
                 # the store refused a write, read it even if the change feed
                 # has not heard of the change that got there first yet.
-                self.live.catch_up(now, fresh_since=asked, read=refused)
+                self._live.catch_up(now, fresh_since=asked, read=refused)
                 request = to_request(body, command.id or new_id(), self.topology, now, booking=True)
                 planned = self._admit(request, body, protect)
             if isinstance(planned, Refusal):
@@ -173,19 +177,16 @@ class ReservationService:
             record = self._record(user, request, planned, hold, now)
             try:
                 self._check_policy(limits, record, now)
-                stored = self.group.write(self.write_step(record, "created"), user.name, now)
-            except ConflictError:
-                self.live.return_labels(request.id)
-                refused = True
-                continue  # another replica got there first: catch up and plan again
-            except BaseException:
-                self.live.return_labels(request.id)
+                stored = self.group.write(self.books.write_step(record, "created"), user.name, now)
+            except BaseException:  # a conflict too: another replica got there first
+                self._live.return_labels(request.id)
                 raise
-            self.live.learn(stored, now)
+            self._live.learn(stored, now)
             self.metrics.admitted(time.perf_counter() - started)
-            self._changed()
+            self.books.changed()
             return self._seen(stored, now)
-        raise RejectedError("too many concurrent bookings on these links; try again")
+
+        return self.books.retry(attempt, "too many concurrent bookings on these links; try again")
 
     def _plan(
         self, request: Request, body: Mapping[str, Any]
@@ -196,14 +197,14 @@ class ReservationService:
         network changes, so the same request asked again meanwhile skips
         the search for alternatives.
         """
-        network = self.live.network
+        network = self._live.network
         # The network itself, not its id: a rebuilt mirror's new network
         # never matches, even if it were given the old one's address.
         state = (network, network.version)
         known = self.refusals.get(state, request, body)
         if known is not None:
             return known
-        decision, booking = self.live.planner.decide(request)
+        decision, booking = self._live.planner.decide(request)
         if booking is not None:
             assert isinstance(decision, Reserved), "a booking comes with a Reserved decision"
             return decision, booking
@@ -233,7 +234,7 @@ class ReservationService:
         while the standby is sought, so a link both share must have room for
         both: the standby's capacity is reserved for it alone.
         """
-        network = self.live.network
+        network = self._live.network
         primary = booking.allocations[0].path
         network.commit(booking)
         try:
@@ -257,7 +258,7 @@ class ReservationService:
         if standby is not None:
             extra = Allocation(standby.path, booking.bandwidth)
             both = replace(booking, allocations=(*booking.allocations, extra))
-        labels = self.live.take_labels(request.id, both, protected=standby is not None)
+        labels = self._live.take_labels(request.id, both, protected=standby is not None)
         if isinstance(labels, str):
             return Refusal("labels", readable_reason(labels, request), ())
         return Planned(decision, booking, labels, standby)
@@ -290,14 +291,14 @@ class ReservationService:
             limit=limit + 1,
             after=decode_cursor(query["after"]) if query.get("after") else None,
         )
-        rows = self.repo.find(filters)
+        rows = self.books.store.find(filters)
         page = rows[:limit]
         more = len(rows) > limit
         return Page(tuple(self._seen_all(page, now)), encode_cursor(page[-1]) if more else None)
 
     def audit(self, user: User, reservation_id: str) -> list[AuditEntry]:
         self._visible(user, reservation_id)
-        return list(self.repo.audit(reservation_id))
+        return list(self.books.store.audit(reservation_id))
 
     def cancel(self, user: User, reservation_id: str) -> Seen:
         return self._move(user, reservation_id, State.CANCELLED, "cancelled by " + user.name)
@@ -315,10 +316,12 @@ class ReservationService:
         check_transition(state, State.RESERVED)
         confirmed = replace(held, state=State.RESERVED, hold_expires_at=None, updated_at=now)
         try:
-            stored = self.write_record(confirmed, user, "confirmed", now, expected=held.version)
+            stored = self.books.write_record(
+                confirmed, user.name, "confirmed", now, expected=held.version
+            )
         except ConflictError as exc:
             raise RejectedError(f"the hold can no longer be confirmed: {exc}") from exc
-        self._changed()
+        self.books.changed()
         return self._seen(stored, now)
 
     def modify(self, user: User, reservation_id: str, change: Modify) -> Seen:
@@ -332,9 +335,7 @@ class ReservationService:
             return self._modify(user, reservation_id, change, limits)
 
     def _modify(self, user: User, reservation_id: str, change: Modify, limits: Limits) -> Seen:
-        refused = False
-        for _ in range(ATTEMPTS):
-            now = self.clock()
+        def attempt(now: int, refused: bool) -> Seen:
             old = self._visible(user, reservation_id)
             _require_booked(old, now)
             if protection_of(old.plan) is not None:
@@ -344,36 +345,35 @@ class ReservationService:
                 )
             # Plan on what other replicas booked too, as an admission does;
             # after a refused write, read the store whatever the feed says.
-            self.live.catch_up(now, read=refused)
+            self._live.catch_up(now, read=refused)
             new = self._replan(old, change, now)
             try:
                 self._check_policy(limits, new, now)
-                stored = self.write_record(new, user, "modified", now, expected=old.version)
-            except ConflictError:
-                self.live.restore_labels(old)
-                refused = True
-                continue
-            except BaseException:
-                self.live.restore_labels(old)
+                stored = self.books.write_record(
+                    new, user.name, "modified", now, expected=old.version
+                )
+            except BaseException:  # a conflict too: plan again on a fresher view
+                self._live.restore_labels(old)
                 raise
-            self._changed()
+            self.books.changed()
             return self._seen(stored, now)
-        raise RejectedError("the reservation kept changing under us; try again")
+
+        return self.books.retry(attempt, "the reservation kept changing under us; try again")
 
     def availability(self, user: User, query: Mapping[str, Any]) -> Availability:
         del user  # any authenticated user may ask
         now = self.clock()
-        with self.live.lock:
-            self.live.catch_up(now)
+        with self._live.lock:
+            self._live.catch_up(now)
             request = to_request(query, "availability", self.topology, now, booking=False)
-            decision, _ = self.live.planner.decide(request)  # decide() books nothing
+            decision, _ = self._live.planner.decide(request)  # decide() books nothing
         return Availability(decision, request)
 
     # -- shared steps ----------------------------------------------------------------
 
     def _check_policy(self, limits: Limits, record: Reservation, now: int) -> None:
         """Raise PolicyError naming the first rule `record` (as it would be stored) breaks."""
-        broken = policy_violation(self.repo, limits, record, now)
+        broken = policy_violation(self.books.store, limits, record, now)
         if broken is not None:
             self.metrics.rejected("policy", 0.0)
             raise PolicyError(broken.rule, broken.message)
@@ -409,39 +409,6 @@ class ReservationService:
             updated_at=now,
         )
 
-    def write_step(
-        self, record: Reservation, action: str, expected: int | None = None
-    ) -> WriteStep:
-        """A store write of `record` that re-validates its loads against everyone else's."""
-        topology = self.topology
-        loads = loads_of(as_booking(record), topology)
-        capacity = capacity_lookup(topology)
-
-        def validate(existing: Any) -> list[str]:
-            return peak_problems([*existing, *loads], capacity)
-
-        change = Change(record, loads, self.live.topology_version, current_request())
-        return WriteStep(change, validate, action, expected)
-
-    def write_record(
-        self, record: Reservation, user: User, action: str, now: int, expected: int | None = None
-    ) -> Reservation:
-        step = self.write_step(record, action, expected)
-        # Without `counting`, the store applies the lifecycle's rule at `now`
-        # itself (in SQL), the same rule `counting_at` spells out.
-        stored = self.repo.write(
-            step.change,
-            validate=step.validate,
-            now=now,
-            actor=user.name,
-            action=action,
-            expected_version=expected,
-        )
-        # The mirror learns the booking at once; other replicas' changes are
-        # read before the next decision, so there is no second catch-up here.
-        self.live.learn(stored, now)
-        return stored
-
     def _seen(self, record: Reservation, now: int) -> Seen:
         return self._seen_all([record], now)[0]
 
@@ -452,12 +419,8 @@ class ReservationService:
         known = self.provisioning.statuses([r.id for r in records])
         return [Seen(r, now, known.get(r.id) or _not_provisioned(r, now)) for r in records]
 
-    def _changed(self) -> None:
-        for callback in self.on_change:
-            callback()
-
     def _visible(self, user: User, reservation_id: str) -> Reservation:
-        found = self.repo.get(reservation_id)
+        found = self.books.store.get(reservation_id)
         if found is None:
             raise NotFoundError(f"no reservation {reservation_id!r}")
         if user.role != "operator" and found.owner != user.name:
@@ -472,9 +435,11 @@ class ReservationService:
         )
         check_transition(effective, state)
         detail = {"why": why, **request_detail()}
-        stored = self.repo.set_state(reservation_id, state, now=now, actor=user.name, detail=detail)
-        self.live.catch_up(now)
-        self._changed()
+        stored = self.books.store.set_state(
+            reservation_id, state, now=now, actor=user.name, detail=detail
+        )
+        self._live.catch_up(now)
+        self.books.changed()
         return self._seen(stored, now)
 
     def _replan(self, old: Reservation, change: Modify, now: int) -> Reservation:
@@ -483,7 +448,7 @@ class ReservationService:
         start = max(old.start, now)  # an active booking changes from now on
         if end <= start:
             raise InputError("end", f"must be after {format_instant(start)}")
-        replanned = self.live.replan(old, start, end, bandwidth)
+        replanned = self._live.replan(old, start, end, bandwidth)
         if isinstance(replanned, str):
             raise RejectedError(replanned)
         request = {**old.request, "end": format_instant(end), "bandwidth": bandwidth / 10**6}
@@ -535,11 +500,6 @@ def _not_provisioned(r: Reservation, now: int) -> Status | None:
     it is booked, nothing once it is over."""
     state = state_at(r.state, r.start, r.end, now, r.hold_expires_at)
     return Status(Phase.SCHEDULED, since=r.created_at) if state in BOOKED else None
-
-
-def counting_at(now: int) -> Callable[[Reservation], bool]:
-    """Which stored reservations still take bandwidth, as writers see it at `now`."""
-    return lambda r: counts_against_capacity(r.state, r.end, now, r.hold_expires_at)
 
 
 def new_id() -> str:

@@ -100,7 +100,7 @@ def provisioning_loop(session: EmulationSession, lead: int) -> ProvisioningLoop:
         dict.fromkeys(ports.switches, driver), {s: p.dpid for s, p in ports.switches.items()}
     )
     provisioner = Provisioner(
-        session.service.repo,
+        session.store,
         MemoryProvisioningStore(),
         tables,
         Wiring(ports, {"s1": "h1", "s3": "h2"}),

@@ -125,17 +125,18 @@ def _steps(
     session.net.run(["ip", "link", "set", port, "down"])
     time.sleep(DETECT)
     moments.posted_down = time.time()
-    done = set_link_state(session.service, MONITOR, cut_link, {"state": "down"})
+    books, failback = session.service.books, session.service.failback
+    done = set_link_state(books, MONITOR, cut_link, {"state": "down"}, failback=failback)
     moments.answered_down = time.time()
     time.sleep(SETTLE)
     standby_bytes = session.net.tx_bytes(standby_link, paths.standby.nodes[-2]) - standby_before
-    moved = session.service.repo.get(seen.record.id)
+    moved = session.store.get(seen.record.id)
     on_standby = moved is not None and [a.path for a in moved.allocations] == [paths.standby]
     progress.step(f"restoring {cut_link}, then posting it up")
     session.net.run(["ip", "link", "set", port, "up"])
     time.sleep(0.2)  # the port's carrier comes back before the monitor would say so
     moments.posted_up = time.time()
-    back = set_link_state(session.service, MONITOR, cut_link, {"state": "up"})
+    back = set_link_state(books, MONITOR, cut_link, {"state": "up"}, failback=failback)
     time.sleep(SETTLE)
     progress.step("judging the probe stream")
     facts = {

@@ -8,13 +8,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from braid.adapters.prometheus import PrometheusMetrics
 from braid.app.provisioning.memory import MemoryProvisioningStore
 from braid.app.provisioning.provisioner import Provisioner, Wiring
 from braid.app.provisioning.runner import ProvisioningLoop
 from braid.app.records import User
 from braid.app.reservations.commands import Modify, Reserve
 from braid.app.reservations.memory_store import MemoryRepository
-from braid.app.reservations.metrics import Metrics
 from braid.app.reservations.observation import Observation
 from braid.app.reservations.service import ReservationService
 from braid.core.model.instants import format_instant
@@ -254,7 +254,7 @@ def test_a_modification_is_swapped_make_before_break_on_the_switches() -> None:
 
 def test_the_loop_installs_on_a_change_and_counts_states() -> None:
     world = World()
-    metrics = Metrics()
+    metrics = PrometheusMetrics()
     loop = ProvisioningLoop(world.provisioner(), world.clock, tick=0.05, metrics=metrics)
     world.service.on_change.append(loop.wake)
     world.clock.now = T0 + 10

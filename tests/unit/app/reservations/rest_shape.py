@@ -51,7 +51,7 @@ class AsRest:
         return availability_view(self.service.availability(user, query))
 
     def maintenance(self, user: User, body: Mapping[str, Any]) -> dict[str, Any]:
-        return maintenance_view(operations.maintenance(self.service, user, body))
+        return maintenance_view(operations.maintenance(self.service.books, user, body))
 
 
 def rest(service: ReservationService) -> AsRest:

@@ -17,7 +17,7 @@ from braid.app.reservations.service import ReservationService
 from braid.core.errors import InputError
 from braid.core.planning.lifecycle import counts_against_capacity
 from tests.unit.app.reservations.rest_shape import rest
-from tests.unit.app.test_service import ALICE, SQUARE, T0, Clock, at
+from tests.unit.app.reservations.test_service import ALICE, SQUARE, T0, Clock, at
 
 NARROW: dict[str, Any] = {
     **SQUARE,
@@ -127,6 +127,6 @@ def test_random_bookings_never_share_a_label(steps: list[tuple[str, int, int, in
                 rest(service).modify(ALICE, ids[-1], {"bandwidth": bw * 2})
         except (RejectedError, InputError):
             continue
-    repo = service.repo
+    repo = service.books.store
     assert isinstance(repo, MemoryRepository)
     assert _clashes(list(repo.booked()), T0) == []

@@ -22,7 +22,7 @@ from braid.app.reservations.service import ReservationService
 from braid.core.failover.protection import down_links, path_up
 from braid.core.model.network import Network
 from braid.core.planning.invariants import booking_problems, overbooking
-from tests.unit.app.test_link_state import ALICE, RING, T0, at
+from tests.unit.app.reservations.test_link_state import ALICE, RING, T0, at
 
 OPS = User("ops", "operator")
 LINKS = [link["id"] for link in RING["links"]]
@@ -39,7 +39,7 @@ steps = st.lists(
 
 def check(service: ReservationService, admitted: set[str]) -> None:
     network = Network(service.topology)
-    booked = service.repo.booked()
+    booked = service.books.store.booked()
     for r in booked:
         network.bookings[r.id] = as_booking(r)  # the checker sweeps bookings, not timelines
         problems = booking_problems(service.topology, as_booking(r), r.src, r.dst)
@@ -76,5 +76,7 @@ def test_random_flaps_never_overbook_or_lose_anything(script: list[tuple[Any, ..
             assert all(path_up(a.path, down) for a in seen.record.allocations)
             admitted.add(seen.record.id)
         else:
-            set_link_state(service, OPS, step[1], {"state": step[2]})
+            set_link_state(
+                service.books, OPS, step[1], {"state": step[2]}, failback=service.failback
+            )
         check(service, admitted)

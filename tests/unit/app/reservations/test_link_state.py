@@ -59,7 +59,7 @@ def links_of(r: Reservation) -> list[str]:
 
 def no_overbooking(service: ReservationService) -> list[str]:
     """Every booked reservation's stored loads, summed from scratch against capacity."""
-    repo = service.repo
+    repo = service.books.store
     assert isinstance(repo, MemoryRepository)
     booked = {r.id for r in repo.booked()}
     mine = [load for rid, load in repo.link_loads() if rid in booked]
@@ -85,19 +85,19 @@ def test_a_protected_booking_books_a_disjoint_standby_exclusively(
 
 def test_link_down_moves_to_the_standby_and_back(service: ReservationService) -> None:
     r = book(service, protect=True)
-    done = set_link_state(service, WATCH, "BD", {"state": "down"})
+    done = set_link_state(service.books, WATCH, "BD", {"state": "down"}, failback=service.failback)
     assert done.changed and [m.action for m in done.moves] == ["failover"]
-    moved = service.repo.get(r.id)
+    moved = service.books.store.get(r.id)
     assert moved is not None and links_of(moved) == ["AC", "CD"]
     assert service.topology.links["BD"].up is False
     # While BD is down, nothing new is planned over it.
     other = book(service, bandwidth=4)
     assert "BD" not in links_of(other)
-    back = set_link_state(service, OPS, "BD", {"state": "up"})
+    back = set_link_state(service.books, OPS, "BD", {"state": "up"}, failback=service.failback)
     assert [m.action for m in back.moves] == ["failback"]
-    restored = service.repo.get(r.id)
+    restored = service.books.store.get(r.id)
     assert restored is not None and links_of(restored) == ["AB", "BD"]
-    actions = [e.action for e in service.repo.audit(r.id)]
+    actions = [e.action for e in service.books.store.audit(r.id)]
     assert actions == ["created", "failover", "failback"]
     assert no_overbooking(service) == []
 
@@ -106,9 +106,9 @@ def test_without_failback_it_stays_on_the_standby() -> None:
     service = ReservationService(MemoryRepository(), clock=lambda: T0, failback=False)
     service.start(RING)
     r = book(service, protect=True)
-    set_link_state(service, OPS, "AB", {"state": "down"})
-    set_link_state(service, OPS, "AB", {"state": "up"})
-    stayed = service.repo.get(r.id)
+    set_link_state(service.books, OPS, "AB", {"state": "down"}, failback=service.failback)
+    set_link_state(service.books, OPS, "AB", {"state": "up"}, failback=service.failback)
+    stayed = service.books.store.get(r.id)
     assert stayed is not None and links_of(stayed) == ["AC", "CD"]
 
 
@@ -117,40 +117,40 @@ def test_unprotected_are_rerouted_or_marked_degraded(service: ReservationService
     second = book(service, bandwidth=4)  # AB-BD too (room for 4)
     blocker = book(service, bandwidth=10)  # AC-CD full
     assert links_of(blocker) == ["AC", "CD"]
-    done = set_link_state(service, OPS, "AB", {"state": "down"})
+    done = set_link_state(service.books, OPS, "AB", {"state": "down"}, failback=service.failback)
     outcome = {m.id: m.action for m in done.moves}
     # The spur (10) takes both (6 + 4).
     assert outcome == {first.id: "rerouted", second.id: "rerouted"}
-    set_link_state(service, OPS, "AE", {"state": "down"})
-    gone = {r.id: r for r in service.repo.booked()}
+    set_link_state(service.books, OPS, "AE", {"state": "down"}, failback=service.failback)
+    gone = {r.id: r for r in service.books.store.booked()}
     assert "degraded" in gone[first.id].plan and "degraded" in gone[second.id].plan
-    up = set_link_state(service, OPS, "AE", {"state": "up"})
+    up = set_link_state(service.books, OPS, "AE", {"state": "up"}, failback=service.failback)
     assert {m.action for m in up.moves} == {"restored"}
     assert no_overbooking(service) == []
 
 
 def test_bad_input_names_the_field_and_changes_nothing(service: ReservationService) -> None:
-    before = service.repo.topology_version()
+    before = service.books.store.topology_version()
     with pytest.raises(InputError) as bad_link:
-        set_link_state(service, OPS, "XX", {"state": "down"})
+        set_link_state(service.books, OPS, "XX", {"state": "down"}, failback=service.failback)
     assert bad_link.value.field == "link"
     with pytest.raises(InputError) as bad_state:
-        set_link_state(service, OPS, "AB", {"state": "sideways"})
+        set_link_state(service.books, OPS, "AB", {"state": "sideways"}, failback=service.failback)
     assert bad_state.value.field == "state"
     with pytest.raises(ForbiddenError):
-        set_link_state(service, ALICE, "AB", {"state": "down"})
+        set_link_state(service.books, ALICE, "AB", {"state": "down"}, failback=service.failback)
     with pytest.raises(InputError) as bad_protect:
         book(service, protect="yes")
     assert bad_protect.value.field == "protect"
     with pytest.raises(InputError) as split:
         book(service, protect=True, max_paths=2)
     assert split.value.field == "protect"
-    assert service.repo.topology_version() == before
-    assert service.repo.booked() == []
+    assert service.books.store.topology_version() == before
+    assert service.books.store.booked() == []
 
 
 def test_setting_the_same_state_twice_writes_nothing(service: ReservationService) -> None:
-    set_link_state(service, OPS, "AB", {"state": "down"})
-    version = service.repo.topology_version()
-    again = set_link_state(service, OPS, "AB", {"state": "down"})
-    assert not again.changed and service.repo.topology_version() == version
+    set_link_state(service.books, OPS, "AB", {"state": "down"}, failback=service.failback)
+    version = service.books.store.topology_version()
+    again = set_link_state(service.books, OPS, "AB", {"state": "down"}, failback=service.failback)
+    assert not again.changed and service.books.store.topology_version() == version

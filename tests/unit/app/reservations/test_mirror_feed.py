@@ -115,19 +115,19 @@ def replica(store: MemoryRepository, topology: dict[str, Any] | None = None) -> 
     repo = Replica(store, FakeFeed())
     service = ReservationService(repo, clock=lambda: T0, feed=repo.feed)
     service.start(topology)
-    service.live.read_every = 3600.0  # the safety read is tested on its own
+    service.books.mirror.read_every = 3600.0  # the safety read is tested on its own
     rest(service).availability(ALICE, body(1))  # the first catch-up of the epoch reads
     return service
 
 
 def reads(service: ReservationService) -> int:
-    repo = service.repo
+    repo = service.books.store
     assert isinstance(repo, Replica)
     return repo.reads
 
 
 def feed(service: ReservationService) -> FakeFeed:
-    repo = service.repo
+    repo = service.books.store
     assert isinstance(repo, Replica)
     return repo.feed
 
@@ -183,7 +183,7 @@ def test_a_new_epoch_reads_once_whatever_was_heard(store: MemoryRepository) -> N
 def test_the_store_is_read_at_least_every_read_every_seconds(store: MemoryRepository) -> None:
     a, b = pair(store)
     rest(a).reserve(ALICE, body(6))
-    b.live.read_every = 0.0
+    b.books.mirror.read_every = 0.0
     before = reads(b)
     assert widest(b) == 4  # never heard of, but read all the same
     assert reads(b) == before + 1

@@ -11,7 +11,7 @@ from braid.app.errors import RejectedError
 from braid.app.reservations.memory_store import MemoryRepository
 from braid.app.reservations.service import ReservationService
 from tests.unit.app.reservations.rest_shape import rest
-from tests.unit.app.test_service import ALICE, SQUARE, Clock, at
+from tests.unit.app.reservations.test_service import ALICE, SQUARE, Clock, at
 
 SPLIT_FIELDS = ("paths", "weights", "mdi", "resequence", "recommended_streams", "split")
 

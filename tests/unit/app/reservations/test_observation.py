@@ -11,7 +11,7 @@ from braid.app.reservations.observation import observe
 from braid.app.reservations.service import ReservationService
 from braid.bootstrap.serve import initial_topology
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "src" / "braid" / "examples" / "science-net.yaml"
+EXAMPLE = Path(__file__).resolve().parents[4] / "src" / "braid" / "examples" / "science-net.yaml"
 NOW = 1_900_000_000
 
 
@@ -30,17 +30,17 @@ def test_a_replica_counts_what_another_wrote_until_it_reads_it() -> None:
     store = MemoryRepository()
     first, second = _replica(store), _replica(store)
     _book(first, NOW + 60)
-    assert observe(first).changes_behind == 0  # its own write is applied already
-    assert observe(second).changes_behind == 1
-    second.live.catch_up(NOW, read=True)
-    assert observe(second).changes_behind == 0
+    assert observe(first.books).changes_behind == 0  # its own write is applied already
+    assert observe(second.books).changes_behind == 1
+    second.books.mirror.catch_up(NOW, read=True)
+    assert observe(second.books).changes_behind == 0
 
 
 def test_live_reservations_by_state_and_the_first_hold_to_expire() -> None:
     service = _replica(MemoryRepository())
     _book(service, NOW + 60)
     _book(service, NOW + 7200, hold=True)
-    seen = observe(service)
+    seen = observe(service.books)
     assert seen.reservations == {"active": 0, "held": 1, "reserved": 1}
     assert seen.holds == 1 and seen.next_hold_expiry == service.hold_seconds
     peaks = {(load.link, load.direction): load.peak_next_hour for load in seen.links}

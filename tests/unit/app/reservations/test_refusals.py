@@ -43,9 +43,9 @@ def service() -> ReservationService:
     service = ReservationService(MemoryRepository(), clock=lambda: T0)
     service.start(LINE)
     counting = CountingPlanner(service.topology)
-    for booking in service.live.network.bookings.values():
+    for booking in service.books.mirror.network.bookings.values():
         counting.network.commit(booking)
-    service.live.planner = counting
+    service.books.mirror.planner = counting
     return service
 
 
@@ -56,7 +56,7 @@ def refusal(service: ReservationService, sent: dict[str, Any]) -> RejectedError:
 
 
 def asked(service: ReservationService) -> int:
-    planner = service.live.planner
+    planner = service.books.mirror.planner
     assert isinstance(planner, CountingPlanner)
     return planner.asked
 

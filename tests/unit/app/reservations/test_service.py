@@ -64,7 +64,7 @@ def service(clock: Clock) -> ReservationService:
 
 def no_overbooking(service: ReservationService) -> None:
     """Recompute usage from the store's own link loads, not from any timeline."""
-    repo = service.repo
+    repo = service.books.store
     assert isinstance(repo, MemoryRepository)
     live = {r.id for r in repo.booked()}
     loads = [load for rid, load in repo.link_loads() if rid in live]
@@ -101,7 +101,7 @@ def test_bad_input_names_the_field_and_writes_nothing(service: ReservationServic
         with pytest.raises(InputError) as caught:
             rest(service).reserve(ALICE, sent)
         assert caught.value.field == field
-    assert isinstance(service.repo, MemoryRepository)  # the fake is what we think
+    assert isinstance(service.books.store, MemoryRepository)  # the fake is what we think
     assert rest(service).find(OPS, {})["reservations"] == []
 
 
@@ -128,7 +128,7 @@ def test_cancel_frees_capacity_and_never_comes_back(
         rest(service).reserve(BOB, body(bw=10))
     assert rest(service).cancel(ALICE, a["id"])["state"] == "cancelled"
     assert rest(service).reserve(BOB, body(bw=10))["state"] == "reserved"
-    restarted = make(service.repo, clock)  # type: ignore[arg-type]
+    restarted = make(service.books.store, clock)  # type: ignore[arg-type]
     with pytest.raises(RejectedError):
         rest(restarted).reserve(BOB, body(bw=10))
     with pytest.raises(InputError):
@@ -141,9 +141,9 @@ def test_lifecycle_follows_the_clock_and_is_audited(
     r = rest(service).reserve(ALICE, body())
     clock.now = T0 + 150
     assert rest(service).get(ALICE, r["id"])["state"] == "active"
-    tick(service)
+    tick(service.books)
     clock.now = T0 + 250
-    tick(service)
+    tick(service.books)
     assert rest(service).get(ALICE, r["id"])["state"] == "finished"
     moves = [(e["from"], e["to"], e["actor"]) for e in rest(service).audit(ALICE, r["id"])]
     assert ("reserved", "active", "system") in moves and ("active", "finished", "system") in moves
@@ -156,7 +156,7 @@ def test_holds_expire_and_free_capacity(service: ReservationService, clock: Cloc
     with pytest.raises(RejectedError):
         rest(service).reserve(BOB, body(bw=10))
     clock.now = T0 + 61
-    tick(service)
+    tick(service.books)
     assert rest(service).get(ALICE, held["id"])["state"] == "expired"
     assert rest(service).reserve(BOB, body(bw=10))["state"] == "reserved"
     with pytest.raises(InputError):
@@ -235,12 +235,12 @@ def test_topology_change_reports_misfits(service: ReservationService) -> None:
         ],
     }
     with pytest.raises(ForbiddenError):
-        put_topology(service, ALICE, smaller, force=False)
+        put_topology(service.books, ALICE, smaller, force=False)
     with pytest.raises(RejectedError) as caught:
-        put_topology(service, OPS, smaller, force=False)
+        put_topology(service.books, OPS, smaller, force=False)
     assert caught.value.detail["conflicts"][0]["id"] == r["id"]
     assert rest(service).get(ALICE, r["id"])["state"] == "reserved"
-    done = put_topology(service, OPS, smaller, force=True)
+    done = put_topology(service.books, OPS, smaller, force=True)
     assert done["version"] == 2 and rest(service).get(ALICE, r["id"])["state"] == "failed"
     assert service.topology.links["AB"].capacity == 5 * 10**6
 
@@ -267,7 +267,7 @@ def test_maintenance_fails_what_cannot_move(service: ReservationService) -> None
     assert [f["id"] for f in got["failed"]] == [stuck["id"]]
     assert rest(service).get(OPS, stuck["id"])["state"] == "failed"
     with pytest.raises(ForbiddenError):
-        maintenance(service, ALICE, {"link": "AB", "start": at(0), "end": at(10)})
+        maintenance(service.books, ALICE, {"link": "AB", "start": at(0), "end": at(10)})
     with pytest.raises(InputError):
-        maintenance(service, OPS, {"link": "XY", "start": at(0), "end": at(10)})
+        maintenance(service.books, OPS, {"link": "XY", "start": at(0), "end": at(10)})
     no_overbooking(service)

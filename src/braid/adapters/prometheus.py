@@ -1,19 +1,21 @@
-"""Prometheus metrics of one service instance (its own registry, so tests stay apart)."""
+"""Prometheus metrics of one `braid serve` (its own registry, so tests stay apart)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-if TYPE_CHECKING:
-    from braid.app.reservations.observation import Observation
+from braid.app.reservations.observation import Observation
+
+__all__ = ["LATENCY_BUCKETS", "PrometheusMetrics"]
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 
 
-class Metrics:
+class PrometheusMetrics:
+    """The reservation service's and the provisioning loop's metrics, and the scrape."""
+
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self.requests = Counter(
