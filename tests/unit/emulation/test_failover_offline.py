@@ -18,8 +18,8 @@ from braid.emulation.experiments.failover import (
     check_options,
     configurations,
 )
-from braid.emulation.failover_measure import moved_back, moved_early, outage_ms, through_after
-from braid.emulation.failover_report import failover_report
+from braid.emulation.failover.measure import moved_back, moved_early, outage_ms, through_after
+from braid.emulation.failover.report import failover_report
 from braid.emulation.plots import PLOTTERS
 
 

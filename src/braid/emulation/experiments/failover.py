@@ -41,7 +41,7 @@ from braid.core.errors import InputError
 from braid.core.failover import DetectionRule
 from braid.core.impulse import ImpulseAnalysis, ImpulseSettings, Trace, analyze
 from braid.core.rules.model import RulePlan
-from braid.emulation.failover_groups import (
+from braid.emulation.failover.groups import (
     GROUP_METHODS,
     bfd_off,
     bfd_on,
@@ -49,7 +49,7 @@ from braid.emulation.failover_groups import (
     link_down_outage,
     wait_bfd_up,
 )
-from braid.emulation.failover_lab import (
+from braid.emulation.failover.lab import (
     HOSTS,
     compile_paths,
     echoes,
@@ -60,7 +60,7 @@ from braid.emulation.failover_lab import (
     short_queues,
     site_rules,
 )
-from braid.emulation.failover_measure import moved_back, moved_early, through_after
+from braid.emulation.failover.measure import moved_back, moved_early, through_after
 from braid.emulation.options import RunOptions
 from braid.emulation.report import Progress, Report, Silent, host_load_note
 from braid.emulation.session import EmulationSession, SessionOptions
@@ -418,6 +418,6 @@ def build_report(
     options: FailoverOptions,
     notes: list[str],
 ) -> Report:
-    from braid.emulation.failover_report import failover_report
+    from braid.emulation.failover.report import failover_report
 
     return failover_report(results, outage, options, notes)
