@@ -11,13 +11,8 @@ import pytest
 from braid.adapters.emulation.probe import ProbeTrace
 from braid.core.errors import InputError
 from braid.core.impulse import EventMarks, ImpulseSettings, Trace, analyze
-from braid.emulation.experiments.failover import (
-    Config,
-    ConfigResult,
-    FailoverOptions,
-    check_options,
-    configurations,
-)
+from braid.emulation.experiments.failover import check_options, configurations
+from braid.emulation.failover.config import Config, ConfigResult, FailoverOptions
 from braid.emulation.failover.measure import moved_back, moved_early, outage_ms, through_after
 from braid.emulation.failover.report import failover_report
 from braid.emulation.plots import PLOTTERS
