@@ -415,10 +415,10 @@ def failover(
     from braid.emulation.experiments.failover import (
         DEGRADATIONS,
         METHODS,
-        FailoverOptions,
         check_options,
         run_failover,
     )
+    from braid.emulation.failover.config import FailoverOptions
 
     options = _options(FailoverOptions.of, "direct", mtu, short, scale, None)
     options.period = period or options.period

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from braid.emulation.failover_plots import plot_extra_flows, plot_impulse_responses, plot_traces
+from braid.emulation.failover.plots import plot_extra_flows, plot_impulse_responses, plot_traces
 from braid.emulation.packet_split_plots import (
     plot_congestion,
     plot_fairness,

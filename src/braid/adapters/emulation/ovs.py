@@ -29,12 +29,6 @@ class OvsStart:
     started_switchd: bool
 
 
-def ovs_running() -> bool:
-    """True when ovsdb-server answers and ovs-vswitchd is attached to it."""
-    db = _run(["ovs-vsctl", "--timeout=3", "show"]) == 0
-    return db and _run(["ovs-appctl", "-t", "ovs-vswitchd", "version"]) == 0
-
-
 def ensure_ovs() -> OvsStart:
     """Start ovsdb-server and a userspace ovs-vswitchd when they are not running."""
     started_db = False

@@ -58,19 +58,6 @@ class Timeline:
         i = bisect_left(self._times, before)
         return self._times[i - 1] if i > 0 else None
 
-    def same_between(self, other: Timeline, start: int, end: int) -> bool:
-        """Whether both book exactly the same levels throughout [start, end)."""
-        if self.capacity != other.capacity:
-            return False
-        mine, theirs = self._times, other._times
-        i, j = bisect_right(mine, start), bisect_left(mine, end)
-        k, m = bisect_right(theirs, start), bisect_left(theirs, end)
-        return (
-            self.level_at(start) == other.level_at(start)
-            and mine[i:j] == theirs[k:m]
-            and self._levels[i:j] == other._levels[k:m]
-        )
-
     def drops(self, start: int, end: int) -> list[int]:
         """Breakpoints in (start, end) where the level falls (some booking ends)."""
         times, levels = self._times, self._levels

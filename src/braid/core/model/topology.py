@@ -40,9 +40,6 @@ class Link:
     # accounting) but leaves the adjacency, so no search finds a path over it.
     up: bool = True
 
-    def other_end(self, node: str) -> str:
-        return self.b if node == self.a else self.a
-
 
 @dataclass(frozen=True, slots=True)
 class Domain:

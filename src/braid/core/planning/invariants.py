@@ -1,7 +1,7 @@
 """Invariant checkers shared by every query, allocator and test.
 
 Each returns a list of violations (empty when all is well) so callers can
-report them all at once; `assert_*` variants raise for use in tests.
+report them all at once.
 """
 
 from __future__ import annotations
@@ -40,8 +40,3 @@ def booking_problems(topology: Topology, booking: Booking, src: str, dst: str) -
 def split_problems(allocations: Iterable[Allocation], granted: int) -> list[str]:
     total = sum(a.bandwidth for a in allocations)
     return [] if total == granted else [f"shares sum to {total}, granted {granted}"]
-
-
-def assert_valid(network: Network) -> None:
-    problems = overbooking(network)
-    assert not problems, "; ".join(problems)

@@ -24,9 +24,9 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final, Self
+from typing import Any, Final
 
 import numpy as np
 
@@ -39,9 +39,19 @@ from braid.adapters.failover.files import read_events
 from braid.adapters.southbound.direct import OfctlDriver
 from braid.core.errors import InputError
 from braid.core.failover import DetectionRule
-from braid.core.impulse import ImpulseAnalysis, ImpulseSettings, Trace, analyze
+from braid.core.impulse import ImpulseSettings, Trace, analyze
 from braid.core.rules.model import RulePlan
-from braid.emulation.failover_groups import (
+from braid.emulation.failover.config import (
+    DELAYS,
+    EXTENDED_MS,
+    MOVE_WINDOW,
+    SPLIT_MS,
+    THRESHOLD_MS,
+    Config,
+    ConfigResult,
+    FailoverOptions,
+)
+from braid.emulation.failover.groups import (
     GROUP_METHODS,
     bfd_off,
     bfd_on,
@@ -49,7 +59,7 @@ from braid.emulation.failover_groups import (
     link_down_outage,
     wait_bfd_up,
 )
-from braid.emulation.failover_lab import (
+from braid.emulation.failover.lab import (
     HOSTS,
     compile_paths,
     echoes,
@@ -60,80 +70,19 @@ from braid.emulation.failover_lab import (
     short_queues,
     site_rules,
 )
-from braid.emulation.failover_measure import moved_back, moved_early, through_after
-from braid.emulation.options import RunOptions
+from braid.emulation.failover.measure import moved_back, moved_early, through_after
+from braid.emulation.failover.report import failover_report
 from braid.emulation.report import Progress, Report, Silent, host_load_note
-from braid.emulation.session import EmulationSession, SessionOptions
+from braid.emulation.session import EmulationSession
 from braid.emulation.traffic import RateSampler
 
 MBPS: Final = 1_000_000
 PATH_BPS: Final = 100 * MBPS  # before scaling
-DELAYS: Final = {  # one-way, milliseconds
-    "path-switch": {"primary": 4.0, "standby": 80.0},
-    "rtt-extension": {"primary": 4.0, "standby": 8.0},
-    "cut": {"primary": 4.0, "standby": 8.0},
-}
 METHODS: Final = ("direct", "controller", *GROUP_METHODS)
 DEGRADATIONS: Final = tuple(DELAYS)
-EXTENDED_MS: Final = 80.0
-# RTT: above every good path with its queue, and below every slow one, including the
-# half-switched state in which one site is back on a fast path and the other is not yet
-# (a slow one-way delay plus a fast one): else the site left behind never sees it.
-THRESHOLD_MS: Final = 60.0
-SPLIT_MS: Final = 40.0  # one way: a probe packet slower than this took the slow path
-MOVE_WINDOW: Final = 1.5  # seconds after an event in which a slow probe packet counts
 LEAD_IN: Final = 1.5  # seconds of TCP before the first degradation (its window: 1 s)
 PROBE_PORT: Final = 7001
 BFD_SETTLE: Final = 2.0  # seconds for BFD sessions that are up to reach their interval
-
-
-@dataclass(kw_only=True)
-class FailoverOptions(RunOptions):
-    period: float = 50.0  # T
-    events: int = 10  # n
-    methods: tuple[str, ...] = ("direct", "controller")
-    degradations: tuple[str, ...] = ("path-switch", "rtt-extension")
-    extra: tuple[int, ...] = (10, 100)  # extra flow entries per fail-over (direct, path switch)
-    rate_hz: float = 10.0
-    samples: int = 1  # k: probes over the threshold in a row
-    fast_failover: bool = True
-    bfd_ms: int = 50  # BFD's transmit and receive interval for ff-bfd
-    seed: int = 1
-
-    @classmethod
-    def short(cls, session: SessionOptions | None = None) -> Self:
-        return cls(period=10.0, events=3, degradations=("path-switch",), extra=(),
-                   session=session or SessionOptions())  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class Config:
-    method: str
-    degradation: str
-    extra: int = 0
-
-    @property
-    def label(self) -> str:
-        more = f" +{self.extra} flows" if self.extra else ""
-        return f"{self.method}, {self.degradation}{more}"
-
-
-@dataclass
-class ConfigResult:
-    config: Config
-    t0: float
-    events: list[float]
-    trace: Trace
-    analysis: ImpulseAnalysis
-    rules_ms: list[float]  # detection to rules in the switch, both sites, every event
-    moved_s: list[float | None]
-    actions: dict[str, int] = field(default_factory=dict)
-    lost_probes: int = 0
-    log: list[dict[str, Any]] = field(default_factory=list)  # both sites' events, no probes
-    forwarded: dict[str, int | None] = field(default_factory=dict)  # per path, at the end
-    # per event: a site had failed over before it came (cut, RTT extension), so its
-    # timings say nothing about the method and are left out of the medians
-    early: list[bool] = field(default_factory=list)
 
 
 def configurations(options: FailoverOptions) -> list[Config]:
@@ -198,7 +147,7 @@ def run_failover(options: FailoverOptions, progress: Progress | None = None) -> 
                 _reset(lab, "path-switch")
                 outage = link_down_outage(session, harness, lab.group, Path(tmp), PROBE_PORT)
         notes = [session.datapath_note()]
-    return build_report(results, outage, options, [*notes, host_load_note()])
+    return failover_report(results, outage, options, [*notes, host_load_note()])
 
 
 class _iperf_server:  # noqa: N801 - used as a context manager, like contextlib's
@@ -410,14 +359,3 @@ def _events_of(sites: Mapping[str, Any], t0: float) -> list[dict[str, Any]]:
             if record["kind"] not in ("probe", "rate"):
                 records.append({**record, "site": name, "t": round(record["t"] - t0, 4)})
     return sorted(records, key=lambda r: float(r["t"]))
-
-
-def build_report(
-    results: Sequence[ConfigResult],
-    outage: float | None,
-    options: FailoverOptions,
-    notes: list[str],
-) -> Report:
-    from braid.emulation.failover_report import failover_report
-
-    return failover_report(results, outage, options, notes)

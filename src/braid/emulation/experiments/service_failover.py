@@ -31,7 +31,7 @@ from braid.app.reservations.link_state import set_link_state
 from braid.app.reservations.plan_facts import protection_of
 from braid.core.model.instants import format_instant
 from braid.emulation.experiments.service import PATH_BPS, provisioning_loop, service_topology
-from braid.emulation.failover_measure import outage_ms
+from braid.emulation.failover.measure import outage_ms
 from braid.emulation.options import RunOptions
 from braid.emulation.report import FloorCheck, Progress, Report, Silent, host_load_note
 from braid.emulation.session import EmulationSession

@@ -28,8 +28,8 @@ from braid.core.model.booking import Allocation
 from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.labels import LabelPool
 from braid.core.rules.model import RulePlan, RuleRequest
-from braid.emulation.failover_lab import MIDDLE, ROUTES, install_all
-from braid.emulation.failover_measure import outage_ms
+from braid.emulation.failover.lab import MIDDLE, ROUTES, install_all
+from braid.emulation.failover.measure import outage_ms
 from braid.emulation.session import EmulationSession, path_of
 
 __all__ = [

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from braid.adapters.failover.report import analysis_json, comparison_json
 from braid.core.impulse import compare
+from braid.emulation.failover.config import (
+    DELAYS,
+    EXTENDED_MS,
+    MOVE_WINDOW,
+    THRESHOLD_MS,
+    ConfigResult,
+    FailoverOptions,
+)
 from braid.emulation.report import FloorCheck, Report
-
-if TYPE_CHECKING:
-    from braid.emulation.experiments.failover import ConfigResult, FailoverOptions
 
 __all__ = ["failover_report"]
 
@@ -108,8 +113,6 @@ def failover_report(
 
 
 def _notes(options: FailoverOptions) -> list[str]:
-    from braid.emulation.experiments.failover import DELAYS, EXTENDED_MS, THRESHOLD_MS
-
     return [
         f"T = {options.period:g} s, n = {options.events}; probes at {options.rate_hz:g} Hz, "
         f"degraded after {options.samples} probes over {THRESHOLD_MS:g} ms RTT "
@@ -222,7 +225,7 @@ def _cut_findings(rows: Sequence[dict[str, Any]]) -> list[str]:
         per_event = ", ".join("—" if m is None else f"{m:g}" for m in moved)
         lines.append(
             f"{row['config']}: cut → traffic on the standby in {len(seen)} of {len(moved)} "
-            f"events within {_window_s():g} s (per event, ms: {per_event})"
+            f"events within {MOVE_WINDOW:g} s (per event, ms: {per_event})"
         )
     for row in rows:
         early = row.get("early_events") or []
@@ -233,9 +236,3 @@ def _cut_findings(rows: Sequence[dict[str, Any]]) -> list[str]:
                 "of the medians"
             )
     return lines
-
-
-def _window_s() -> float:
-    from braid.emulation.experiments.failover import MOVE_WINDOW
-
-    return MOVE_WINDOW
