@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from braid.adapters.api import create_app
+from braid.adapters.prometheus import PrometheusMetrics
 from braid.app.auth import create_token
 from braid.app.ports import Filters, Repository
 from braid.app.reservations.memory_store import MemoryRepository
@@ -69,9 +70,12 @@ def build(repo: Repository | None = None, policy: Policy | None = None) -> Api:
     """The example network, users alice and bob, operator olga; the clock at NOW."""
     store: Repository = repo if repo is not None else MemoryRepository()
     clock = Clock()
-    service = ReservationService(store, clock=clock, hold_seconds=HOLD_SECONDS, policy=policy)
+    metrics = PrometheusMetrics()  # the service's and /metrics' own, as `braid serve` has it
+    service = ReservationService(
+        store, clock=clock, hold_seconds=HOLD_SECONDS, policy=policy, metrics=metrics
+    )
     service.start(initial_topology(EXAMPLE, None))
-    app = create_app(service, Settings(max_body_bytes=MAX_BODY))
+    app = create_app(service, Settings(max_body_bytes=MAX_BODY), metrics=metrics)
     tokens = {
         name: create_token(store, name, role, NOW)
         for name, role in (("alice", "user"), ("bob", "user"), ("olga", "operator"))
