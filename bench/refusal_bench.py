@@ -63,11 +63,22 @@ def measure(requests: int, bookings: int, seed: int) -> dict[str, Any]:
         began_cpu, began = time.thread_time_ns(), time.perf_counter_ns()
         decision, _ = planner.decide(request)
         ended, ended_cpu = time.perf_counter_ns(), time.thread_time_ns()
-        digest.update(repr(decision).encode())
+        digest.update(fingerprint(decision).encode())
         if isinstance(decision, Refused):
             cpu.append((ended_cpu - began_cpu) / 1e6)
             wall.append((ended - began) / 1e6)
     return {"cpu_ms": cpu, "wall_ms": wall, "decisions": digest.hexdigest()}
+
+
+def fingerprint(decision: Any) -> str:
+    """The decision's repr; a refusal's as its words and alternatives, which every
+    revision gives alike however it keeps its reason."""
+    from braid.core.planning.decisions import Refused
+
+    if isinstance(decision, Refused):
+        kept = (decision.id, decision.reason, decision.alternatives, decision.max_bandwidth)
+        return f"Refused{kept!r}"
+    return repr(decision)
 
 
 def run_on(source: Path | None, args: argparse.Namespace) -> dict[str, Any]:

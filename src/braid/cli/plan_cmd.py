@@ -16,7 +16,7 @@ from braid.adapters.plan_contract import encode
 from braid.app.planning import plan_lines
 from braid.cli.common import err_console, fail, open_topology
 from braid.cli.topology_cmd import DefaultCapacityOpt, TopologyOpt
-from braid.core.planning.decisions import Decision, Invalid
+from braid.core.planning.decisions import Decision, Invalid, Refused, TenantReserved
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -53,8 +53,7 @@ def plan(
         lines = _with_progress(source, requests, stack)
         decisions = tally.count(plan_lines(model, lines))
         if table:
-            lines_out = (encode(d) for d in decisions)
-            _print_table(lines_out, title=f"braid plan — {topology.name}")
+            _print_table(decisions, title=f"braid plan — {topology.name}")
         else:
             for decision in decisions:
                 sys.stdout.write(json.dumps(encode(decision)) + "\n")
@@ -105,7 +104,7 @@ def demo(
         f"[bold]braid demo[/]: {len(model.nodes)} nodes, {len(model.links)} links; "
         f"{sum(1 for x in lines if x.strip())} requests planned online, each seeing the last"
     )
-    _print_table((encode(d) for d in decisions), title="decisions", console=console)
+    _print_table(decisions, title="decisions", console=console)
 
 
 def _open_requests(name: str, stack: ExitStack) -> TextIO:
@@ -165,7 +164,7 @@ _STATUS_STYLE = {
 
 
 def _print_table(
-    decisions: Iterable[dict[str, Any]], *, title: str, console: Console | None = None
+    decisions: Iterable[Decision], *, title: str, console: Console | None = None
 ) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -173,7 +172,8 @@ def _print_table(
     table = Table(title=title, show_lines=False)
     for column in ("id", "status", "start", "end", "Mbit/s", "paths / answer"):
         table.add_column(column, overflow="fold")
-    for decision in decisions:
+    for typed in decisions:
+        decision = encode(typed)
         style = _STATUS_STYLE.get(decision["status"], "")
         table.add_row(
             decision["id"],
@@ -181,7 +181,7 @@ def _print_table(
             _when(decision.get("start")),
             _end(decision),
             str(decision.get("bandwidth", decision.get("max_bandwidth", ""))),
-            _answer(decision),
+            _answer(decision, _reason(typed, decision)),
         )
     (console or Console()).print(table)
 
@@ -199,7 +199,18 @@ def _when(epoch: object) -> str:
     return (format_instant(epoch) or "") if isinstance(epoch, int) else str(epoch or "")
 
 
-def _answer(decision: dict[str, Any]) -> str:
+def _reason(decision: Decision, line: dict[str, Any]) -> str | None:
+    """The line's reason for a person: a refusal's or a shortfall's instants in ISO 8601."""
+    from braid.core.model.instants import readable_instant
+
+    if isinstance(decision, Refused):
+        return decision.text(readable_instant)
+    if isinstance(decision, TenantReserved) and decision.why is not None:
+        return decision.why.text(readable_instant)
+    return None if line.get("reason") is None else str(line["reason"])
+
+
+def _answer(decision: dict[str, Any], reason: str | None) -> str:
     parts = []
     for path in decision.get("paths", []):
         parts.append(f"{'-'.join(path['nodes'])} ({path['bandwidth']})")
@@ -210,8 +221,6 @@ def _answer(decision: dict[str, Any]) -> str:
         parts.append(f"resequence (MDI {decision['mdi']})")
     for moved in decision.get("reallocated", []):
         parts.append(f"moved {moved['id']}")
-    if "reason" in decision:
-        from braid.core.model.instants import iso_in_text
-
-        parts.append(iso_in_text(str(decision["reason"])))
+    if reason is not None:
+        parts.append(reason)
     return "\n".join(parts)

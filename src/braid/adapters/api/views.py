@@ -13,7 +13,7 @@ from braid.app.reservations.requests_rest import readable_reason
 from braid.app.reservations.results import Availability, MaintenanceDone, Page, Seen
 from braid.core.model.instants import format_instant
 from braid.core.model.units import to_mbps
-from braid.core.planning.decisions import Reserved
+from braid.core.planning.decisions import Refused, Reserved
 from braid.core.provisioning.status import Status
 
 
@@ -146,8 +146,8 @@ def availability_view(answer: Availability) -> dict[str, Any]:
 
 def with_instants(decision: Mapping[str, Any], answer: Availability) -> dict[str, Any]:
     out = dict(decision)
-    if isinstance(out.get("reason"), str):
-        out["reason"] = readable_reason(out["reason"], answer.request)
+    if isinstance(answer.decision, Refused) and "reason" in out:
+        out["reason"] = readable_reason(answer.decision)
     for name in ("start", "end"):
         if isinstance(out.get(name), int):
             out[name] = format_instant(out[name])

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from braid.core.errors import InputError
-from braid.core.model.instants import format_instant, iso_in_text, parse_instant
+from braid.core.model.instants import format_instant, parse_instant, readable_instant
 from braid.core.model.topology import Topology
+from braid.core.planning.decisions import Invalid, Refused
 from braid.core.planning.requests import Request, parse_request
 
 INSTANT_FIELDS: Final = ("start", "end", "not_before", "not_after", "window_start", "window_end")
@@ -60,6 +61,6 @@ def _not_in_the_past(data: dict[str, Any], mode: str, now: int) -> None:
         )
 
 
-def readable_reason(reason: str, request: Request) -> str:
-    """The planner's reason with the request's epoch instants written as ISO 8601."""
-    return iso_in_text(reason, (request.start, request.end, request.not_before, request.not_after))
+def readable_reason(decision: Refused | Invalid) -> str:
+    """Why the planner booked nothing, its instants written in ISO 8601 as the wire speaks."""
+    return decision.text(readable_instant) if isinstance(decision, Refused) else decision.reason

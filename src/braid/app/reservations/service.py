@@ -38,13 +38,14 @@ from braid.core.model.booking import Allocation, Booking
 from braid.core.model.instants import format_instant, parse_instant
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.model.units import to_mbps
-from braid.core.planning.decisions import Decision, Invalid, Refused, Reserved
+from braid.core.planning.decisions import Invalid, Refused, Reserved
 from braid.core.planning.lifecycle import (
     BOOKED,
     State,
     check_transition,
     state_at,
 )
+from braid.core.planning.refusals import TenantShort, TooLittle
 from braid.core.planning.requests import Request
 from braid.core.policy import Limits, Policy
 from braid.core.provisioning.status import Phase, Status
@@ -210,9 +211,8 @@ class ReservationService:
             return decision, booking
         if not isinstance(decision, Refused | Invalid):
             raise AssertionError(f"a booking request answered with {decision!r}")
-        reason = readable_reason(decision.reason, request)
         offers = tuple(self._offers(body, decision)) if isinstance(decision, Refused) else ()
-        refusal = Refusal(_reason_kind(decision), reason, offers)
+        refusal = Refusal(_refusal_kind(decision), readable_reason(decision), offers)
         self.refusals.put(state, request, body, refusal)
         return refusal
 
@@ -260,7 +260,7 @@ class ReservationService:
             both = replace(booking, allocations=(*booking.allocations, extra))
         labels = self._live.take_labels(request.id, both, protected=standby is not None)
         if isinstance(labels, str):
-            return Refusal("labels", readable_reason(labels, request), ())
+            return Refusal("labels", labels, ())
         return Planned(decision, booking, labels, standby)
 
     def get(self, user: User, reservation_id: str) -> Seen:
@@ -524,11 +524,14 @@ def _require_booked(r: Reservation, now: int) -> None:
         raise InputError("state", f"a {state.value} reservation cannot be modified")
 
 
-def _reason_kind(decision: Decision) -> str:
+def _refusal_kind(decision: Refused | Invalid) -> str:
+    """The refusal's kind as the metrics count it: only some of what was asked fits
+    ("capacity"), or none of it ("no_path"), or the request is not valid."""
     if isinstance(decision, Invalid):
         return "invalid"
-    reason = decision.reason if isinstance(decision, Refused) else ""
-    return "no_path" if "no " in reason[:20] else "capacity"
+    why = decision.why
+    some = (isinstance(why, TooLittle) and why.bound > 0) or isinstance(why, TenantShort)
+    return "capacity" if some else "no_path"
 
 
 def _request_echo(request: Request) -> dict[str, Any]:

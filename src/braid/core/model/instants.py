@@ -7,8 +7,6 @@ Every way in (plan JSON lines, REST, the CLI) reads instants with
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from braid.core.errors import InputError
@@ -44,22 +42,10 @@ def format_instant(epoch: int | None) -> str | None:
     return datetime.fromtimestamp(epoch, UTC).isoformat().replace("+00:00", "Z")
 
 
-# A number a reason text gives as an epoch instant: nine to eleven digits alone.
-_EPOCH = re.compile(r"(?<![\d.])\d{9,11}(?![\d.])")
-
-
-def iso_in_text(text: str, near: Iterable[int | None] | None = None) -> str:
-    """`text` with its epoch instants written in ISO 8601, for a person to read.
-
-    With `near`, only numbers within a year of one of those instants count
-    as instants (a ten-digit number far from every one is something else).
-    """
-    known = None if near is None else [i for i in near if i]
-
-    def written(found: re.Match[str]) -> str:
-        value = int(found[0])
-        if known is not None and not any(abs(value - i) <= 366 * 86400 for i in known):
-            return found[0]
-        return format_instant(value) or found[0]
-
-    return _EPOCH.sub(written, text)
+def readable_instant(epoch: int) -> str:
+    """An instant for a person: ISO 8601 where the calendar reaches (years 1 to 9999),
+    epoch seconds beyond it (an open end, `FOREVER`)."""
+    try:
+        return format_instant(epoch) or str(epoch)
+    except (OverflowError, OSError, ValueError):
+        return str(epoch)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from braid.core.errors import InputError
@@ -65,11 +65,16 @@ class SplitPlan:
 
 @dataclass(frozen=True, slots=True)
 class SplitRefusal:
-    """Why no plan fits, the max-flow bound, and the most found over the allowed paths."""
+    """Why no plan fits, the max-flow bound, and the most found over the allowed paths.
+
+    `blocked_mdi` is set when paths could carry the request but their delay
+    imbalance is above what the policy allows: the MDI of those paths.
+    """
 
     reason: str
     max_flow: int
     best_total: int
+    blocked_mdi: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +127,9 @@ def build_plan(gate: Gate, chosen: Sequence[FlowPath], need: int, max_flow: int)
     )
 
 
-def where(src: str, dst: str, start: int, end: int) -> str:
-    return f"between {src} and {dst} in [{start}, {end})"
+def where(src: str, dst: str, start: int, end: int, when: Callable[[int], str] = str) -> str:
+    """The ends and the window, its instants written by `when` (epoch seconds by default)."""
+    return f"between {src} and {dst} in [{when(start)}, {when(end)})"
 
 
 def capacity_reason(place: str, need: int, best: int, bound: int, max_paths: int) -> str:
@@ -139,9 +145,9 @@ def capacity_reason(place: str, need: int, best: int, bound: int, max_paths: int
     )
 
 
-def mdi_reason(place: str, need: int, max_paths: int, policy: MdiPolicy, seen: float) -> str:
+def mdi_reason(place: str, need: int, max_paths: int, refuse_above: float, seen: float) -> str:
     return (
         f"no set of at most {max_paths} paths {place} carries {format_bandwidth(need)} with a "
-        f"delay imbalance (MDI) of at most {policy.refuse_above:g}; the paths that could carry "
+        f"delay imbalance (MDI) of at most {refuse_above:g}; the paths that could carry "
         f"it have MDI {seen:.3f}; use flow mode, ask for less or choose another window"
     )

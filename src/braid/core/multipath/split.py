@@ -65,10 +65,10 @@ def split_in_view(
     best = most_bandwidth_total(view, src, dst, max_paths, flow, gate)
     place = where(src, dst, view.start, view.end)
     if blocked_mdi is not None:
-        reason = mdi_reason(place, need, max_paths, gate.policy, blocked_mdi)
+        reason = mdi_reason(place, need, max_paths, gate.policy.refuse_above, blocked_mdi)
     else:
         reason = capacity_reason(place, need, best, flow.value, max_paths)
-    return SplitRefusal(reason, flow.value, best)
+    return SplitRefusal(reason, flow.value, best, blocked_mdi)
 
 
 def plan_in_view(

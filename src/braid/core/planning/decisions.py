@@ -2,7 +2,7 @@
 
 Bandwidths are bit/s and instants epoch seconds, as everywhere in `core`;
 the wire formats (the `braid plan` contract, REST bodies) are written from
-these by adapters.
+these by adapters. A refusal says why with a typed value (`refusals.py`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.intervals import IntervalSet
+from braid.core.model.units import format_bandwidth
 from braid.core.multipath import SplitPlan
+from braid.core.planning.refusals import TenantShort, Why, WriteInstant
 
 __all__ = [
     "Alternatives",
@@ -47,19 +49,31 @@ class Reserved:
 
 @dataclass(frozen=True, slots=True)
 class TenantReserved:
-    """A tenant's booking; `reallocated` are other tenants' bookings it moved."""
+    """A tenant's booking; `reallocated` are other tenants' bookings it moved.
+
+    `why` says why it is short of what was asked, when it is (`shortfall` > 0).
+    """
 
     id: str
     tenant: str
     booking: Booking
     shortfall: int
-    reason: str | None
+    why: TenantShort | None
     reallocated: tuple[Booking, ...]
+
+    @property
+    def reason(self) -> str | None:
+        """`why` in words, with epoch seconds."""
+        return None if self.why is None else self.why.text()
 
 
 @dataclass(frozen=True, slots=True)
 class Alternatives:
-    """What the caller could accept instead of a refused request."""
+    """What the caller could accept instead of a refused request.
+
+    `max_flow` is set when a split over several paths could carry a request
+    asked on one path: the max-flow bound, at least what was asked.
+    """
 
     max_bandwidth: int
     earliest_start: int | None = None
@@ -68,14 +82,37 @@ class Alternatives:
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    """Nothing fits. `alternatives` for booking requests; `max_bandwidth` (0) when the
-    request asked for the highest bandwidth; `tenant` for tenant requests."""
+    """Nothing fits, for the reason `why`. `alternatives` for booking requests;
+    `max_bandwidth` (0) when the request asked for the highest bandwidth;
+    `tenant` for tenant requests."""
 
     id: str
-    reason: str
+    why: Why
     alternatives: Alternatives | None = None
     max_bandwidth: int | None = None
     tenant: str | None = None
+
+    def text(self, when: WriteInstant = str) -> str:
+        """Why, then the alternatives, in words; `when` writes the instants."""
+        parts = [self.why.text(when)]
+        found = self.alternatives
+        if found is not None:
+            if found.earliest_start is not None:
+                start = when(found.earliest_start)
+                parts.append(f"earliest feasible start for the same duration: {start}")
+            if found.max_flow is not None:
+                parts.append(
+                    "a split over several paths (max_paths >= 2) could carry it: "
+                    f"max-flow bound {format_bandwidth(found.max_flow)}"
+                )
+            best = format_bandwidth(found.max_bandwidth)
+            parts.append(f"highest feasible bandwidth in the window: {best}")
+        return "; ".join(parts)
+
+    @property
+    def reason(self) -> str:
+        """`text` with epoch seconds, as the plan contract writes it."""
+        return self.text()
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,10 @@ from braid.core.graph.search import widest_width
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.network import Network
 from braid.core.model.topology import Topology
-from braid.core.model.units import format_bandwidth
 from braid.core.multipath import (
     MdiPolicy,
     SplitPlan,
+    SplitRefusal,
     max_flow_value,
     split_earliest,
     split_fixed,
@@ -33,6 +33,15 @@ from braid.core.planning.decisions import (
     SlotsAnswer,
     TenantReserved,
     WidestAnswer,
+)
+from braid.core.planning.refusals import (
+    DelayImbalance,
+    NoSinglePath,
+    NoStart,
+    NothingFree,
+    TenantShort,
+    TooLittle,
+    Why,
 )
 from braid.core.planning.requests import Release, Request
 from braid.core.schedule import all_slots, earliest_start, fixed_path, widest
@@ -85,10 +94,7 @@ class Planner:
             )
             if path is not None:
                 return self._book(r, r.start, r.end, self._single(r, path, r.bandwidth))
-            why = (
-                f"no single path has {format_bandwidth(r.bandwidth)} free between "
-                f"{r.src} and {r.dst} throughout [{r.start}, {r.end})"
-            )
+            why: Why = NoSinglePath(r.src, r.dst, r.bandwidth, r.start, r.end)
         else:
             outcome = split_fixed(
                 self.network, r.src, r.dst, r.bandwidth, r.start, r.end, **self._split_options(r)
@@ -97,7 +103,11 @@ class Planner:
                 return self._book(r, r.start, r.end, outcome)
             # The refusal's best total is what `_widest_plan` would find in this window.
             return self._reject(
-                r, outcome.reason, r.start, r.end - r.start, widest=outcome.best_total
+                r,
+                _split_why(r, outcome, self.policy),
+                r.start,
+                r.end - r.start,
+                widest=outcome.best_total,
             )
         return self._reject(r, why, r.start, r.end - r.start)
 
@@ -106,18 +116,13 @@ class Planner:
         if found is not None:
             start, plan = found
             return self._book(r, start, start + r.duration, plan)
-        limit = f" ending by {r.not_after}" if r.not_after is not None else ""
-        why = (
-            f"no start from {r.not_before}{limit} gives {format_bandwidth(r.bandwidth)} "
-            f"for {r.duration} s between {r.src} and {r.dst}"
-        )
+        why = NoStart(r.src, r.dst, r.bandwidth, r.duration, r.not_before, r.not_after)
         return self._reject(r, why, r.not_before, r.duration, earliest=False)
 
     def _max_bandwidth(self, r: Request) -> Decision:
         plan = self._widest_plan(r, r.start, r.end)
         if plan is None:
-            why = f"no bandwidth is free between {r.src} and {r.dst} in [{r.start}, {r.end})"
-            return Refused(r.id, why, max_bandwidth=0)
+            return Refused(r.id, NothingFree(r.src, r.dst, r.start, r.end), max_bandwidth=0)
         granted = sum(a.bandwidth for a in plan.allocations)
         if r.reserve:
             return self._book(r, r.start, r.end, plan, max_bandwidth=granted)
@@ -146,16 +151,17 @@ class Planner:
         for moved in outcome.reallocated:
             if not moved.allocations:  # a victim left with nothing is dropped
                 self._tenant_ids.discard(moved.id)
+        short = None
+        if outcome.shortfall:
+            short = TenantShort(
+                r.tenant, r.src, r.dst, r.bandwidth, outcome.granted, r.start, r.end, outcome.joined
+            )
         if outcome.booking is None:
-            return Refused(r.id, outcome.reason or "", tenant=r.tenant)
+            assert short is not None, "a tenant request booked nothing, yet is short of nothing"
+            return Refused(r.id, short, tenant=r.tenant)
         self._tenant_ids.add(r.id)
         return TenantReserved(
-            r.id,
-            r.tenant,
-            outcome.booking,
-            outcome.shortfall,
-            outcome.reason,
-            tuple(outcome.reallocated),
+            r.id, r.tenant, outcome.booking, outcome.shortfall, short, tuple(outcome.reallocated)
         )
 
     def _release(self, request_id: str) -> Decision:
@@ -298,7 +304,7 @@ class Planner:
     def _reject(
         self,
         r: Request,
-        why: str,
+        why: Why,
         start: int,
         duration: int,
         *,
@@ -312,20 +318,25 @@ class Planner:
         """
         earliest_start: int | None = None
         max_flow: int | None = None
-        hints = [why]
         if earliest:
             # Only `_fixed` asks for it, for this very window, which it just saw refused.
             earliest_start = self._earliest_start(r, duration, start)
-            if earliest_start is not None:
-                hints.append(f"earliest feasible start for the same duration: {earliest_start}")
         if r.max_paths == 1 and r.mode == "fixed":
             bound = self._max_flow(r, start, start + duration, at_least=r.bandwidth)
             if bound >= r.bandwidth:
                 max_flow = bound
-                hints.append(
-                    f"a split over several paths (max_paths >= 2) could carry it: "
-                    f"max-flow bound {format_bandwidth(bound)}"
-                )
         best = self._widest_width(r, start, start + duration) if widest is None else widest
-        hints.append(f"highest feasible bandwidth in the window: {format_bandwidth(best)}")
-        return Refused(r.id, "; ".join(hints), Alternatives(best, earliest_start, max_flow))
+        return Refused(r.id, why, Alternatives(best, earliest_start, max_flow))
+
+
+def _split_why(r: Request, refusal: SplitRefusal, policy: MdiPolicy) -> Why:
+    """A split refusal's facts as the planner's typed reason."""
+    if refusal.blocked_mdi is not None:
+        return DelayImbalance(
+            r.src, r.dst, r.start, r.end, r.bandwidth, r.max_paths,
+            policy.refuse_above, refusal.blocked_mdi,
+        )  # fmt: skip
+    return TooLittle(
+        r.src, r.dst, r.start, r.end, r.bandwidth, refusal.best_total, refusal.max_flow,
+        r.max_paths,
+    )  # fmt: skip

@@ -42,7 +42,7 @@ cannot be preempted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 
 from braid.core.errors import InputError
@@ -102,6 +102,7 @@ class TenantAllocator:
             tuple(v.booking_or_empty() for v in moved),
             state.shortfall,
             _reason(state) if state.shortfall else None,
+            state.main_path is not None,
         )
 
     def release(self, request_id: str) -> tuple[Booking, ...]:
@@ -249,12 +250,21 @@ def _reduced(
 
 
 def _reason(state: TenantState) -> str:
-    r = state.request
-    amount = format_bandwidth(state.granted) if state.granted else "nothing"
+    return shortfall_reason(state.request, state.granted, joined=state.main_path is not None)
+
+
+def shortfall_reason(
+    r: TenantRequest, granted: int, *, joined: bool, when: Callable[[int], str] = str
+) -> str:
+    """Why `r` got only `granted`; `joined` when a main path joins its ends.
+
+    `when` writes the window's instants (epoch seconds by default).
+    """
+    amount = format_bandwidth(granted) if granted else "nothing"
     got = f"tenant {r.tenant} gets {amount}"
     asked = format_bandwidth(r.throughput)
-    window = f"[{r.start}, {'open-ended' if r.end >= FOREVER else r.end})"
-    if state.main_path is None:
+    window = f"[{when(r.start)}, {'open-ended' if r.end >= FOREVER else when(r.end)})"
+    if not joined:
         return f"{got} of {asked}: no path joins {r.src} and {r.dst}"
     return (
         f"{got} of {asked}: no further path has free capacity between "

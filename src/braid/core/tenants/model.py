@@ -90,7 +90,8 @@ class TenantOutcome:
     changed because its sub-paths were preempted; one that could not be
     placed again anywhere appears with no allocations (and is no longer
     booked). `shortfall` is the requirement minus `granted`; `reason` says why
-    whenever it is positive.
+    whenever it is positive. `joined` is false when no main path joined the
+    request's ends.
     """
 
     request_id: str
@@ -101,3 +102,4 @@ class TenantOutcome:
     reallocated: tuple[Booking, ...]
     shortfall: int
     reason: str | None
+    joined: bool = True

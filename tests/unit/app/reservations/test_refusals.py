@@ -89,3 +89,25 @@ def test_any_change_of_the_network_forgets_the_refusals(service: ReservationServ
     again = refusal(service, body())
     assert asked(service) == before + 1
     assert again.alternatives != first.alternatives
+
+
+def rejections(service: ReservationService, kind: str) -> float:
+    found = service.metrics.registry.get_sample_value("braid_rejections_total", {"reason": kind})
+    return found or 0.0
+
+
+def test_a_refusal_writes_its_instants_in_iso_8601_and_is_counted_by_its_kind(
+    service: ReservationService,
+) -> None:
+    rest(service).reserve(ALICE, body(bw=5))
+    one_path = refusal(service, body())
+    window = f"[{format_instant(T0 + 100)}, {format_instant(T0 + 200)})"
+    assert one_path.reason.startswith(
+        f"no single path has 8 Mbit/s free between A and B throughout {window}; "
+        f"earliest feasible start for the same duration: {format_instant(T0 + 200)}; "
+    )
+    split = refusal(service, body(max_paths=2))
+    assert split.reason.startswith("only 5 Mbit/s of the 8 Mbit/s asked can be carried")
+    assert f"between A and B in {window}" in split.reason
+    # Nothing fits on one path; only some of it fits over several.
+    assert (rejections(service, "no_path"), rejections(service, "capacity")) == (1, 1)
