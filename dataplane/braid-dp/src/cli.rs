@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
-use crate::bench_reseq::BenchOptions;
-use crate::blast::{parse_mac, BlastOptions};
-use crate::config::{ConfigPatch, DirectionConfig};
-use crate::probe::ProbeOptions;
+use crate::link::config::{ConfigPatch, DirectionConfig};
+use crate::tools::bench_reseq::BenchOptions;
+use crate::tools::blast::{parse_mac, BlastOptions};
+use crate::tools::probe::ProbeOptions;
 
 pub const USAGE: &str = "\
 braid-dp: braid's data-plane elements

@@ -1,37 +1,24 @@
 //! braid-dp: braid's data-plane elements (see docs/dataplane.md).
 
-mod bench_reseq;
-mod blast;
 mod cli;
-mod config;
+mod common;
 mod control;
-mod control_server;
-mod counters;
 mod edge;
-mod edge_config;
-mod edge_control;
-mod edge_logic;
-mod frames;
+mod frame;
 mod link;
-mod loss;
-mod packet_socket;
-mod probe;
-mod rate;
-mod reseq;
-mod rng;
-mod schedule;
-mod shaper;
-mod timestamped_udp;
-mod wrr;
+mod net;
+mod tools;
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use cli::{Command, EdgeOptions, LinkOptions};
-use probe::ProbeOptions;
+use control::server as control_server;
+use tools::probe::{self, ProbeOptions};
+use tools::{bench_reseq, blast};
 
 fn run_link(options: &LinkOptions) -> Result<(), String> {
-    let link = link::Link::open(&options.a, &options.b, &options.config, options.vlan)
+    let link = link::runtime::Link::open(&options.a, &options.b, &options.config, options.vlan)
         .map_err(|e| format!("opening {} and {}: {e} (root needed)", options.a, options.b))?;
     let listener = control_server::bind(&options.control)
         .map_err(|e| format!("control socket {}: {e}", options.control.display()))?;
@@ -43,23 +30,23 @@ fn run_link(options: &LinkOptions) -> Result<(), String> {
         options.b,
         options.control.display()
     );
-    control_server::serve(listener, Arc::new(control::LinkHandler(link)));
+    control_server::serve(listener, Arc::new(link::protocol::LinkHandler(link)));
     Ok(())
 }
 
 fn run_edge(options: &EdgeOptions) -> Result<(), String> {
     let config = match &options.config {
-        None => edge_config::EdgeConfig::default(),
+        None => edge::config::EdgeConfig::default(),
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("--config {}: {e}", path.display()))?;
             let value: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| format!("--config {}: not JSON ({e})", path.display()))?;
-            edge_config::EdgeConfig::from_json(&value)
+            edge::config::EdgeConfig::from_json(&value)
                 .map_err(|e| format!("--config {}: {e}", path.display()))?
         }
     };
-    let edge = edge::Edge::open(&options.host, &options.net, config).map_err(|e| {
+    let edge = edge::runtime::Edge::open(&options.host, &options.net, config).map_err(|e| {
         format!(
             "opening {} and {}: {e} (root needed)",
             options.host, options.net
@@ -68,14 +55,14 @@ fn run_edge(options: &EdgeOptions) -> Result<(), String> {
     let edge = Arc::new(edge);
     let listener = control_server::bind(&options.control)
         .map_err(|e| format!("control socket {}: {e}", options.control.display()))?;
-    edge::Edge::start(&edge);
+    edge::runtime::Edge::start(&edge);
     println!(
         "braid-dp: edge host {} <-> net {}, control {}",
         options.host,
         options.net,
         options.control.display()
     );
-    control_server::serve(listener, Arc::new(edge_control::EdgeHandler(edge)));
+    control_server::serve(listener, Arc::new(edge::protocol::EdgeHandler(edge)));
     Ok(())
 }
 

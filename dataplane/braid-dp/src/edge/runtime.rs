@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::edge_config::EdgeConfig;
-use crate::edge_control::EdgeControl;
-use crate::edge_logic::{Inbound, Outbound};
-use crate::packet_socket::{PacketSocket, RecvBatch};
-use crate::reseq::ReseqParams;
+use crate::edge::config::EdgeConfig;
+use crate::edge::logic::{Inbound, Outbound};
+use crate::edge::protocol::EdgeControl;
+use crate::edge::reseq::ReseqParams;
+use crate::net::packet_socket::{PacketSocket, RecvBatch};
 
 const BATCH: usize = 64;
 /// How often the network side wakes without frames, to end holds on time.

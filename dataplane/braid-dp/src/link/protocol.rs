@@ -7,8 +7,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::config::{config_to_json, ConfigPatch, DirectionConfig, CONFIG_FIELDS};
-use crate::counters::CounterSnapshot;
+use crate::control::LineHandler;
+use crate::link::config::{config_to_json, ConfigPatch, DirectionConfig, CONFIG_FIELDS};
+use crate::link::counters::CounterSnapshot;
 
 /// One direction of the link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,12 +107,6 @@ fn check_known_fields(object: &Map<String, Value>, takes_config: bool) -> Result
         }
     }
     Ok(())
-}
-
-/// Answers request lines: what the control server needs of an element.
-pub trait LineHandler {
-    /// The reply to one request line (without a trailing newline).
-    fn handle(&self, line: &str) -> String;
 }
 
 /// Lets the control server drive a link.

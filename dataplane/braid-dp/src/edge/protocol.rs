@@ -10,8 +10,8 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use crate::control::LineHandler;
-use crate::edge_config::{check_fields, reseq_patch, EdgeConfig, RESEQ_FIELDS};
-use crate::reseq::ReseqParams;
+use crate::edge::config::{check_fields, reseq_patch, EdgeConfig, RESEQ_FIELDS};
+use crate::edge::reseq::ReseqParams;
 
 /// What the control socket acts on (the running edge, or a fake in tests).
 pub trait EdgeControl {

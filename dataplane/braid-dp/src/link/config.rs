@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::loss::GilbertElliott;
-use crate::rate::parse_rate;
+use crate::link::loss::GilbertElliott;
+use crate::link::rate::parse_rate;
 
 /// Largest delay or jitter accepted, in milliseconds (one minute).
 const MAX_DELAY_MS: f64 = 60_000.0;

@@ -4,9 +4,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::frames::Prefix;
-use crate::reseq::ReseqParams;
-use crate::wrr::{check_burst, integer_weights};
+use crate::edge::reseq::ReseqParams;
+use crate::edge::wrr::{check_burst, integer_weights};
+use crate::frame::Prefix;
 
 /// One path of a reservation: the 802.1Q VLAN the switch rules carry it on.
 #[derive(Debug, Clone, PartialEq)]

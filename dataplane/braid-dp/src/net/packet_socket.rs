@@ -59,7 +59,7 @@ impl RecvBatch {
     pub fn vlan_id(&self, index: usize) -> Option<u16> {
         match self.received[index].vlan {
             Some((_, tci)) => Some(tci & 0x0fff),
-            None => crate::frames::vlan_id(self.frame(index)),
+            None => crate::frame::vlan_id(self.frame(index)),
         }
     }
 

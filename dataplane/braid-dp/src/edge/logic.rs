@@ -7,10 +7,10 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use crate::edge_config::{EdgeConfig, Reservation};
-use crate::frames::{ip_addresses, pop_vlan, push_vlan, tcp_segment, vlan_id, FlowKey};
-use crate::reseq::{ReseqParams, Resequencer};
-use crate::wrr::Wrr;
+use crate::edge::config::{EdgeConfig, Reservation};
+use crate::edge::reseq::{ReseqParams, Resequencer};
+use crate::edge::wrr::Wrr;
+use crate::frame::{ip_addresses, pop_vlan, push_vlan, tcp_segment, vlan_id, FlowKey};
 
 struct Splitter {
     reservation: Reservation,
@@ -224,7 +224,7 @@ impl Inbound {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frames::build_tcp;
+    use crate::frame::build_tcp;
 
     fn config() -> EdgeConfig {
         EdgeConfig::from_json(&json!({"reservations": [{

@@ -3,7 +3,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use crate::reseq::SegmentInfo;
+use crate::edge::reseq::SegmentInfo;
 
 pub const ETHERTYPE_VLAN: u16 = 0x8100;
 pub const ETHERTYPE_IPV4: u16 = 0x0800;
@@ -239,5 +239,4 @@ pub fn build_tcp(key: &FlowKey, seq: u32, flags: u8, payload: usize) -> Vec<u8> 
 }
 
 #[cfg(test)]
-#[path = "frames_tests.rs"]
 mod tests;

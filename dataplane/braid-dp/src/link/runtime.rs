@@ -8,12 +8,12 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::config::DirectionConfig;
-use crate::control::{LinkControl, Side};
-use crate::counters::{CounterSnapshot, Counters};
-use crate::packet_socket::{realtime_priority, tighten_timer_slack, PacketSocket, RecvBatch};
-use crate::shaper::{Shaper, Verdict};
-use crate::timestamped_udp::realtime_ns;
+use crate::link::config::DirectionConfig;
+use crate::link::counters::{CounterSnapshot, Counters};
+use crate::link::protocol::{LinkControl, Side};
+use crate::link::shaper::{Shaper, Verdict};
+use crate::net::packet_socket::{realtime_priority, tighten_timer_slack, PacketSocket, RecvBatch};
+use crate::net::timestamped_udp::realtime_ns;
 
 /// Frames taken per system call, both ways.
 const BATCH: usize = 64;

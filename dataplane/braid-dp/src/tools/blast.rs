@@ -5,7 +5,7 @@ use std::io;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::packet_socket::PacketSocket;
+use crate::net::packet_socket::PacketSocket;
 
 /// An IEEE local experimental EtherType: receivers count the frames and drop them.
 const ETHERTYPE_EXPERIMENTAL: u16 = 0x88B5;

@@ -1,0 +1,3 @@
+//! Small pieces every element uses.
+
+pub mod rng;
