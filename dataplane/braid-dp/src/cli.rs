@@ -4,9 +4,10 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
+use crate::common::field::FieldError;
 use crate::link::config::{ConfigPatch, DirectionConfig};
 use crate::tools::bench_reseq::BenchOptions;
-use crate::tools::blast::{parse_mac, BlastOptions};
+use crate::tools::blast::{parse_mac, BlastOptions, MacError};
 use crate::tools::probe::ProbeOptions;
 
 pub const USAGE: &str = "\
@@ -78,20 +79,125 @@ pub enum Command {
     Version,
 }
 
+/// Why a command line was refused; each names the option at fault.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CliError {
+    /// `ARG: expected an option like --name value`
+    NotAnOption(String),
+    /// `--NAME: missing its value`
+    MissingValue(String),
+    /// `WORD: unknown command (link, edge, ...)`
+    UnknownCommand(String),
+    /// `--NAME: unknown option of COMMAND`
+    UnknownOption {
+        option: String,
+        command: &'static str,
+    },
+    /// `--NAME: missing` or `--NAME: missing (WHAT)`
+    Missing {
+        option: &'static str,
+        what: Option<&'static str>,
+    },
+    /// `--NAME: "VALUE" is not EXPECTED`
+    NotA {
+        option: String,
+        value: String,
+        expected: String,
+    },
+    /// `--NAME: VALUE is outside RANGE`
+    Outside {
+        option: &'static str,
+        value: String,
+        range: &'static str,
+    },
+    /// `option FIELD: WHY`: a link setting the control socket would refuse too.
+    Setting(FieldError),
+    /// `--dst-mac: ...`
+    Mac(MacError),
+    /// `probe: expected echo or send`
+    ProbeMode,
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::NotAnOption(arg) => write!(f, "{arg}: expected an option like --name value"),
+            CliError::MissingValue(name) => write!(f, "--{name}: missing its value"),
+            CliError::UnknownCommand(word) => write!(
+                f,
+                "{word}: unknown command (link, edge, blast, bench-reseq, probe)"
+            ),
+            CliError::UnknownOption { option, command } => {
+                write!(f, "--{option}: unknown option of {command}")
+            }
+            CliError::Missing { option, what: None } => write!(f, "--{option}: missing"),
+            CliError::Missing {
+                option,
+                what: Some(what),
+            } => write!(f, "--{option}: missing ({what})"),
+            CliError::NotA {
+                option,
+                value,
+                expected,
+            } => write!(f, "--{option}: {value:?} is not {expected}"),
+            CliError::Outside {
+                option,
+                value,
+                range,
+            } => write!(f, "--{option}: {value} is outside {range}"),
+            CliError::Setting(error) => write!(f, "option {error}"),
+            CliError::Mac(error) => write!(f, "--dst-mac: {error}"),
+            CliError::ProbeMode => write!(f, "probe: expected echo or send"),
+        }
+    }
+}
+
+impl std::error::Error for CliError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CliError::Setting(error) => Some(error),
+            CliError::Mac(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+fn not_a(option: &str, value: &str, expected: impl Into<String>) -> CliError {
+    CliError::NotA {
+        option: option.to_string(),
+        value: value.to_string(),
+        expected: expected.into(),
+    }
+}
+
+fn missing(option: &'static str, what: &'static str) -> CliError {
+    CliError::Missing {
+        option,
+        what: Some(what),
+    }
+}
+
+fn unknown(option: &str, command: &'static str) -> CliError {
+    CliError::UnknownOption {
+        option: option.to_string(),
+        command,
+    }
+}
+
 /// `--name value` and `--name=value` pairs, in order.
-fn option_pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
+fn option_pairs(args: &[String]) -> Result<Vec<(String, String)>, CliError> {
     let mut pairs = Vec::new();
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let name = arg
             .strip_prefix("--")
-            .ok_or_else(|| format!("{arg}: expected an option like --name value"))?;
+            .ok_or_else(|| CliError::NotAnOption(arg.clone()))?;
         match name.split_once('=') {
             Some((key, value)) => pairs.push((key.to_string(), value.to_string())),
             None => {
                 let value = rest
                     .next()
-                    .ok_or_else(|| format!("--{name}: missing its value"))?;
+                    .ok_or_else(|| CliError::MissingValue(name.to_string()))?;
                 pairs.push((name.to_string(), value.clone()));
             }
         }
@@ -99,7 +205,7 @@ fn option_pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
     Ok(pairs)
 }
 
-pub fn parse_args(args: &[String]) -> Result<Command, String> {
+pub fn parse_args(args: &[String]) -> Result<Command, CliError> {
     match args.first().map(|s| s.as_str()) {
         None | Some("--help") | Some("-h") | Some("help") => Ok(Command::Help),
         Some("--version") | Some("-V") => Ok(Command::Version),
@@ -108,25 +214,21 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         Some("edge") => parse_edge(&option_pairs(&args[1..])?).map(Command::Edge),
         Some("bench-reseq") => parse_bench(&option_pairs(&args[1..])?).map(Command::BenchReseq),
         Some("probe") => parse_probe(&args[1..]).map(Command::Probe),
-        Some(other) => Err(format!(
-            "{other}: unknown command (link, edge, blast, bench-reseq, probe)"
-        )),
+        Some(other) => Err(CliError::UnknownCommand(other.to_string())),
     }
 }
 
-fn number(name: &str, value: &str) -> Result<Value, String> {
-    let x: f64 = value
-        .parse()
-        .map_err(|_| format!("--{name}: {value:?} is not a number"))?;
+fn number(name: &str, value: &str) -> Result<Value, CliError> {
+    let x: f64 = value.parse().map_err(|_| not_a(name, value, "a number"))?;
     serde_json::Number::from_f64(x)
         .map(Value::Number)
-        .ok_or_else(|| format!("--{name}: {value:?} is not a finite number"))
+        .ok_or_else(|| not_a(name, value, "a finite number"))
 }
 
-fn gilbert(value: &str) -> Result<Value, String> {
+fn gilbert(value: &str) -> Result<Value, CliError> {
     let parts: Vec<&str> = value.split(',').collect();
     if !(2..=4).contains(&parts.len()) {
-        return Err(format!("--gilbert: {value:?} is not P,R[,BAD[,GOOD]]"));
+        return Err(not_a("gilbert", value, "P,R[,BAD[,GOOD]]"));
     }
     let names = [
         "p_percent",
@@ -141,7 +243,7 @@ fn gilbert(value: &str) -> Result<Value, String> {
     Ok(Value::Object(object))
 }
 
-fn parse_link(pairs: &[(String, String)]) -> Result<LinkOptions, String> {
+fn parse_link(pairs: &[(String, String)]) -> Result<LinkOptions, CliError> {
     let (mut a, mut b, mut control, mut seed, mut vlan) = (None, None, None, 1u64, None);
     let mut realtime = false;
     let mut fields = Map::new();
@@ -153,14 +255,14 @@ fn parse_link(pairs: &[(String, String)]) -> Result<LinkOptions, String> {
             "seed" => {
                 seed = value
                     .parse()
-                    .map_err(|_| format!("--seed: {value:?} is not a whole number"))?
+                    .map_err(|_| not_a("seed", value, "a whole number"))?
             }
             "vlan" => vlan = Some(whole_number(name, value, 1, 4094)? as u16),
             "realtime" => {
                 realtime = match value.as_str() {
                     "on" => true,
                     "off" => false,
-                    _ => return Err(format!("--realtime: {value:?} is not on or off")),
+                    _ => return Err(not_a("realtime", value, "on or off")),
                 }
             }
             "delay-ms" => drop(fields.insert("delay_ms".into(), number(name, value)?)),
@@ -171,19 +273,19 @@ fn parse_link(pairs: &[(String, String)]) -> Result<LinkOptions, String> {
             "queue-limit" => {
                 let limit: u64 = value
                     .parse()
-                    .map_err(|_| format!("--queue-limit: {value:?} is not a whole number"))?;
+                    .map_err(|_| not_a("queue-limit", value, "a whole number"))?;
                 fields.insert("queue_limit".into(), json!(limit));
             }
-            other => return Err(format!("--{other}: unknown option of link")),
+            other => return Err(unknown(other, "link")),
         }
     }
-    let patch = ConfigPatch::from_json(&fields).map_err(|e| format!("option {e}"))?;
+    let patch = ConfigPatch::from_json(&fields).map_err(CliError::Setting)?;
     let mut config = DirectionConfig::default();
     patch.apply_to(&mut config);
     Ok(LinkOptions {
-        a: a.ok_or("--a: missing (the first interface)")?,
-        b: b.ok_or("--b: missing (the second interface)")?,
-        control: control.ok_or("--control: missing (the control socket's path)")?,
+        a: a.ok_or_else(|| missing("a", "the first interface"))?,
+        b: b.ok_or_else(|| missing("b", "the second interface"))?,
+        control: control.ok_or_else(|| missing("control", "the control socket's path"))?,
         config,
         seed,
         vlan,
@@ -191,46 +293,58 @@ fn parse_link(pairs: &[(String, String)]) -> Result<LinkOptions, String> {
     })
 }
 
-fn parse_blast(pairs: &[(String, String)]) -> Result<BlastOptions, String> {
+fn parse_blast(pairs: &[(String, String)]) -> Result<BlastOptions, CliError> {
     let (mut interface, mut destination) = (None, None);
     let (mut frame_len, mut pps, mut seconds) = (64usize, 0u64, 5.0f64);
     for (name, value) in pairs {
         let whole = || {
             value
                 .parse::<u64>()
-                .map_err(|_| format!("--{name}: {value:?} is not a whole number"))
+                .map_err(|_| not_a(name, value, "a whole number"))
         };
         match name.as_str() {
             "interface" => interface = Some(value.clone()),
-            "dst-mac" => {
-                destination = Some(parse_mac(value).map_err(|e| format!("--dst-mac: {e}"))?)
-            }
+            "dst-mac" => destination = Some(parse_mac(value).map_err(CliError::Mac)?),
             "size" => frame_len = whole()? as usize,
             "pps" => pps = whole()?,
             "seconds" => {
                 seconds = value
                     .parse()
-                    .map_err(|_| format!("--seconds: {value:?} is not a number"))?
+                    .map_err(|_| not_a("seconds", value, "a number"))?
             }
-            other => return Err(format!("--{other}: unknown option of blast")),
+            other => return Err(unknown(other, "blast")),
         }
     }
     if !(22..=9216).contains(&frame_len) {
-        return Err(format!("--size: {frame_len} is outside 22 to 9216 bytes"));
+        return Err(CliError::Outside {
+            option: "size",
+            value: frame_len.to_string(),
+            range: "22 to 9216 bytes",
+        });
     }
     if !(seconds > 0.0 && seconds <= 3600.0) {
-        return Err(format!("--seconds: {seconds} is outside (0, 3600]"));
+        return Err(CliError::Outside {
+            option: "seconds",
+            value: seconds.to_string(),
+            range: "(0, 3600]",
+        });
     }
     Ok(BlastOptions {
-        interface: interface.ok_or("--interface: missing")?,
-        destination: destination.ok_or("--dst-mac: missing")?,
+        interface: interface.ok_or(CliError::Missing {
+            option: "interface",
+            what: None,
+        })?,
+        destination: destination.ok_or(CliError::Missing {
+            option: "dst-mac",
+            what: None,
+        })?,
         frame_len,
         pps,
         seconds,
     })
 }
 
-fn parse_edge(pairs: &[(String, String)]) -> Result<EdgeOptions, String> {
+fn parse_edge(pairs: &[(String, String)]) -> Result<EdgeOptions, CliError> {
     let (mut host, mut net, mut control, mut config) = (None, None, None, None);
     for (name, value) in pairs {
         match name.as_str() {
@@ -238,27 +352,29 @@ fn parse_edge(pairs: &[(String, String)]) -> Result<EdgeOptions, String> {
             "net" => net = Some(value.clone()),
             "control" => control = Some(PathBuf::from(value)),
             "config" => config = Some(PathBuf::from(value)),
-            other => return Err(format!("--{other}: unknown option of edge")),
+            other => return Err(unknown(other, "edge")),
         }
     }
     Ok(EdgeOptions {
-        host: host.ok_or("--host: missing (the host's interface)")?,
-        net: net.ok_or("--net: missing (the network's interface)")?,
-        control: control.ok_or("--control: missing (the control socket's path)")?,
+        host: host.ok_or_else(|| missing("host", "the host's interface"))?,
+        net: net.ok_or_else(|| missing("net", "the network's interface"))?,
+        control: control.ok_or_else(|| missing("control", "the control socket's path"))?,
         config,
     })
 }
 
-fn whole_number(name: &str, value: &str, low: u64, high: u64) -> Result<u64, String> {
+fn whole_number(name: &str, value: &str, low: u64, high: u64) -> Result<u64, CliError> {
     match value.parse::<u64>() {
         Ok(n) if (low..=high).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "--{name}: {value:?} is not a whole number from {low} to {high}"
+        _ => Err(not_a(
+            name,
+            value,
+            format!("a whole number from {low} to {high}"),
         )),
     }
 }
 
-fn parse_bench(pairs: &[(String, String)]) -> Result<BenchOptions, String> {
+fn parse_bench(pairs: &[(String, String)]) -> Result<BenchOptions, CliError> {
     let mut options = BenchOptions {
         packets: 4_000_000,
         flows: 16,
@@ -269,13 +385,13 @@ fn parse_bench(pairs: &[(String, String)]) -> Result<BenchOptions, String> {
             "packets" => options.packets = whole_number(name, value, 1, 1 << 30)? as usize,
             "flows" => options.flows = whole_number(name, value, 1, 65_536)? as usize,
             "rounds" => options.rounds = whole_number(name, value, 1, 100)? as usize,
-            other => return Err(format!("--{other}: unknown option of bench-reseq")),
+            other => return Err(unknown(other, "bench-reseq")),
         }
     }
     Ok(options)
 }
 
-fn parse_probe(args: &[String]) -> Result<ProbeOptions, String> {
+fn parse_probe(args: &[String]) -> Result<ProbeOptions, CliError> {
     let mode = args.first().map(String::as_str);
     let pairs = option_pairs(args.get(1..).unwrap_or(&[]))?;
     match mode {
@@ -289,12 +405,15 @@ fn parse_probe(args: &[String]) -> Result<ProbeOptions, String> {
                             .parse::<f64>()
                             .ok()
                             .filter(|s| *s > 0.0 && *s <= 86_400.0)
-                            .ok_or_else(|| format!("--seconds: {value:?} is not in (0, 86400]"))?
+                            .ok_or_else(|| not_a("seconds", value, "in (0, 86400]"))?
                     }
-                    other => return Err(format!("--{other}: unknown option of probe echo")),
+                    other => return Err(unknown(other, "probe echo")),
                 }
             }
-            let port = port.ok_or("--port: missing")?;
+            let port = port.ok_or(CliError::Missing {
+                option: "port",
+                what: None,
+            })?;
             Ok(ProbeOptions::Echo { port, seconds })
         }
         Some("send") => {
@@ -302,10 +421,11 @@ fn parse_probe(args: &[String]) -> Result<ProbeOptions, String> {
             for (name, value) in &pairs {
                 match name.as_str() {
                     "to" => {
-                        to =
-                            Some(value.parse().map_err(|_| {
-                                format!("--to: {value:?} is not an IP:PORT address")
-                            })?)
+                        to = Some(
+                            value
+                                .parse()
+                                .map_err(|_| not_a("to", value, "an IP:PORT address"))?,
+                        )
                     }
                     "count" => count = whole_number(name, value, 1, 10_000_000)? as usize,
                     "interval-ms" => {
@@ -313,20 +433,21 @@ fn parse_probe(args: &[String]) -> Result<ProbeOptions, String> {
                             .parse::<f64>()
                             .ok()
                             .filter(|ms| *ms > 0.0 && *ms <= 60_000.0)
-                            .ok_or_else(|| {
-                                format!("--interval-ms: {value:?} is not in (0, 60000]")
-                            })?
+                            .ok_or_else(|| not_a("interval-ms", value, "in (0, 60000]"))?
                     }
-                    other => return Err(format!("--{other}: unknown option of probe send")),
+                    other => return Err(unknown(other, "probe send")),
                 }
             }
             Ok(ProbeOptions::Send {
-                to: to.ok_or("--to: missing")?,
+                to: to.ok_or(CliError::Missing {
+                    option: "to",
+                    what: None,
+                })?,
                 count,
                 interval: std::time::Duration::from_secs_f64(interval_ms / 1e3),
             })
         }
-        _ => Err("probe: expected echo or send".into()),
+        _ => Err(CliError::ProbeMode),
     }
 }
 
@@ -383,7 +504,7 @@ mod tests {
             ("route", "route"),
         ];
         for (line, start) in cases {
-            let error = parse_args(&args(line)).unwrap_err();
+            let error = parse_args(&args(line)).unwrap_err().to_string();
             assert!(error.starts_with(start), "{line}: {error}");
         }
     }
@@ -420,6 +541,7 @@ mod tests {
         }
         assert!(parse_args(&args("edge --host h0 --control s"))
             .unwrap_err()
+            .to_string()
             .starts_with("--net"));
         match parse_args(&args("bench-reseq --packets 1000")).unwrap() {
             Command::BenchReseq(o) => assert_eq!((o.packets, o.flows), (1000, 16)),
@@ -427,6 +549,7 @@ mod tests {
         }
         assert!(parse_args(&args("bench-reseq --flows 0"))
             .unwrap_err()
+            .to_string()
             .starts_with("--flows"));
         match parse_args(&args(
             "probe send --to 10.0.0.2:9 --count 5 --interval-ms 2",
@@ -446,9 +569,11 @@ mod tests {
         ));
         assert!(parse_args(&args("probe send --to nowhere"))
             .unwrap_err()
+            .to_string()
             .starts_with("--to"));
         assert!(parse_args(&args("probe bounce"))
             .unwrap_err()
+            .to_string()
             .starts_with("probe"));
     }
 

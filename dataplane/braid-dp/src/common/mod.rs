@@ -1,3 +1,4 @@
 //! Small pieces every element uses.
 
+pub mod field;
 pub mod rng;

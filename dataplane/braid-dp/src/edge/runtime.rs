@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::common::field::FieldError;
 use crate::edge::config::EdgeConfig;
 use crate::edge::logic::{Inbound, Outbound};
 use crate::edge::protocol::EdgeControl;
@@ -187,7 +188,7 @@ impl EdgeControl for Edge {
         *lock(&self.config) = config;
     }
 
-    fn set_weights(&self, reservation: &str, weights: &[f64]) -> Result<(), String> {
+    fn set_weights(&self, reservation: &str, weights: &[f64]) -> Result<(), FieldError> {
         lock(&self.outbound).set_weights(reservation, weights)
     }
 

@@ -153,6 +153,28 @@ pub fn tcp_segment(frame: &[u8]) -> Option<(FlowKey, SegmentInfo)> {
     Some((key, info))
 }
 
+/// Why a text is not an address prefix (the text as given).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrefixError {
+    NotAnAddress(String),
+    Length { text: String, max: u8 },
+}
+
+impl std::fmt::Display for PrefixError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PrefixError::NotAnAddress(text) => {
+                write!(f, "{text:?} is not an IP address or prefix")
+            }
+            PrefixError::Length { text, max } => {
+                write!(f, "{text:?}: the prefix length is not 0 to {max}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PrefixError {}
+
 /// An address prefix like 10.0.0.0/24 or 2001:db8::/32.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Prefix {
@@ -161,14 +183,14 @@ pub struct Prefix {
 }
 
 impl Prefix {
-    pub fn parse(text: &str) -> Result<Prefix, String> {
+    pub fn parse(text: &str) -> Result<Prefix, PrefixError> {
         let (addr, len) = match text.split_once('/') {
             Some((addr, len)) => (addr, Some(len)),
             None => (text, None),
         };
         let addr: IpAddr = addr
             .parse()
-            .map_err(|_| format!("{text:?} is not an IP address or prefix"))?;
+            .map_err(|_| PrefixError::NotAnAddress(text.to_string()))?;
         let max = if addr.is_ipv4() { 32 } else { 128 };
         let len = match len {
             None => max,
@@ -176,7 +198,10 @@ impl Prefix {
                 .parse::<u8>()
                 .ok()
                 .filter(|l| *l <= max)
-                .ok_or_else(|| format!("{text:?}: the prefix length is not 0 to {max}"))?,
+                .ok_or_else(|| PrefixError::Length {
+                    text: text.to_string(),
+                    max,
+                })?,
         };
         Ok(Prefix { addr, len })
     }
