@@ -3,6 +3,7 @@
 mod cli;
 mod common;
 mod control;
+mod device;
 mod edge;
 mod frame;
 mod link;

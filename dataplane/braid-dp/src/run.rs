@@ -11,9 +11,7 @@ use crate::cli::{EdgeOptions, LinkOptions};
 use crate::common::field::FieldError;
 use crate::control::server as control_server;
 use crate::edge::config::EdgeConfig;
-use crate::edge::protocol::EdgeHandler;
 use crate::edge::runtime::Edge;
-use crate::link::protocol::LinkHandler;
 use crate::link::runtime::Link;
 use crate::tools::blast::{self, BlastOptions};
 use crate::tools::probe::{self, ProbeOptions};
@@ -99,16 +97,20 @@ fn control_socket(path: &std::path::Path) -> Result<std::os::unix::net::UnixList
 }
 
 pub fn link(options: &LinkOptions) -> Result<(), RunError> {
-    let link =
-        Link::open(&options.a, &options.b, &options.config, options.vlan).map_err(|source| {
-            RunError::Open {
-                first: options.a.clone(),
-                second: options.b.clone(),
-                source,
-            }
-        })?;
+    let link = Link::open(
+        &options.a,
+        &options.b,
+        &options.config,
+        options.seed,
+        options.vlan,
+    )
+    .map_err(|source| RunError::Open {
+        first: options.a.clone(),
+        second: options.b.clone(),
+        source,
+    })?;
     let listener = control_socket(&options.control)?;
-    link.start(options.seed, options.realtime);
+    link.start(options.realtime);
     // The caller waits for this line before it connects.
     println!(
         "braid-dp: forwarding {} <-> {}, control {}",
@@ -116,7 +118,7 @@ pub fn link(options: &LinkOptions) -> Result<(), RunError> {
         options.b,
         options.control.display()
     );
-    control_server::serve(listener, Arc::new(LinkHandler(link)));
+    control_server::serve(listener, Arc::new(link));
     Ok(())
 }
 
@@ -154,7 +156,7 @@ pub fn edge(options: &EdgeOptions) -> Result<(), RunError> {
         options.net,
         options.control.display()
     );
-    control_server::serve(listener, Arc::new(EdgeHandler(edge)));
+    control_server::serve(listener, edge);
     Ok(())
 }
 

@@ -2,3 +2,4 @@
 
 pub mod field;
 pub mod rng;
+pub mod sync;

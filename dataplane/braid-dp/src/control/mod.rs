@@ -87,7 +87,7 @@ pub fn unknown_command(name: &str, known: &'static [&'static str]) -> RequestErr
 }
 
 /// The reply line to a request: the reply object, or the error's.
-pub fn reply_line(reply: Result<Value, RequestError>) -> String {
+pub fn reply_line<E: fmt::Display>(reply: Result<Value, E>) -> String {
     match reply {
         Ok(value) => value.to_string(),
         Err(error) => json!({"ok": false, "error": error.to_string()}).to_string(),

@@ -3,6 +3,7 @@
 //! host frames untagged and their TCP flows resequenced.
 
 pub mod config;
+pub mod device;
 pub mod logic;
 pub mod protocol;
 pub mod reseq;

@@ -5,12 +5,10 @@
 //! A request is checked whole before anything changes; a bad one gets
 //! `{"ok": false, "error": "<field>: <why>"}` and changes nothing.
 
-use std::sync::Arc;
-
 use serde_json::{json, Map, Value};
 
 use crate::common::field::{check_fields, FieldError, Problem};
-use crate::control::{parse_command, reply_line, unknown_command, LineHandler, RequestError};
+use crate::control::{parse_command, unknown_command, RequestError};
 use crate::edge::config::{reseq_patch, EdgeConfig, RESEQ_FIELDS};
 use crate::edge::reseq::ReseqParams;
 
@@ -115,17 +113,9 @@ pub fn answer_edge(line: &str, edge: &dyn EdgeControl) -> Result<Value, RequestE
 }
 
 /// Answers one request line (the reply has no trailing newline).
+#[cfg(test)]
 pub fn handle_edge_line(line: &str, edge: &dyn EdgeControl) -> String {
-    reply_line(answer_edge(line, edge))
-}
-
-/// Lets the shared control server drive an edge.
-pub struct EdgeHandler<E>(pub Arc<E>);
-
-impl<E: EdgeControl> LineHandler for EdgeHandler<E> {
-    fn handle(&self, line: &str) -> String {
-        handle_edge_line(line, self.0.as_ref())
-    }
+    crate::control::reply_line(answer_edge(line, edge))
 }
 
 #[cfg(test)]

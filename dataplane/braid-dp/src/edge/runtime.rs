@@ -1,62 +1,26 @@
-//! The running multipath edge: a thread per direction between the host's
-//! interface and the network's, applying `edge_logic` to every frame.
+//! The running multipath edge: an [`EdgeDevice`] between the host's
+//! interface and the network's, a thread per direction carrying frames
+//! between their AF_PACKET sockets and the device (root needed).
 
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
-
-use crate::common::field::FieldError;
+use crate::control::LineHandler;
+use crate::device::{Device, DeviceHandler, Emitted, Port};
 use crate::edge::config::EdgeConfig;
-use crate::edge::logic::{Inbound, Outbound};
-use crate::edge::protocol::EdgeControl;
-use crate::edge::reseq::ReseqParams;
+use crate::edge::device::EdgeDevice;
 use crate::net::packet_socket::{PacketSocket, RecvBatch};
 
 const BATCH: usize = 64;
 /// How often the network side wakes without frames, to end holds on time.
 const POLL: Duration = Duration::from_millis(1);
 
-#[derive(Debug, Default)]
-struct SideCounters {
-    received: AtomicU64,
-    sent: AtomicU64,
-    send_errors: AtomicU64,
-    dropped_oversize: AtomicU64,
-}
-
-impl SideCounters {
-    fn to_json(&self) -> Value {
-        let read = |c: &AtomicU64| c.load(Ordering::Relaxed);
-        json!({
-            "received": read(&self.received),
-            "sent": read(&self.sent),
-            "send_errors": read(&self.send_errors),
-            "dropped_oversize": read(&self.dropped_oversize),
-        })
-    }
-}
-
-fn add(counter: &AtomicU64, n: usize) {
-    counter.fetch_add(n as u64, Ordering::Relaxed);
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // panic = "abort": a poisoned lock cannot be observed.
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 pub struct Edge {
+    device: Arc<EdgeDevice>,
     host: PacketSocket,
     net: PacketSocket,
-    config: Mutex<EdgeConfig>,
-    outbound: Mutex<Outbound>,
-    inbound: Mutex<Inbound>,
-    to_net: SideCounters,
-    to_host: SideCounters,
     epoch: Instant,
 }
 
@@ -66,13 +30,9 @@ impl Edge {
         let net = PacketSocket::open(net)?;
         net.set_receive_timeout(POLL)?;
         Ok(Edge {
+            device: Arc::new(EdgeDevice::new(config)),
             host,
             net,
-            outbound: Mutex::new(Outbound::new(&config)),
-            inbound: Mutex::new(Inbound::new(&config)),
-            config: Mutex::new(config),
-            to_net: SideCounters::default(),
-            to_host: SideCounters::default(),
             epoch: Instant::now(),
         })
     }
@@ -92,55 +52,53 @@ impl Edge {
         }
     }
 
-    /// Copies the frames worth handling out of the receive buffers.
-    fn take(batch: &RecvBatch, counters: &SideCounters) -> Vec<Vec<u8>> {
-        let mut frames = Vec::with_capacity(batch.received.len());
+    fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    /// Hands the frames of a batch taken in on `port` to the device.
+    fn take(&self, batch: &RecvBatch, port: Port, now_ns: u64, out: &mut Vec<Emitted>) {
         for (i, received) in batch.received.iter().enumerate() {
             if received.packet_type == libc::PACKET_OUTGOING {
                 continue;
             }
-            add(&counters.received, 1);
             if received.truncated {
-                add(&counters.dropped_oversize, 1);
+                self.device.oversize(port);
                 continue;
             }
-            frames.push(batch.frame_to_vec(i));
+            // The frame is at most MAX_FRAME long: the device takes it.
+            let _ = self
+                .device
+                .receive(now_ns, port, batch.frame_to_vec(i), out);
         }
-        frames
     }
 
-    fn send(socket: &PacketSocket, frames: &[Vec<u8>], counters: &SideCounters) {
-        if frames.is_empty() {
+    /// Sends what the device emitted (all by `port`'s socket) and says how it went.
+    fn send(&self, port: Port, out: &mut Vec<Emitted>) {
+        if out.is_empty() {
             return;
         }
+        let socket = match port {
+            Port::A => &self.host,
+            Port::B => &self.net,
+        };
+        let frames: Vec<Vec<u8>> = out.drain(..).map(|(_, frame)| frame).collect();
         let slices: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
         let (sent, failed) = socket.send_batch(&slices);
-        add(&counters.sent, sent);
-        add(&counters.send_errors, failed);
+        self.device.sent(port, &frames, sent, failed);
     }
 
     fn host_to_net(&self) -> io::Result<()> {
         let mut batch = RecvBatch::new(BATCH);
+        let mut out = Vec::with_capacity(BATCH);
         loop {
             match self.host.recv_batch(&mut batch) {
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
-            let frames = Edge::take(&batch, &self.to_net);
-            let mut out = Vec::with_capacity(frames.len());
-            {
-                let mut outbound = lock(&self.outbound);
-                for frame in frames {
-                    let mut tagged = Vec::new();
-                    if outbound.route(&frame, &mut tagged) {
-                        out.push(tagged);
-                    } else {
-                        out.push(frame);
-                    }
-                }
-            }
-            Edge::send(&self.net, &out, &self.to_net);
+            self.take(&batch, Port::A, self.now_ns(), &mut out);
+            self.send(Port::B, &mut out);
         }
     }
 
@@ -148,65 +106,31 @@ impl Edge {
         let mut batch = RecvBatch::new(BATCH);
         let mut out = Vec::with_capacity(BATCH);
         loop {
-            let frames = match self.net.recv_batch(&mut batch) {
-                Ok(_) => Edge::take(&batch, &self.to_host),
+            let received = match self.net.recv_batch(&mut batch) {
+                Ok(_) => true,
                 Err(e)
                     if matches!(
                         e.kind(),
                         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
                     ) =>
                 {
-                    Vec::new()
+                    false
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             };
-            {
-                let now = self.epoch.elapsed().as_nanos() as u64;
-                let mut inbound = lock(&self.inbound);
-                for frame in frames {
-                    inbound.receive(now, frame, &mut out);
-                }
-                inbound.poll(now, &mut out);
+            let now = self.now_ns();
+            if received {
+                self.take(&batch, Port::B, now, &mut out);
             }
-            Edge::send(&self.host, &out, &self.to_host);
-            out.clear();
+            self.device.poll(now, &mut out);
+            self.send(Port::A, &mut out);
         }
     }
 }
 
-impl EdgeControl for Edge {
-    fn config(&self) -> EdgeConfig {
-        let mut config = lock(&self.config).clone();
-        config.reservations = lock(&self.outbound).reservations();
-        config
-    }
-
-    fn configure(&self, config: EdgeConfig) {
-        *lock(&self.outbound) = Outbound::new(&config);
-        lock(&self.inbound).reconfigure(&config);
-        *lock(&self.config) = config;
-    }
-
-    fn set_weights(&self, reservation: &str, weights: &[f64]) -> Result<(), FieldError> {
-        lock(&self.outbound).set_weights(reservation, weights)
-    }
-
-    fn set_reseq(&self, params: ReseqParams) {
-        lock(&self.inbound).set_params(params);
-        lock(&self.config).reseq = params;
-    }
-
-    fn counters(&self) -> Value {
-        let mut to_net = lock(&self.outbound).counters_json();
-        let mut to_host = lock(&self.inbound).counters_json();
-        let merge = |into: &mut Value, side: Value| {
-            if let (Some(into), Value::Object(side)) = (into.as_object_mut(), side) {
-                into.extend(side);
-            }
-        };
-        merge(&mut to_net, self.to_net.to_json());
-        merge(&mut to_host, self.to_host.to_json());
-        json!({"to_net": to_net, "to_host": to_host})
+impl LineHandler for Edge {
+    fn handle(&self, line: &str) -> String {
+        DeviceHandler(Arc::clone(&self.device)).handle(line)
     }
 }

@@ -5,6 +5,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use crate::edge::reseq::SegmentInfo;
 
+/// The longest frame an element takes (64 KiB); longer ones are counted as oversize.
+pub const MAX_FRAME: usize = 65_536;
 pub const ETHERTYPE_VLAN: u16 = 0x8100;
 pub const ETHERTYPE_IPV4: u16 = 0x0800;
 pub const ETHERTYPE_IPV6: u16 = 0x86DD;

@@ -3,6 +3,8 @@
 
 pub mod config;
 pub mod counters;
+pub mod device;
+pub mod direction;
 pub mod loss;
 pub mod protocol;
 pub mod rate;

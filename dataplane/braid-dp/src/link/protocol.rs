@@ -8,7 +8,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::common::field::{FieldError, Problem};
-use crate::control::{parse_command, reply_line, unknown_command, LineHandler, RequestError};
+use crate::control::{parse_command, unknown_command, RequestError};
 use crate::link::config::{config_to_json, ConfigPatch, DirectionConfig, CONFIG_FIELDS};
 use crate::link::counters::CounterSnapshot;
 
@@ -106,23 +106,15 @@ fn check_known_fields(object: &Map<String, Value>, takes_config: bool) -> Result
     Ok(())
 }
 
-/// Lets the control server drive a link.
-pub struct LinkHandler<L>(pub L);
-
-impl<L: LinkControl> LineHandler for LinkHandler<L> {
-    fn handle(&self, line: &str) -> String {
-        handle_line(line, &self.0)
-    }
-}
-
 /// Answers one request: the reply object, or why it was refused (then nothing changed).
 pub fn answer(line: &str, link: &dyn LinkControl) -> Result<Value, RequestError> {
     parse_request(line).map(|request| execute(request, link))
 }
 
 /// Answers one request line (the reply has no trailing newline).
+#[cfg(test)]
 pub fn handle_line(line: &str, link: &dyn LinkControl) -> String {
-    reply_line(answer(line, link))
+    crate::control::reply_line(answer(line, link))
 }
 
 fn execute(request: Request, link: &dyn LinkControl) -> Value {
