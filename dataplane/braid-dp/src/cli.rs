@@ -1,14 +1,19 @@
-//! Command-line arguments: `braid-dp link ...` and `braid-dp blast ...`.
+//! Command-line arguments of every command: `braid-dp link`, `edge`,
+//! `blast`, `bench-reseq`, `probe echo` and `probe send`, `--help` and
+//! `--version` (the usage below says what each takes).
 
 use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
-use crate::common::field::FieldError;
 use crate::link::config::{ConfigPatch, DirectionConfig};
 use crate::tools::bench_reseq::BenchOptions;
-use crate::tools::blast::{parse_mac, BlastOptions, MacError};
+use crate::tools::blast::{parse_mac, BlastOptions};
+
+mod error;
+
 use crate::tools::probe::ProbeOptions;
+pub use error::CliError;
 
 pub const USAGE: &str = "\
 braid-dp: braid's data-plane elements
@@ -77,89 +82,6 @@ pub enum Command {
     Probe(ProbeOptions),
     Help,
     Version,
-}
-
-/// Why a command line was refused; each names the option at fault.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CliError {
-    /// `ARG: expected an option like --name value`
-    NotAnOption(String),
-    /// `--NAME: missing its value`
-    MissingValue(String),
-    /// `WORD: unknown command (link, edge, ...)`
-    UnknownCommand(String),
-    /// `--NAME: unknown option of COMMAND`
-    UnknownOption {
-        option: String,
-        command: &'static str,
-    },
-    /// `--NAME: missing` or `--NAME: missing (WHAT)`
-    Missing {
-        option: &'static str,
-        what: Option<&'static str>,
-    },
-    /// `--NAME: "VALUE" is not EXPECTED`
-    NotA {
-        option: String,
-        value: String,
-        expected: String,
-    },
-    /// `--NAME: VALUE is outside RANGE`
-    Outside {
-        option: &'static str,
-        value: String,
-        range: &'static str,
-    },
-    /// `option FIELD: WHY`: a link setting the control socket would refuse too.
-    Setting(FieldError),
-    /// `--dst-mac: ...`
-    Mac(MacError),
-    /// `probe: expected echo or send`
-    ProbeMode,
-}
-
-impl std::fmt::Display for CliError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CliError::NotAnOption(arg) => write!(f, "{arg}: expected an option like --name value"),
-            CliError::MissingValue(name) => write!(f, "--{name}: missing its value"),
-            CliError::UnknownCommand(word) => write!(
-                f,
-                "{word}: unknown command (link, edge, blast, bench-reseq, probe)"
-            ),
-            CliError::UnknownOption { option, command } => {
-                write!(f, "--{option}: unknown option of {command}")
-            }
-            CliError::Missing { option, what: None } => write!(f, "--{option}: missing"),
-            CliError::Missing {
-                option,
-                what: Some(what),
-            } => write!(f, "--{option}: missing ({what})"),
-            CliError::NotA {
-                option,
-                value,
-                expected,
-            } => write!(f, "--{option}: {value:?} is not {expected}"),
-            CliError::Outside {
-                option,
-                value,
-                range,
-            } => write!(f, "--{option}: {value} is outside {range}"),
-            CliError::Setting(error) => write!(f, "option {error}"),
-            CliError::Mac(error) => write!(f, "--dst-mac: {error}"),
-            CliError::ProbeMode => write!(f, "probe: expected echo or send"),
-        }
-    }
-}
-
-impl std::error::Error for CliError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            CliError::Setting(error) => Some(error),
-            CliError::Mac(error) => Some(error),
-            _ => None,
-        }
-    }
 }
 
 fn not_a(option: &str, value: &str, expected: impl Into<String>) -> CliError {
@@ -452,134 +374,4 @@ fn parse_probe(args: &[String]) -> Result<ProbeOptions, CliError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn args(line: &str) -> Vec<String> {
-        line.split_whitespace().map(String::from).collect()
-    }
-
-    #[test]
-    fn link_with_every_option() {
-        let command = parse_args(&args(
-            "link --a v0 --b=v1 --control /tmp/s --delay-ms 20 --jitter-ms 1 --loss-percent 0.5 \
-             --gilbert 1,25 --rate 100M --queue-limit 50 --seed 9 --vlan 101 --realtime on",
-        ))
-        .unwrap();
-        let options = match command {
-            Command::Link(options) => options,
-            other => panic!("not link: {other:?}"),
-        };
-        assert_eq!((options.a.as_str(), options.b.as_str()), ("v0", "v1"));
-        assert_eq!(options.control, PathBuf::from("/tmp/s"));
-        assert_eq!(options.config.delay_ns, 20_000_000);
-        assert_eq!(options.config.jitter_ns, 1_000_000);
-        assert!((options.config.loss - 0.005).abs() < 1e-12);
-        assert!(options.config.bursty_loss.is_some());
-        assert_eq!(options.config.rate_bps, Some(100_000_000));
-        assert_eq!(options.config.queue_limit, 50);
-        assert_eq!(options.seed, 9);
-        assert_eq!(options.vlan, Some(101));
-        assert!(options.realtime);
-    }
-
-    #[test]
-    fn bad_link_options_name_themselves() {
-        let cases = [
-            ("link --b v1 --control s", "--a"),
-            ("link --a v0 --b v1 --control s --delay-ms x", "--delay-ms"),
-            (
-                "link --a v0 --b v1 --control s --delay-ms -3",
-                "option delay_ms",
-            ),
-            ("link --a v0 --b v1 --control s --colour red", "--colour"),
-            ("link --a v0 --b v1 --control s --vlan 4095", "--vlan"),
-            (
-                "link --a v0 --b v1 --control s --realtime yes",
-                "--realtime",
-            ),
-            ("link --a v0 --b v1 --control s --gilbert 1", "--gilbert"),
-            ("link --a v0 --b v1 --control", "--control"),
-            ("link stray", "stray"),
-            ("route", "route"),
-        ];
-        for (line, start) in cases {
-            let error = parse_args(&args(line)).unwrap_err().to_string();
-            assert!(error.starts_with(start), "{line}: {error}");
-        }
-    }
-
-    #[test]
-    fn blast_defaults_and_checks() {
-        let command = parse_args(&args(
-            "blast --interface v0 --dst-mac 02:00:00:00:00:02 --pps 1000",
-        ))
-        .unwrap();
-        let options = match command {
-            Command::Blast(options) => options,
-            other => panic!("not blast: {other:?}"),
-        };
-        assert_eq!((options.frame_len, options.pps), (64, 1000));
-        assert!(parse_args(&args(
-            "blast --interface v0 --dst-mac 02:00:00:00:00:02 --size 8"
-        ))
-        .is_err());
-        assert!(parse_args(&args("blast --interface v0")).is_err());
-    }
-
-    #[test]
-    fn edge_bench_and_probe() {
-        let command = parse_args(&args(
-            "edge --host h0 --net n0 --control /tmp/s --config c.json",
-        ));
-        match command.unwrap() {
-            Command::Edge(o) => {
-                assert_eq!((o.host.as_str(), o.net.as_str()), ("h0", "n0"));
-                assert_eq!(o.config, Some(PathBuf::from("c.json")));
-            }
-            other => panic!("not edge: {other:?}"),
-        }
-        assert!(parse_args(&args("edge --host h0 --control s"))
-            .unwrap_err()
-            .to_string()
-            .starts_with("--net"));
-        match parse_args(&args("bench-reseq --packets 1000")).unwrap() {
-            Command::BenchReseq(o) => assert_eq!((o.packets, o.flows), (1000, 16)),
-            other => panic!("not bench: {other:?}"),
-        }
-        assert!(parse_args(&args("bench-reseq --flows 0"))
-            .unwrap_err()
-            .to_string()
-            .starts_with("--flows"));
-        match parse_args(&args(
-            "probe send --to 10.0.0.2:9 --count 5 --interval-ms 2",
-        ))
-        .unwrap()
-        {
-            Command::Probe(ProbeOptions::Send {
-                count, interval, ..
-            }) => {
-                assert_eq!((count, interval.as_millis()), (5, 2))
-            }
-            other => panic!("not probe send: {other:?}"),
-        }
-        assert!(matches!(
-            parse_args(&args("probe echo --port 9")),
-            Ok(Command::Probe(ProbeOptions::Echo { port: 9, .. }))
-        ));
-        assert!(parse_args(&args("probe send --to nowhere"))
-            .unwrap_err()
-            .to_string()
-            .starts_with("--to"));
-        assert!(parse_args(&args("probe bounce"))
-            .unwrap_err()
-            .to_string()
-            .starts_with("probe"));
-    }
-
-    #[test]
-    fn help_and_version() {
-        assert_eq!(parse_args(&[]), Ok(Command::Help));
-        assert_eq!(parse_args(&args("--version")), Ok(Command::Version));
-    }
-}
+mod tests;
