@@ -148,10 +148,12 @@ impl<D: Device> crate::control::LineHandler for DeviceHandler<D> {
     }
 }
 
-/// Counts and refuses a frame above [`crate::frame::MAX_FRAME`] (the kernel
-/// truncates those for the running elements, which count them the same way).
+/// Refuses a frame longer than an element takes: [`crate::frame::MAX_FRAME`]
+/// read whole, plus the 802.1Q tag the kernel took off and braid-dp puts
+/// back. (The running elements' sockets cut longer frames short and call
+/// [`Device::oversize`] instead.)
 pub fn check_size(frame: &[u8]) -> Result<(), DeviceError> {
-    let max = crate::frame::MAX_FRAME;
+    let max = crate::frame::MAX_FRAME + 4;
     if frame.len() > max {
         return Err(DeviceError::Oversize {
             len: frame.len(),

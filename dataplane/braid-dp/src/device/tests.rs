@@ -304,10 +304,10 @@ fn injected_and_real_errors_surface_typed_and_change_nothing() {
     }
     assert_eq!(refused.to_string(), "loss_percent: 250 is outside 0 to 100");
     assert_eq!(device.inner().config(Side::AToB).delay_ns, 0);
-    let huge = vec![0u8; MAX_FRAME + 1];
+    let huge = vec![0u8; MAX_FRAME + 5];
     match device.receive(0, Port::B, huge, &mut out) {
         Err(DeviceError::Oversize { len, max }) => {
-            assert_eq!((len, max), (MAX_FRAME + 1, MAX_FRAME))
+            assert_eq!((len, max), (MAX_FRAME + 5, MAX_FRAME + 4))
         }
         other => panic!("not oversize: {other:?}"),
     }

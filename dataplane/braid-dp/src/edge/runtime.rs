@@ -66,7 +66,7 @@ impl Edge {
                 self.device.oversize(port);
                 continue;
             }
-            // The frame is at most MAX_FRAME long: the device takes it.
+            // Read whole, the frame is short enough for the device: it cannot refuse it.
             let _ = self
                 .device
                 .receive(now_ns, port, batch.frame_to_vec(i), out);
