@@ -1,6 +1,6 @@
 //! Packet loss models: independent random loss and bursty loss (Gilbert–Elliott).
 
-use crate::rng::SplitMix64;
+use crate::common::rng::SplitMix64;
 
 /// The two-state Gilbert–Elliott channel, probabilities in [0, 1].
 ///

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::timestamped_udp::{enable_timestamps, realtime_ns, recv_timestamped, sleep_until};
+use crate::net::timestamped_udp::{enable_timestamps, realtime_ns, recv_timestamped, sleep_until};
 
 /// sequence, client send time, server turnaround (ns), big-endian.
 const PACKET: usize = 24;

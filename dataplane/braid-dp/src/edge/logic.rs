@@ -7,10 +7,11 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use crate::edge_config::{EdgeConfig, Reservation};
-use crate::frames::{ip_addresses, pop_vlan, push_vlan, tcp_segment, vlan_id, FlowKey};
-use crate::reseq::{ReseqParams, Resequencer};
-use crate::wrr::Wrr;
+use crate::common::field::{FieldError, Problem};
+use crate::edge::config::{EdgeConfig, Reservation};
+use crate::edge::reseq::{ReseqParams, Resequencer};
+use crate::edge::wrr::Wrr;
+use crate::frame::{ip_addresses, pop_vlan, push_vlan, tcp_segment, vlan_id, FlowKey};
 
 struct Splitter {
     reservation: Reservation,
@@ -78,12 +79,12 @@ impl Outbound {
     }
 
     /// New weights for reservation `id` (checked whole; nothing changes on error).
-    pub fn set_weights(&mut self, id: &str, weights: &[f64]) -> Result<(), String> {
+    pub fn set_weights(&mut self, id: &str, weights: &[f64]) -> Result<(), FieldError> {
         let s = self
             .splitters
             .iter_mut()
             .find(|s| s.reservation.id == id)
-            .ok_or_else(|| format!("reservation: no reservation {id:?}"))?;
+            .ok_or_else(|| FieldError::new("reservation", Problem::NoReservation(id.into())))?;
         s.wrr.set_weights(weights)?;
         for (path, weight) in s.reservation.paths.iter_mut().zip(weights) {
             path.weight = *weight;
@@ -224,7 +225,7 @@ impl Inbound {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frames::build_tcp;
+    use crate::frame::build_tcp;
 
     fn config() -> EdgeConfig {
         EdgeConfig::from_json(&json!({"reservations": [{
@@ -275,10 +276,10 @@ mod tests {
             assert_eq!(vlan_id(&tagged), Some(102));
         }
         assert!(out.set_weights("r1", &[0.0, 0.0]).is_err());
-        assert!(out
-            .set_weights("r9", &[1.0, 1.0])
-            .unwrap_err()
-            .starts_with("reservation:"));
+        assert_eq!(
+            out.set_weights("r9", &[1.0, 1.0]).unwrap_err().problem,
+            Problem::NoReservation("r9".into())
+        );
         assert_eq!(out.reservations()[0].paths[1].weight, 1.0);
     }
 

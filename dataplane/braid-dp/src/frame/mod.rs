@@ -3,8 +3,10 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use crate::reseq::SegmentInfo;
+use crate::edge::reseq::SegmentInfo;
 
+/// The longest frame an element takes (64 KiB); longer ones are counted as oversize.
+pub const MAX_FRAME: usize = 65_536;
 pub const ETHERTYPE_VLAN: u16 = 0x8100;
 pub const ETHERTYPE_IPV4: u16 = 0x0800;
 pub const ETHERTYPE_IPV6: u16 = 0x86DD;
@@ -153,6 +155,28 @@ pub fn tcp_segment(frame: &[u8]) -> Option<(FlowKey, SegmentInfo)> {
     Some((key, info))
 }
 
+/// Why a text is not an address prefix (the text as given).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrefixError {
+    NotAnAddress(String),
+    Length { text: String, max: u8 },
+}
+
+impl std::fmt::Display for PrefixError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PrefixError::NotAnAddress(text) => {
+                write!(f, "{text:?} is not an IP address or prefix")
+            }
+            PrefixError::Length { text, max } => {
+                write!(f, "{text:?}: the prefix length is not 0 to {max}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PrefixError {}
+
 /// An address prefix like 10.0.0.0/24 or 2001:db8::/32.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Prefix {
@@ -161,14 +185,14 @@ pub struct Prefix {
 }
 
 impl Prefix {
-    pub fn parse(text: &str) -> Result<Prefix, String> {
+    pub fn parse(text: &str) -> Result<Prefix, PrefixError> {
         let (addr, len) = match text.split_once('/') {
             Some((addr, len)) => (addr, Some(len)),
             None => (text, None),
         };
         let addr: IpAddr = addr
             .parse()
-            .map_err(|_| format!("{text:?} is not an IP address or prefix"))?;
+            .map_err(|_| PrefixError::NotAnAddress(text.to_string()))?;
         let max = if addr.is_ipv4() { 32 } else { 128 };
         let len = match len {
             None => max,
@@ -176,7 +200,10 @@ impl Prefix {
                 .parse::<u8>()
                 .ok()
                 .filter(|l| *l <= max)
-                .ok_or_else(|| format!("{text:?}: the prefix length is not 0 to {max}"))?,
+                .ok_or_else(|| PrefixError::Length {
+                    text: text.to_string(),
+                    max,
+                })?,
         };
         Ok(Prefix { addr, len })
     }
@@ -239,5 +266,4 @@ pub fn build_tcp(key: &FlowKey, seq: u32, flags: u8, payload: usize) -> Vec<u8> 
 }
 
 #[cfg(test)]
-#[path = "frames_tests.rs"]
 mod tests;

@@ -1,8 +1,30 @@
 //! Rates written the way operators write them: `100M`, `2.5G`, `500kbit`, `10Gbps`.
 
+use std::fmt;
+
+/// Why a text is not a rate (the text as given, trimmed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RateError {
+    NotARate(String),
+    OutOfRange(String),
+}
+
+impl fmt::Display for RateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RateError::NotARate(text) => {
+                write!(f, "{text:?} is not a rate (e.g. 100M, 2.5G, 500k)")
+            }
+            RateError::OutOfRange(text) => write!(f, "{text:?} is out of range (0 to 1000T)"),
+        }
+    }
+}
+
+impl std::error::Error for RateError {}
+
 /// Parses a rate in bit/s from a number with an optional SI prefix (k, M, G,
 /// T, powers of 1000) and an optional `bit`, `bps` or `b/s` suffix.
-pub fn parse_rate(text: &str) -> Result<u64, String> {
+pub fn parse_rate(text: &str) -> Result<u64, RateError> {
     let trimmed = text.trim();
     let lower = trimmed.to_ascii_lowercase();
     let without_unit = ["bit/s", "bits", "bit", "bps", "b/s"]
@@ -13,10 +35,10 @@ pub fn parse_rate(text: &str) -> Result<u64, String> {
     let value: f64 = number
         .trim()
         .parse()
-        .map_err(|_| format!("{trimmed:?} is not a rate (e.g. 100M, 2.5G, 500k)"))?;
+        .map_err(|_| RateError::NotARate(trimmed.to_string()))?;
     let bits = value * factor;
     if !bits.is_finite() || !(0.0..=1e15).contains(&bits) {
-        return Err(format!("{trimmed:?} is out of range (0 to 1000T)"));
+        return Err(RateError::OutOfRange(trimmed.to_string()));
     }
     Ok(bits.round() as u64)
 }
@@ -50,6 +72,13 @@ mod tests {
         assert!(parse_rate("fast").is_err());
         assert!(parse_rate("-5M").is_err());
         assert!(parse_rate("").is_err());
-        assert!(parse_rate("1e30").is_err());
+        assert_eq!(
+            parse_rate("1e30"),
+            Err(RateError::OutOfRange("1e30".into()))
+        );
+        assert_eq!(
+            parse_rate("fast").unwrap_err().to_string(),
+            "\"fast\" is not a rate (e.g. 100M, 2.5G, 500k)"
+        );
     }
 }

@@ -3,8 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::loss::GilbertElliott;
-use crate::rate::parse_rate;
+use crate::common::field::{FieldError, Problem};
+use crate::link::loss::GilbertElliott;
+use crate::link::rate::parse_rate;
 
 /// Largest delay or jitter accepted, in milliseconds (one minute).
 const MAX_DELAY_MS: f64 = 60_000.0;
@@ -68,7 +69,7 @@ pub struct ConfigPatch {
 impl ConfigPatch {
     /// Reads the config fields of `object`, ignoring keys not in [`CONFIG_FIELDS`]
     /// (the caller checks for unknown keys). Errors name the field.
-    pub fn from_json(object: &Map<String, Value>) -> Result<ConfigPatch, String> {
+    pub fn from_json(object: &Map<String, Value>) -> Result<ConfigPatch, FieldError> {
         let mut patch = ConfigPatch::default();
         if let Some(value) = object.get("delay_ms") {
             patch.delay_ns = Some(millis_field("delay_ms", value)?);
@@ -89,7 +90,15 @@ impl ConfigPatch {
             patch.queue_limit = Some(queue_limit_field(value)?);
         }
         if let Some(value) = object.get("cut") {
-            let cut = value.as_bool().ok_or("cut: expected true or false")?;
+            let cut = value.as_bool().ok_or_else(|| {
+                FieldError::new(
+                    "cut",
+                    Problem::Expected {
+                        what: "true or false",
+                        got: None,
+                    },
+                )
+            })?;
             patch.cut = Some(cut);
         }
         Ok(patch)
@@ -120,52 +129,52 @@ impl ConfigPatch {
     }
 }
 
-fn number_field(name: &str, value: &Value) -> Result<f64, String> {
+fn number_field(name: &str, value: &Value) -> Result<f64, FieldError> {
     value
         .as_f64()
         .filter(|x| x.is_finite())
-        .ok_or_else(|| format!("{name}: expected a number, got {value}"))
+        .ok_or_else(|| FieldError::expected(name, "a number", value))
 }
 
-fn millis_field(name: &str, value: &Value) -> Result<u64, String> {
+fn outside(name: &str, value: f64, range: String) -> FieldError {
+    FieldError::new(name, Problem::Outside { value, range })
+}
+
+fn millis_field(name: &str, value: &Value) -> Result<u64, FieldError> {
     let ms = number_field(name, value)?;
     if !(0.0..=MAX_DELAY_MS).contains(&ms) {
-        return Err(format!("{name}: {ms} is outside 0 to {MAX_DELAY_MS} ms"));
+        return Err(outside(name, ms, format!("0 to {MAX_DELAY_MS} ms")));
     }
     Ok((ms * 1e6).round() as u64)
 }
 
-fn percent_field(name: &str, value: &Value) -> Result<f64, String> {
+fn percent_field(name: &str, value: &Value) -> Result<f64, FieldError> {
     let percent = number_field(name, value)?;
     if !(0.0..=100.0).contains(&percent) {
-        return Err(format!("{name}: {percent} is outside 0 to 100"));
+        return Err(outside(name, percent, "0 to 100".into()));
     }
     Ok(percent / 100.0)
 }
 
-fn gilbert_field(value: &Value) -> Result<Option<GilbertElliott>, String> {
+const GILBERT_FIELDS: [&str; 4] = [
+    "p_percent",
+    "r_percent",
+    "bad_loss_percent",
+    "good_loss_percent",
+];
+
+fn gilbert_field(value: &Value) -> Result<Option<GilbertElliott>, FieldError> {
     let object = match value {
         Value::Null => return Ok(None),
         Value::Object(object) => object,
-        other => return Err(format!("gilbert: expected an object or null, got {other}")),
+        other => return Err(FieldError::expected("gilbert", "an object or null", other)),
     };
-    let known = [
-        "p_percent",
-        "r_percent",
-        "bad_loss_percent",
-        "good_loss_percent",
-    ];
-    if let Some(key) = object.keys().find(|key| !known.contains(&key.as_str())) {
-        return Err(format!(
-            "gilbert.{key}: unknown field (known: {})",
-            known.join(", ")
-        ));
-    }
-    let get = |key: &str, default: Option<f64>| -> Result<f64, String> {
+    crate::common::field::check_fields(object, &GILBERT_FIELDS, "gilbert.")?;
+    let get = |key: &str, default: Option<f64>| -> Result<f64, FieldError> {
         match (object.get(key), default) {
             (Some(value), _) => percent_field(&format!("gilbert.{key}"), value),
             (None, Some(default)) => Ok(default),
-            (None, None) => Err(format!("gilbert.{key}: missing")),
+            (None, None) => Err(FieldError::missing(format!("gilbert.{key}"))),
         }
     };
     Ok(Some(GilbertElliott {
@@ -176,20 +185,24 @@ fn gilbert_field(value: &Value) -> Result<Option<GilbertElliott>, String> {
     }))
 }
 
-fn rate_field(value: &Value) -> Result<Option<u64>, String> {
+fn rate_field(value: &Value) -> Result<Option<u64>, FieldError> {
     let bits = match value {
         Value::Null => return Ok(None),
-        Value::String(text) => parse_rate(text).map_err(|e| format!("rate: {e}"))?,
+        Value::String(text) => {
+            parse_rate(text).map_err(|e| FieldError::new("rate", Problem::Rate(e)))?
+        }
         Value::Number(_) => {
             let bits = number_field("rate", value)?;
             if !(0.0..=1e15).contains(&bits) {
-                return Err(format!("rate: {bits} is outside 0 to 1e15 bit/s"));
+                return Err(outside("rate", bits, "0 to 1e15 bit/s".into()));
             }
             bits.round() as u64
         }
         other => {
-            return Err(format!(
-                "rate: expected bit/s, a string like \"100M\" or null, got {other}"
+            return Err(FieldError::expected(
+                "rate",
+                "bit/s, a string like \"100M\" or null",
+                other,
             ))
         }
     };
@@ -197,11 +210,17 @@ fn rate_field(value: &Value) -> Result<Option<u64>, String> {
     Ok(if bits == 0 { None } else { Some(bits) })
 }
 
-fn queue_limit_field(value: &Value) -> Result<usize, String> {
+fn queue_limit_field(value: &Value) -> Result<usize, FieldError> {
     match value.as_u64() {
         Some(limit) if (1..=MAX_QUEUE_LIMIT).contains(&limit) => Ok(limit as usize),
-        _ => Err(format!(
-            "queue_limit: expected a whole number of packets from 1 to {MAX_QUEUE_LIMIT}, got {value}"
+        _ => Err(FieldError::new(
+            "queue_limit",
+            Problem::WholeNumber {
+                unit: Some("packets"),
+                low: 1,
+                high: MAX_QUEUE_LIMIT,
+                got: value.clone(),
+            },
         )),
     }
 }
@@ -233,7 +252,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn patch(value: Value) -> Result<ConfigPatch, String> {
+    fn patch(value: Value) -> Result<ConfigPatch, FieldError> {
         ConfigPatch::from_json(value.as_object().unwrap())
     }
 
@@ -314,7 +333,7 @@ mod tests {
         ];
         for (value, field) in cases {
             let error = patch(value.clone()).unwrap_err();
-            assert!(error.starts_with(field), "{value}: {error}");
+            assert_eq!(error.field, field, "{value}: {error}");
         }
     }
 

@@ -2,7 +2,7 @@
 //! so a failure names the seed that reproduces it).
 
 use super::*;
-use crate::rng::SplitMix64;
+use crate::common::rng::SplitMix64;
 
 const MS: u64 = 1_000_000;
 

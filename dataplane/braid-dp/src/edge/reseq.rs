@@ -172,6 +172,15 @@ impl<K: Hash + Eq + Copy, P> Resequencer<K, P> {
         self.flows.len()
     }
 
+    /// No held segment's hold time ends before this (None: nothing held).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn next_hold_deadline(&self) -> Option<u64> {
+        if self.held_packets == 0 || self.next_hold_check_ns == u64::MAX {
+            return None;
+        }
+        Some(self.next_hold_check_ns)
+    }
+
     /// Takes one segment of flow `key`; whatever may leave now is appended to `out`, in order.
     pub fn push(&mut self, now_ns: u64, key: K, info: SegmentInfo, item: P, out: &mut Vec<P>) {
         let params = self.params;

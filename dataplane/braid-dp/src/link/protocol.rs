@@ -7,8 +7,10 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::config::{config_to_json, ConfigPatch, DirectionConfig, CONFIG_FIELDS};
-use crate::counters::CounterSnapshot;
+use crate::common::field::{FieldError, Problem};
+use crate::control::{parse_command, unknown_command, RequestError};
+use crate::link::config::{config_to_json, ConfigPatch, DirectionConfig, CONFIG_FIELDS};
+use crate::link::counters::CounterSnapshot;
 
 /// One direction of the link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,22 +48,15 @@ pub trait LinkControl {
 const COMMANDS: [&str; 5] = ["get", "set", "cut", "restore", "counters"];
 
 /// Parses one request line.
-pub fn parse_request(line: &str) -> Result<Request, String> {
-    let value: Value =
-        serde_json::from_str(line).map_err(|e| format!("request: not valid JSON ({e})"))?;
-    let object = value.as_object().ok_or("request: expected a JSON object")?;
-    let command = match object.get("cmd") {
-        Some(Value::String(command)) => command.as_str(),
-        Some(other) => return Err(format!("cmd: expected a string, got {other}")),
-        None => return Err(format!("cmd: missing (one of {})", COMMANDS.join(", "))),
-    };
-    let sides = parse_direction(object)?;
+pub fn parse_request(line: &str) -> Result<Request, RequestError> {
+    let (object, command) = parse_command(line, &COMMANDS)?;
+    let sides = parse_direction(&object)?;
     let takes_config = command == "set";
-    check_known_fields(object, takes_config)?;
-    match command {
+    check_known_fields(&object, takes_config)?;
+    match command.as_str() {
         "get" => Ok(Request::Get(sides)),
         "counters" => Ok(Request::Counters(sides)),
-        "set" => Ok(Request::Set(sides, ConfigPatch::from_json(object)?)),
+        "set" => Ok(Request::Set(sides, ConfigPatch::from_json(&object)?)),
         "cut" | "restore" => {
             let patch = ConfigPatch {
                 cut: Some(command == "cut"),
@@ -69,67 +64,57 @@ pub fn parse_request(line: &str) -> Result<Request, String> {
             };
             Ok(Request::Set(sides, patch))
         }
-        other => Err(format!(
-            "cmd: unknown command {other:?} (one of {})",
-            COMMANDS.join(", ")
-        )),
+        other => Err(unknown_command(other, &COMMANDS)),
     }
 }
 
-fn parse_direction(object: &Map<String, Value>) -> Result<Vec<Side>, String> {
+fn parse_direction(object: &Map<String, Value>) -> Result<Vec<Side>, FieldError> {
     match object.get("direction") {
         None => Ok(Side::BOTH.to_vec()),
         Some(Value::String(name)) => match name.as_str() {
             "a_to_b" => Ok(vec![Side::AToB]),
             "b_to_a" => Ok(vec![Side::BToA]),
             "both" => Ok(Side::BOTH.to_vec()),
-            other => Err(format!(
-                "direction: {other:?} is not a_to_b, b_to_a or both"
+            other => Err(FieldError::new(
+                "direction",
+                Problem::NotOneOf {
+                    value: other.to_string(),
+                    what: "a_to_b, b_to_a or both",
+                },
             )),
         },
-        Some(other) => Err(format!("direction: expected a string, got {other}")),
+        Some(other) => Err(FieldError::expected("direction", "a string", other)),
     }
 }
 
-fn check_known_fields(object: &Map<String, Value>, takes_config: bool) -> Result<(), String> {
+fn check_known_fields(object: &Map<String, Value>, takes_config: bool) -> Result<(), FieldError> {
     for key in object.keys() {
         let known = key == "cmd"
             || key == "direction"
             || (takes_config && CONFIG_FIELDS.contains(&key.as_str()));
         if !known {
-            let hint = if takes_config {
-                format!("known: cmd, direction, {}", CONFIG_FIELDS.join(", "))
+            let problem = if takes_config {
+                let mut known = vec!["cmd", "direction"];
+                known.extend(CONFIG_FIELDS);
+                Problem::UnknownField { known }
             } else {
-                "only set takes config fields".to_string()
+                Problem::OnlySetTakesConfig
             };
-            return Err(format!("{key}: unknown field ({hint})"));
+            return Err(FieldError::new(key.as_str(), problem));
         }
     }
     Ok(())
 }
 
-/// Answers request lines: what the control server needs of an element.
-pub trait LineHandler {
-    /// The reply to one request line (without a trailing newline).
-    fn handle(&self, line: &str) -> String;
-}
-
-/// Lets the control server drive a link.
-pub struct LinkHandler<L>(pub L);
-
-impl<L: LinkControl> LineHandler for LinkHandler<L> {
-    fn handle(&self, line: &str) -> String {
-        handle_line(line, &self.0)
-    }
+/// Answers one request: the reply object, or why it was refused (then nothing changed).
+pub fn answer(line: &str, link: &dyn LinkControl) -> Result<Value, RequestError> {
+    parse_request(line).map(|request| execute(request, link))
 }
 
 /// Answers one request line (the reply has no trailing newline).
+#[cfg(test)]
 pub fn handle_line(line: &str, link: &dyn LinkControl) -> String {
-    let reply = match parse_request(line) {
-        Ok(request) => execute(request, link),
-        Err(error) => json!({"ok": false, "error": error}),
-    };
-    reply.to_string()
+    crate::control::reply_line(answer(line, link))
 }
 
 fn execute(request: Request, link: &dyn LinkControl) -> Value {

@@ -4,9 +4,10 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::frames::Prefix;
-use crate::reseq::ReseqParams;
-use crate::wrr::{check_burst, integer_weights};
+use crate::common::field::{check_fields, FieldError, Problem};
+use crate::edge::reseq::ReseqParams;
+use crate::edge::wrr::{check_burst, integer_weights};
+use crate::frame::Prefix;
 
 /// One path of a reservation: the 802.1Q VLAN the switch rules carry it on.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,42 +49,42 @@ pub const RESEQ_FIELDS: [&str; 8] = [
 const RESERVATION_FIELDS: [&str; 6] = ["id", "src", "dst", "paths", "burst", "resequence"];
 const DEFAULT_BURST: u32 = 1;
 
-pub fn check_fields(object: &Map<String, Value>, known: &[&str], at: &str) -> Result<(), String> {
-    match object.keys().find(|k| !known.contains(&k.as_str())) {
-        Some(key) => Err(format!(
-            "{at}{key}: unknown field (known: {})",
-            known.join(", ")
-        )),
-        None => Ok(()),
-    }
-}
-
-fn object<'a>(value: &'a Value, at: &str) -> Result<&'a Map<String, Value>, String> {
+fn object<'a>(value: &'a Value, at: &str) -> Result<&'a Map<String, Value>, FieldError> {
     value
         .as_object()
-        .ok_or_else(|| format!("{at}: expected an object, got {value}"))
+        .ok_or_else(|| FieldError::expected(at, "an object", value))
 }
 
-fn whole(value: &Value, at: &str, low: u64, high: u64) -> Result<u64, String> {
+fn whole(value: &Value, at: &str, low: u64, high: u64) -> Result<u64, FieldError> {
     match value.as_u64() {
         Some(n) if (low..=high).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "{at}: expected a whole number from {low} to {high}, got {value}"
+        _ => Err(FieldError::new(
+            at,
+            Problem::WholeNumber {
+                unit: None,
+                low,
+                high,
+                got: value.clone(),
+            },
         )),
     }
 }
 
-fn millis(value: &Value, at: &str, high_ms: f64) -> Result<u64, String> {
+fn millis(value: &Value, at: &str, high_ms: f64) -> Result<u64, FieldError> {
     match value.as_f64() {
         Some(ms) if ms.is_finite() && ms > 0.0 && ms <= high_ms => Ok((ms * 1e6).round() as u64),
-        _ => Err(format!(
-            "{at}: expected milliseconds above 0, at most {high_ms}, got {value}"
+        _ => Err(FieldError::new(
+            at,
+            Problem::Millis {
+                high: high_ms,
+                got: value.clone(),
+            },
         )),
     }
 }
 
 impl EdgeConfig {
-    pub fn from_json(value: &Value) -> Result<EdgeConfig, String> {
+    pub fn from_json(value: &Value) -> Result<EdgeConfig, FieldError> {
         let top = object(value, "config")?;
         check_fields(top, &["reservations", "reseq"], "")?;
         let mut config = EdgeConfig::default();
@@ -95,22 +96,18 @@ impl EdgeConfig {
         let list = match top.get("reservations") {
             None => return Ok(config),
             Some(Value::Array(list)) => list,
-            Some(other) => return Err(format!("reservations: expected a list, got {other}")),
+            Some(other) => return Err(FieldError::expected("reservations", "a list", other)),
         };
         for (i, item) in list.iter().enumerate() {
             let reservation = parse_reservation(item, &format!("reservations[{i}]"))?;
             if config.reservations.iter().any(|r| r.id == reservation.id) {
-                return Err(format!(
-                    "reservations[{i}].id: {:?} appears twice",
-                    reservation.id
-                ));
+                let twice = Problem::Twice(format!("{:?}", reservation.id));
+                return Err(FieldError::new(format!("reservations[{i}].id"), twice));
             }
             for path in &reservation.paths {
                 if config.vlan_owner(path.vlan).is_some() {
-                    return Err(format!(
-                        "reservations[{i}].paths: VLAN {} is already another reservation's",
-                        path.vlan
-                    ));
+                    let taken = Problem::VlanTaken(path.vlan);
+                    return Err(FieldError::new(format!("reservations[{i}].paths"), taken));
                 }
             }
             config.reservations.push(reservation);
@@ -149,22 +146,27 @@ impl EdgeConfig {
     }
 }
 
-fn parse_reservation(value: &Value, at: &str) -> Result<Reservation, String> {
+fn parse_reservation(value: &Value, at: &str) -> Result<Reservation, FieldError> {
     let fields = object(value, at)?;
     check_fields(fields, &RESERVATION_FIELDS, &format!("{at}."))?;
     let id = match fields.get("id") {
         Some(Value::String(id)) if !id.is_empty() => id.clone(),
-        Some(other) => return Err(format!("{at}.id: expected a non-empty string, got {other}")),
-        None => return Err(format!("{at}.id: missing")),
+        Some(other) => {
+            let field = format!("{at}.id");
+            return Err(FieldError::expected(field, "a non-empty string", other));
+        }
+        None => return Err(FieldError::missing(format!("{at}.id"))),
     };
-    let prefix = |name: &str| -> Result<Option<Prefix>, String> {
+    let prefix = |name: &str| -> Result<Option<Prefix>, FieldError> {
         match fields.get(name) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(text)) => Prefix::parse(text)
                 .map(Some)
-                .map_err(|e| format!("{at}.{name}: {e}")),
-            Some(other) => Err(format!(
-                "{at}.{name}: expected a prefix string, got {other}"
+                .map_err(|e| FieldError::new(format!("{at}.{name}"), Problem::Prefix(e))),
+            Some(other) => Err(FieldError::expected(
+                format!("{at}.{name}"),
+                "a prefix string",
+                other,
             )),
         }
     };
@@ -172,15 +174,17 @@ fn parse_reservation(value: &Value, at: &str) -> Result<Reservation, String> {
     let paths = parse_paths(fields.get("paths"), &format!("{at}.paths"))?;
     let burst = match fields.get("burst") {
         None => DEFAULT_BURST,
-        Some(value) => check_burst(whole(value, &format!("{at}.burst"), 1, 1_000_000)?)?,
+        Some(value) => {
+            let burst = whole(value, &format!("{at}.burst"), 1, 1_000_000)?;
+            check_burst(burst).map_err(|e| FieldError::from(e).within(&format!("{at}.")))?
+        }
     };
     let resequence = match fields.get("resequence") {
         None => true,
         Some(Value::Bool(on)) => *on,
         Some(other) => {
-            return Err(format!(
-                "{at}.resequence: expected true or false, got {other}"
-            ))
+            let field = format!("{at}.resequence");
+            return Err(FieldError::expected(field, "true or false", other));
         }
     };
     Ok(Reservation {
@@ -193,11 +197,11 @@ fn parse_reservation(value: &Value, at: &str) -> Result<Reservation, String> {
     })
 }
 
-fn parse_paths(value: Option<&Value>, at: &str) -> Result<Vec<PathConfig>, String> {
+fn parse_paths(value: Option<&Value>, at: &str) -> Result<Vec<PathConfig>, FieldError> {
     let list = match value {
         Some(Value::Array(list)) if !list.is_empty() => list,
-        Some(other) => return Err(format!("{at}: expected a non-empty list, got {other}")),
-        None => return Err(format!("{at}: missing")),
+        Some(other) => return Err(FieldError::expected(at, "a non-empty list", other)),
+        None => return Err(FieldError::missing(at)),
     };
     let mut paths: Vec<PathConfig> = Vec::new();
     for (i, item) in list.iter().enumerate() {
@@ -206,22 +210,27 @@ fn parse_paths(value: Option<&Value>, at: &str) -> Result<Vec<PathConfig>, Strin
         check_fields(fields, &["vlan", "weight"], &format!("{here}."))?;
         let vlan = match fields.get("vlan") {
             Some(value) => whole(value, &format!("{here}.vlan"), 1, 4094)? as u16,
-            None => return Err(format!("{here}.vlan: missing")),
+            None => return Err(FieldError::missing(format!("{here}.vlan"))),
         };
         if paths.iter().any(|p| p.vlan == vlan) {
-            return Err(format!("{here}.vlan: {vlan} appears twice"));
+            let twice = Problem::Twice(vlan.to_string());
+            return Err(FieldError::new(format!("{here}.vlan"), twice));
         }
         let weight = match fields.get("weight").map(|w| (w, w.as_f64())) {
             None => 1.0,
             Some((_, Some(w))) => w,
             Some((other, None)) => {
-                return Err(format!("{here}.weight: expected a number, got {other}"))
+                return Err(FieldError::expected(
+                    format!("{here}.weight"),
+                    "a number",
+                    other,
+                ))
             }
         };
         paths.push(PathConfig { vlan, weight });
     }
     let weights: Vec<f64> = paths.iter().map(|p| p.weight).collect();
-    integer_weights(&weights).map_err(|e| format!("{at}.{e}"))?;
+    integer_weights(&weights).map_err(|e| FieldError::from(e).within(&format!("{at}.")))?;
     Ok(paths)
 }
 
@@ -230,7 +239,7 @@ pub fn reseq_patch(
     fields: &Map<String, Value>,
     base: ReseqParams,
     at: &str,
-) -> Result<ReseqParams, String> {
+) -> Result<ReseqParams, FieldError> {
     let mut p = base;
     let get = |name: &str| fields.get(name).map(|v| (v, format!("{at}{name}")));
     if let Some((v, name)) = get("buffer_size") {
@@ -258,7 +267,10 @@ pub fn reseq_patch(
         p.max_bytes = whole(v, &name, 1, 1 << 40)? as usize;
     }
     if p.idle_ns < p.hold_ns {
-        return Err(format!("{at}idle_ms: must not be below hold_ms"));
+        return Err(FieldError::new(
+            format!("{at}idle_ms"),
+            Problem::Below("hold_ms"),
+        ));
     }
     Ok(p)
 }
@@ -372,7 +384,7 @@ mod tests {
         ];
         for (value, field) in cases {
             let error = EdgeConfig::from_json(&value).unwrap_err();
-            assert!(error.starts_with(&format!("{field}:")), "{value}: {error}");
+            assert_eq!(error.field, field, "{value}: {error}");
         }
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::thread;
 
-use crate::control::LineHandler;
+use crate::control::{LineHandler, RequestError};
 
 /// Longest request line accepted; longer ones close the connection.
 const MAX_LINE: u64 = 64 * 1024;
@@ -48,8 +48,11 @@ fn serve_connection(stream: UnixStream, handler: &dyn LineHandler) -> io::Result
             return Ok(());
         }
         if bytes.last() != Some(&b'\n') && read as u64 >= MAX_LINE {
-            let error =
-                format!("{{\"ok\":false,\"error\":\"request: longer than {MAX_LINE} bytes\"}}\n");
+            // The error has no characters JSON would escape.
+            let error = format!(
+                "{{\"ok\":false,\"error\":\"{}\"}}\n",
+                RequestError::TooLong(MAX_LINE)
+            );
             writer.write_all(error.as_bytes())?;
             return Ok(());
         }

@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use crate::frames::{build_tcp, tcp_segment, FlowKey};
-use crate::reseq::{ReseqParams, Resequencer};
+use crate::edge::reseq::{ReseqParams, Resequencer};
+use crate::frame::{build_tcp, tcp_segment, FlowKey};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BenchOptions {

@@ -90,7 +90,7 @@ mod tests {
     #[test]
     fn jitter_stays_in_its_band_and_never_reorders() {
         let mut s = DepartureScheduler::default();
-        let mut rng = crate::rng::SplitMix64::new(9);
+        let mut rng = crate::common::rng::SplitMix64::new(9);
         let mut last = 0;
         for i in 0..10_000u64 {
             let now = i * 10_000; // a packet every 10 µs, jitter 2 ms: drawn times cross

@@ -5,7 +5,7 @@ use std::io;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::packet_socket::PacketSocket;
+use crate::net::packet_socket::PacketSocket;
 
 /// An IEEE local experimental EtherType: receivers count the frames and drop them.
 const ETHERTYPE_EXPERIMENTAL: u16 = 0x88B5;
@@ -29,17 +29,30 @@ pub struct BlastReport {
     pub seconds: f64,
 }
 
-pub fn parse_mac(text: &str) -> Result<[u8; 6], String> {
+/// A text that is not a MAC address (as given).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MacError(pub String);
+
+impl std::fmt::Display for MacError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:?} is not a MAC address like 02:00:00:00:00:01",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for MacError {}
+
+pub fn parse_mac(text: &str) -> Result<[u8; 6], MacError> {
     let parts: Vec<&str> = text.trim().split(':').collect();
     if parts.len() != 6 {
-        return Err(format!(
-            "{text:?} is not a MAC address like 02:00:00:00:00:01"
-        ));
+        return Err(MacError(text.to_string()));
     }
     let mut mac = [0u8; 6];
     for (byte, part) in mac.iter_mut().zip(parts) {
-        *byte = u8::from_str_radix(part, 16)
-            .map_err(|_| format!("{text:?} is not a MAC address like 02:00:00:00:00:01"))?;
+        *byte = u8::from_str_radix(part, 16).map_err(|_| MacError(text.to_string()))?;
     }
     Ok(mac)
 }

@@ -7,9 +7,58 @@
 //! Weights change at run time; a path of weight 0 gets nothing and the
 //! others carry the traffic.
 
+use std::fmt;
+
+use crate::common::field::{FieldError, Problem};
+
 /// Weights are scaled to integers with this resolution unless all are whole numbers.
 const SCALE: f64 = 1_000_000.0;
 const MAX_BURST: u32 = 1_000_000;
+
+/// Why weights or a burst are refused.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WrrError {
+    NoPaths,
+    /// Not finite, or below zero.
+    BadWeight(f64),
+    AllZero,
+    /// Not one weight per path.
+    Count {
+        given: usize,
+        paths: usize,
+    },
+    Burst(u64),
+}
+
+impl WrrError {
+    /// The field at fault: `weights` or `burst`.
+    pub fn field(&self) -> &'static str {
+        match self {
+            WrrError::Burst(_) => "burst",
+            _ => "weights",
+        }
+    }
+}
+
+impl fmt::Display for WrrError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WrrError::NoPaths => write!(f, "at least one path is needed"),
+            WrrError::BadWeight(weight) => write!(f, "{weight} is not a finite number >= 0"),
+            WrrError::AllZero => write!(f, "at least one must be above 0"),
+            WrrError::Count { given, paths } => write!(f, "{given} given for {paths} paths"),
+            WrrError::Burst(burst) => write!(f, "{burst} is outside 1 to {MAX_BURST} packets"),
+        }
+    }
+}
+
+impl std::error::Error for WrrError {}
+
+impl From<WrrError> for FieldError {
+    fn from(error: WrrError) -> FieldError {
+        FieldError::new(error.field(), Problem::Wrr(error))
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Wrr {
@@ -21,16 +70,16 @@ pub struct Wrr {
 }
 
 /// Checks weights (finite, not negative, one above zero) and makes them integers.
-pub fn integer_weights(weights: &[f64]) -> Result<Vec<u64>, String> {
+pub fn integer_weights(weights: &[f64]) -> Result<Vec<u64>, WrrError> {
     if weights.is_empty() {
-        return Err("weights: at least one path is needed".into());
+        return Err(WrrError::NoPaths);
     }
     if let Some(bad) = weights.iter().find(|w| !w.is_finite() || **w < 0.0) {
-        return Err(format!("weights: {bad} is not a finite number >= 0"));
+        return Err(WrrError::BadWeight(*bad));
     }
     let max = weights.iter().cloned().fold(0.0f64, f64::max);
     if max <= 0.0 {
-        return Err("weights: at least one must be above 0".into());
+        return Err(WrrError::AllZero);
     }
     let whole = weights.iter().all(|w| w.fract() == 0.0 && *w <= 1e12);
     Ok(weights
@@ -45,18 +94,16 @@ pub fn integer_weights(weights: &[f64]) -> Result<Vec<u64>, String> {
         .collect())
 }
 
-pub fn check_burst(burst: u64) -> Result<u32, String> {
+pub fn check_burst(burst: u64) -> Result<u32, WrrError> {
     if (1..=u64::from(MAX_BURST)).contains(&burst) {
         Ok(burst as u32)
     } else {
-        Err(format!(
-            "burst: {burst} is outside 1 to {MAX_BURST} packets"
-        ))
+        Err(WrrError::Burst(burst))
     }
 }
 
 impl Wrr {
-    pub fn new(weights: &[f64], burst: u32) -> Result<Wrr, String> {
+    pub fn new(weights: &[f64], burst: u32) -> Result<Wrr, WrrError> {
         let weights = integer_weights(weights)?;
         let burst = check_burst(u64::from(burst))?;
         Ok(Wrr {
@@ -74,13 +121,12 @@ impl Wrr {
     }
 
     /// New weights (as many as paths), applied from the next packet on.
-    pub fn set_weights(&mut self, weights: &[f64]) -> Result<(), String> {
+    pub fn set_weights(&mut self, weights: &[f64]) -> Result<(), WrrError> {
         if weights.len() != self.weights.len() {
-            return Err(format!(
-                "weights: {} given for {} paths",
-                weights.len(),
-                self.weights.len()
-            ));
+            return Err(WrrError::Count {
+                given: weights.len(),
+                paths: self.weights.len(),
+            });
         }
         self.weights = integer_weights(weights)?;
         self.credit.iter_mut().for_each(|c| *c = 0);
@@ -171,12 +217,16 @@ mod tests {
             vec![-1.0, 2.0],
             vec![f64::NAN, 1.0],
         ] {
-            let error = wrr.set_weights(&bad).unwrap_err();
+            let error = FieldError::from(wrr.set_weights(&bad).unwrap_err()).to_string();
             assert!(error.starts_with("weights:"), "{error}");
             assert_eq!(wrr, before);
         }
         assert!(Wrr::new(&[], 1).is_err());
         assert!(Wrr::new(&[1.0], 0).is_err());
-        assert!(check_burst(2_000_000).unwrap_err().starts_with("burst:"));
+        assert_eq!(check_burst(2_000_000), Err(WrrError::Burst(2_000_000)));
+        assert_eq!(
+            FieldError::from(WrrError::Burst(0)).to_string(),
+            "burst: 0 is outside 1 to 1000000 packets"
+        );
     }
 }

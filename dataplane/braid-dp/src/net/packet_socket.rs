@@ -9,8 +9,8 @@ use std::io;
 use std::mem;
 use std::os::unix::io::RawFd;
 
-/// Frames larger than this are cut by the kernel and counted as oversize.
-pub const MAX_FRAME: usize = 65_536;
+use crate::frame::MAX_FRAME;
+
 /// Socket buffers are raised to this so bursts wait in the kernel, not drop.
 const SOCKET_BUFFER_BYTES: libc::c_int = 32 * 1024 * 1024;
 
@@ -59,7 +59,7 @@ impl RecvBatch {
     pub fn vlan_id(&self, index: usize) -> Option<u16> {
         match self.received[index].vlan {
             Some((_, tci)) => Some(tci & 0x0fff),
-            None => crate::frames::vlan_id(self.frame(index)),
+            None => crate::frame::vlan_id(self.frame(index)),
         }
     }
 

@@ -1,9 +1,9 @@
 //! The per-packet decision of one direction: drop it (and why) or when it leaves.
 
-use crate::config::DirectionConfig;
-use crate::loss::LossModel;
-use crate::rng::SplitMix64;
-use crate::schedule::{DepartureScheduler, Timing};
+use crate::common::rng::SplitMix64;
+use crate::link::config::DirectionConfig;
+use crate::link::loss::LossModel;
+use crate::link::schedule::{DepartureScheduler, Timing};
 
 /// What happens to an arriving packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

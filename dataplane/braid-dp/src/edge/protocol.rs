@@ -5,20 +5,19 @@
 //! A request is checked whole before anything changes; a bad one gets
 //! `{"ok": false, "error": "<field>: <why>"}` and changes nothing.
 
-use std::sync::Arc;
-
 use serde_json::{json, Map, Value};
 
-use crate::control::LineHandler;
-use crate::edge_config::{check_fields, reseq_patch, EdgeConfig, RESEQ_FIELDS};
-use crate::reseq::ReseqParams;
+use crate::common::field::{check_fields, FieldError, Problem};
+use crate::control::{parse_command, unknown_command, RequestError};
+use crate::edge::config::{reseq_patch, EdgeConfig, RESEQ_FIELDS};
+use crate::edge::reseq::ReseqParams;
 
 /// What the control socket acts on (the running edge, or a fake in tests).
 pub trait EdgeControl {
     fn config(&self) -> EdgeConfig;
     fn configure(&self, config: EdgeConfig);
     /// Checks and applies; on error nothing changed.
-    fn set_weights(&self, reservation: &str, weights: &[f64]) -> Result<(), String>;
+    fn set_weights(&self, reservation: &str, weights: &[f64]) -> Result<(), FieldError>;
     fn set_reseq(&self, params: ReseqParams);
     fn counters(&self) -> Value;
 }
@@ -34,18 +33,11 @@ pub enum EdgeRequest {
 
 const COMMANDS: [&str; 5] = ["get", "configure", "set_weights", "set_reseq", "counters"];
 
-pub fn parse_edge_request(line: &str) -> Result<EdgeRequest, String> {
-    let value: Value =
-        serde_json::from_str(line).map_err(|e| format!("request: not valid JSON ({e})"))?;
-    let object = value.as_object().ok_or("request: expected a JSON object")?;
-    let command = match object.get("cmd") {
-        Some(Value::String(command)) => command.as_str(),
-        Some(other) => return Err(format!("cmd: expected a string, got {other}")),
-        None => return Err(format!("cmd: missing (one of {})", COMMANDS.join(", "))),
-    };
-    match command {
+pub fn parse_edge_request(line: &str) -> Result<EdgeRequest, RequestError> {
+    let (object, command) = parse_command(line, &COMMANDS)?;
+    match command.as_str() {
         "get" | "counters" => {
-            check_fields(object, &["cmd"], "")?;
+            check_fields(&object, &["cmd"], "")?;
             Ok(if command == "get" {
                 EdgeRequest::Get
             } else {
@@ -53,50 +45,54 @@ pub fn parse_edge_request(line: &str) -> Result<EdgeRequest, String> {
             })
         }
         "configure" => {
-            check_fields(object, &["cmd", "config"], "")?;
-            let config = object.get("config").ok_or("config: missing")?;
-            EdgeConfig::from_json(config).map(EdgeRequest::Configure)
+            check_fields(&object, &["cmd", "config"], "")?;
+            let config = object
+                .get("config")
+                .ok_or_else(|| FieldError::missing("config"))?;
+            Ok(EdgeRequest::Configure(EdgeConfig::from_json(config)?))
         }
         "set_weights" => {
-            check_fields(object, &["cmd", "reservation", "weights"], "")?;
+            check_fields(&object, &["cmd", "reservation", "weights"], "")?;
             let id = match object.get("reservation") {
                 Some(Value::String(id)) => id.clone(),
-                Some(other) => return Err(format!("reservation: expected a string, got {other}")),
-                None => return Err("reservation: missing".into()),
+                Some(other) => {
+                    return Err(FieldError::expected("reservation", "a string", other).into())
+                }
+                None => return Err(FieldError::missing("reservation").into()),
             };
             let weights = match object.get("weights") {
                 Some(Value::Array(list)) => list
                     .iter()
                     .map(|w| w.as_f64())
                     .collect::<Option<Vec<f64>>>()
-                    .ok_or("weights: expected a list of numbers")?,
-                Some(other) => return Err(format!("weights: expected a list, got {other}")),
-                None => return Err("weights: missing".into()),
+                    .ok_or_else(|| {
+                        let what = "a list of numbers";
+                        FieldError::new("weights", Problem::Expected { what, got: None })
+                    })?,
+                Some(other) => return Err(FieldError::expected("weights", "a list", other).into()),
+                None => return Err(FieldError::missing("weights").into()),
             };
             Ok(EdgeRequest::SetWeights(id, weights))
         }
         "set_reseq" => {
             let mut known = vec!["cmd"];
             known.extend(RESEQ_FIELDS);
-            check_fields(object, &known, "")?;
-            let mut fields = object.clone();
+            check_fields(&object, &known, "")?;
+            let mut fields = object;
             fields.remove("cmd");
             if fields.is_empty() {
-                return Err(format!(
-                    "set_reseq: nothing to change (fields: {})",
-                    RESEQ_FIELDS.join(", ")
-                ));
+                let problem = Problem::NothingToChange {
+                    fields: &RESEQ_FIELDS,
+                };
+                return Err(FieldError::new("set_reseq", problem).into());
             }
             Ok(EdgeRequest::SetReseq(fields))
         }
-        other => Err(format!(
-            "cmd: unknown command {other:?} (one of {})",
-            COMMANDS.join(", ")
-        )),
+        other => Err(unknown_command(other, &COMMANDS)),
     }
 }
 
-fn execute(request: EdgeRequest, edge: &dyn EdgeControl) -> Result<Value, String> {
+fn execute(request: EdgeRequest, edge: &dyn EdgeControl) -> Result<Value, FieldError> {
     match request {
         EdgeRequest::Get => {}
         EdgeRequest::Counters => return Ok(json!({"ok": true, "counters": edge.counters()})),
@@ -110,22 +106,16 @@ fn execute(request: EdgeRequest, edge: &dyn EdgeControl) -> Result<Value, String
     Ok(json!({"ok": true, "config": edge.config().to_json()}))
 }
 
-/// Answers one request line (the reply has no trailing newline).
-pub fn handle_edge_line(line: &str, edge: &dyn EdgeControl) -> String {
-    let reply = parse_edge_request(line).and_then(|request| execute(request, edge));
-    match reply {
-        Ok(value) => value.to_string(),
-        Err(error) => json!({"ok": false, "error": error}).to_string(),
-    }
+/// Answers one request: the reply object, or why it was refused (then nothing changed).
+pub fn answer_edge(line: &str, edge: &dyn EdgeControl) -> Result<Value, RequestError> {
+    let request = parse_edge_request(line)?;
+    Ok(execute(request, edge)?)
 }
 
-/// Lets the shared control server drive an edge.
-pub struct EdgeHandler<E>(pub Arc<E>);
-
-impl<E: EdgeControl> LineHandler for EdgeHandler<E> {
-    fn handle(&self, line: &str) -> String {
-        handle_edge_line(line, self.0.as_ref())
-    }
+/// Answers one request line (the reply has no trailing newline).
+#[cfg(test)]
+pub fn handle_edge_line(line: &str, edge: &dyn EdgeControl) -> String {
+    crate::control::reply_line(answer_edge(line, edge))
 }
 
 #[cfg(test)]
@@ -144,15 +134,19 @@ mod tests {
         fn configure(&self, config: EdgeConfig) {
             *self.config.borrow_mut() = config;
         }
-        fn set_weights(&self, id: &str, weights: &[f64]) -> Result<(), String> {
+        fn set_weights(&self, id: &str, weights: &[f64]) -> Result<(), FieldError> {
             let mut config = self.config.borrow_mut();
             let r = config
                 .reservations
                 .iter_mut()
                 .find(|r| r.id == id)
-                .ok_or_else(|| format!("reservation: no reservation {id:?}"))?;
+                .ok_or_else(|| FieldError::new("reservation", Problem::NoReservation(id.into())))?;
             if weights.len() != r.paths.len() {
-                return Err("weights: wrong count".into());
+                let count = crate::edge::wrr::WrrError::Count {
+                    given: weights.len(),
+                    paths: r.paths.len(),
+                };
+                return Err(count.into());
             }
             for (p, w) in r.paths.iter_mut().zip(weights) {
                 p.weight = *w;
