@@ -11,6 +11,9 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
 
 from braid.adapters.api.nsi import NsiEndpoint
 from braid.adapters.nsi.courier import HttpCourier
@@ -19,11 +22,13 @@ from braid.adapters.store.nsi import SqlNsiConnections
 from braid.app.nsi.memory import MemoryConnections
 from braid.app.nsi.ports import ConnectionStore
 from braid.app.nsi.provider import NsiProvider
+from braid.app.nsi.requesters import Requesters, requesters_from_dict
 from braid.app.nsi.sweep import sweep
 from braid.app.service import ReservationService
 from braid.app.settings import Settings
+from braid.core.errors import InputError
 
-__all__ = ["NsiRunning", "start_nsi"]
+__all__ = ["NsiRunning", "load_requesters", "nsi_requesters", "start_nsi"]
 
 log = logging.getLogger(__name__)
 
@@ -42,14 +47,22 @@ class NsiRunning:
         self.courier.close()
 
 
-def start_nsi(service: ReservationService, settings: Settings, domain: str) -> NsiRunning:
-    """The provider for `domain` over `service`, its courier and its sweep, running."""
+def start_nsi(
+    service: ReservationService,
+    settings: Settings,
+    domain: str,
+    requesters: Requesters | None = None,
+) -> NsiRunning:
+    """The provider for `domain` over `service`, its courier and its sweep, running.
+
+    `requesters` (`nsi_requesters(settings)`): who may act as which requester NSA;
+    None takes any requester at its word (--insecure)."""
     store: ConnectionStore = (
         SqlNsiConnections(service.repo.engine)
         if isinstance(service.repo, SqlRepository)
         else MemoryConnections()
     )
-    provider = NsiProvider(service, store, domain)
+    provider = NsiProvider(service, store, domain, requesters)
     courier = HttpCourier()
     base_url = settings.nsi_url or f"http://{settings.host}:{settings.port}"
     endpoint = NsiEndpoint(provider, courier, base_url.rstrip("/"), service.clock())
@@ -66,3 +79,34 @@ def start_nsi(service: ReservationService, settings: Settings, domain: str) -> N
     running._sweeper = threading.Thread(target=run, name="braid-nsi-sweep", daemon=True)
     running._sweeper.start()
     return running
+
+
+def nsi_requesters(settings: Settings) -> Requesters:
+    """The allow-list of NSI requesters; without it (and client certificates) NSI is refused
+    unless the server runs with --insecure."""
+    if settings.nsi_requesters is None:
+        raise InputError(
+            "nsi_requesters",
+            "the NSI provider takes requesters by client certificate only: give the file of "
+            "certificates, NSA ids and replyTo endpoints (--nsi-requesters, docs/nsi.md), "
+            "or --insecure on a test bench",
+        )
+    if settings.tls_client_ca is None or settings.tls_cert is None:
+        raise InputError(
+            "tls_client_ca",
+            "the NSI provider needs HTTPS with client certificates: give --tls-cert, --tls-key "
+            "and --tls-client-ca (the CA that signs the requesters' certificates)",
+        )
+    return load_requesters(Path(settings.nsi_requesters))
+
+
+def load_requesters(path: Path) -> Requesters:
+    """The requesters file (YAML or JSON); errors name the file and the entry."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError("nsi_requesters", f"cannot read {path}: {exc}") from exc
+    try:
+        return requesters_from_dict(data)
+    except InputError as exc:
+        raise InputError("nsi_requesters", f"{path}: {exc}") from exc
