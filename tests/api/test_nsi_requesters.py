@@ -167,3 +167,12 @@ def test_an_nsa_without_endpoints_may_only_ask_synchronously() -> None:
     assert listed == Requesters(
         {normal_dn(ALICE_CERT): frozenset({ALICE_NSA})}, {ALICE_NSA: frozenset()}
     )
+
+
+def test_a_stranger_s_xml_is_not_even_parsed(nsi: Nsi) -> None:
+    _as(nsi, None)
+    answer = nsi.client.post("/NSI/services/CS2", content=b"<not-xml")
+    assert answer.status_code == 500 and "00302" in answer.text  # not 00100: never parsed
+    _as(nsi, ALICE_CERT)
+    answer = nsi.client.post("/NSI/services/CS2", content=b"<not-xml")
+    assert answer.status_code == 500 and "00100" in answer.text

@@ -77,6 +77,7 @@ def mount_nsi(app: FastAPI, endpoint: NsiEndpoint) -> None:
 def _answer(endpoint: NsiEndpoint, body: bytes, certificate: str | None = None) -> Response:
     provider = endpoint.provider
     try:
+        provider.admit_sender(certificate)
         request = decode_request(body)
         provider.admit(request, certificate)
         answer = _dispatch(provider, request)

@@ -99,6 +99,12 @@ class NsiProvider:
     def network(self) -> str:
         return network_id(self.domain)
 
+    def admit_sender(self, certificate: str | None) -> None:
+        """Refuse (00302) a sender without a listed client certificate, before its request
+        is parsed: a stranger's XML is never read."""
+        if self.requesters is not None:
+            self.requesters.known(certificate)
+
     def admit(
         self, request: ReserveRequest | GenericRequest | QueryRequest, certificate: str | None
     ) -> None:

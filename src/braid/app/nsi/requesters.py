@@ -66,10 +66,9 @@ class Requesters:
     by_certificate: Mapping[str, frozenset[str]] = field(default_factory=dict)
     reply_to: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
-    def check(self, header: Header, certificate: str | None, replies: bool = True) -> None:
-        """Refuse (00302) a request whose sender may not act as its requesterNSA, or whose
-        replyTo is not one of that NSA's endpoints (when `replies`: a synchronous query
-        is answered in its own response, and its replyTo is never used)."""
+    def known(self, certificate: str | None) -> frozenset[str]:
+        """The NSA ids the sender of a request may act as; refused (00302) without a client
+        certificate or with one not listed. Asked before the request is even parsed."""
         if certificate is None:
             raise NsiError(
                 UNAUTHORIZED,
@@ -81,7 +80,13 @@ class Requesters:
             raise NsiError(
                 UNAUTHORIZED, "requesterNSA", f"the client certificate {certificate!r} is not known"
             )
-        if header.requester_nsa not in allowed:
+        return allowed
+
+    def check(self, header: Header, certificate: str | None, replies: bool = True) -> None:
+        """Refuse (00302) a request whose sender may not act as its requesterNSA, or whose
+        replyTo is not one of that NSA's endpoints (when `replies`: a synchronous query
+        is answered in its own response, and its replyTo is never used)."""
+        if header.requester_nsa not in self.known(certificate):
             raise NsiError(
                 UNAUTHORIZED,
                 "requesterNSA",
