@@ -93,7 +93,8 @@ def world() -> Iterator[World]:
 
 
 def _listed(answer: Any) -> list[dict[str, Any]]:
-    return answer["tokens"] if isinstance(answer, dict) else answer
+    listed: list[dict[str, Any]] = answer["tokens"] if isinstance(answer, dict) else answer
+    return listed
 
 
 def _booking() -> dict[str, Any]:
