@@ -14,7 +14,7 @@ from braid.app.errors import AuthError, ForbiddenError
 from braid.app.ports import Repository
 from braid.app.records import TokenInfo, User
 
-ROLES: Final = ("user", "operator", "monitor")  # a monitor may only set link states
+ROLES: Final = ("user", "operator", "monitor")  # a monitor: link states and /metrics only
 # Who may scrape /metrics (unless the server runs with metrics_open): the
 # operators, and a monitor token, which is what a Prometheus server is given.
 METRICS_ROLES: Final = ("operator", "monitor")

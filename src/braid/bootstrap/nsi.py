@@ -64,7 +64,8 @@ def start_nsi(
     )
     provider = NsiProvider(service, store, domain, requesters)
     courier = HttpCourier()
-    base_url = settings.nsi_url or f"http://{settings.host}:{settings.port}"
+    scheme = "https" if settings.tls_cert else "http"
+    base_url = settings.nsi_url or f"{scheme}://{settings.host}:{settings.port}"
     endpoint = NsiEndpoint(provider, courier, base_url.rstrip("/"), service.clock())
     running = NsiRunning(endpoint, courier)
 
