@@ -17,6 +17,7 @@ from braid.app.auth import create_token
 from braid.app.nsi.memory import MemoryConnections
 from braid.app.nsi.messages import Outgoing
 from braid.app.nsi.provider import NsiProvider
+from braid.app.nsi.requesters import Requesters
 from braid.app.ports import Filters
 from braid.app.reservations.memory_store import MemoryRepository
 from braid.app.reservations.service import ReservationService
@@ -53,6 +54,20 @@ class KeptCourier:
         return [name for name, _ in self.sent]
 
 
+class WithCertificate:
+    """The app as uvicorn serves it with client certificates: each request's scope names the
+    subject of the client's verified certificate (`certificate`), or none when it is None."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.certificate: str | None = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and self.certificate is not None:
+            scope = {**scope, "extensions": {"tls": {"client_subject": self.certificate}}}
+        await self.app(scope, receive, send)
+
+
 @dataclass
 class Nsi:
     client: TestClient
@@ -61,6 +76,7 @@ class Nsi:
     courier: KeptCourier
     clock: Clock
     operator: dict[str, str]
+    tls: WithCertificate | None = None
 
     def post(self, operation: str, **values: Any) -> etree._Element:
         """POST a request built from `request(...)`; the answer's SOAP body."""
@@ -71,17 +87,19 @@ class Nsi:
         return list(self.service.books.store.find(Filters()))
 
 
-def build() -> Nsi:
+def build(requesters: Requesters | None = None) -> Nsi:
+    """`requesters`: the provider's allow-list (None: any requester at its word, --insecure);
+    set `tls.certificate` to send the requests with a client certificate."""
     repo = MemoryRepository()
     clock = Clock()
     service = ReservationService(repo, clock=clock, hold_seconds=600)
     service.start(TOPOLOGY)
     courier = KeptCourier()
-    provider = NsiProvider(service, MemoryConnections(), DOMAIN)
+    provider = NsiProvider(service, MemoryConnections(), DOMAIN, requesters)
     endpoint = NsiEndpoint(provider, courier, "http://testserver", NOW)
-    app = create_app(service, Settings(), nsi=endpoint)
+    tls = WithCertificate(create_app(service, Settings(), nsi=endpoint))
     operator = {"Authorization": f"Bearer {create_token(repo, 'olga', 'operator', NOW)}"}
-    return Nsi(TestClient(app), service, provider, courier, clock, operator)
+    return Nsi(TestClient(tls), service, provider, courier, clock, operator, tls)
 
 
 def text(element: etree._Element, path: str) -> str:

@@ -14,7 +14,11 @@ SUFFIXES = ("_bucket", "_count", "_sum", "_total")
 
 
 def test_every_metric_the_dashboard_names_is_exported(api: Api) -> None:
-    declared = re.findall(r"^# TYPE (braid_[a-z_]+) (\w+)", api.client.get("/metrics").text, re.M)
+    declared = re.findall(
+        r"^# TYPE (braid_[a-z_]+) (\w+)",
+        api.client.get("/metrics", headers=api.auth("olga")).text,
+        re.M,
+    )
     exported = {name for name, _ in declared}
     exported |= {f"{n}{s}" for n, kind in declared if kind == "histogram" for s in SUFFIXES}
     panels = json.loads(DASHBOARD.read_text())["panels"]

@@ -109,7 +109,7 @@ def test_metrics_count_admissions_rejections_decisions_utilisation_and_requests(
     reserve(api, bandwidth="25G")
     api.client.post("/v1/reservations", json=body(bandwidth="1T"), headers=api.auth("alice"))
     api.clock.advance(3600)  # into the booked window
-    text = api.client.get("/metrics").text
+    text = api.client.get("/metrics", headers=api.auth("olga")).text
     assert re.search(r"^braid_admissions_total 1\.0$", text, re.M)
     assert re.search(r'^braid_rejections_total\{reason="\w+"\} 1\.0$', text, re.M)
     assert re.search(r"^braid_decision_seconds_count 2\.0$", text, re.M)
@@ -127,7 +127,7 @@ def test_metrics_show_the_coming_hour_the_live_reservations_holds_and_replica_la
     held = body(bandwidth="10G", start=iso(7200), end=iso(9000), hold=True)
     answer = api.client.post("/v1/reservations", json=held, headers=api.auth("bob"))
     assert answer.status_code == 201
-    text = api.client.get("/metrics").text
+    text = api.client.get("/metrics", headers=api.auth("olga")).text
     assert re.search(
         r'^braid_link_utilisation\{direction="a-b",link="DENV-SUNN"\} 0\.0$', text, re.M
     )

@@ -119,7 +119,7 @@ def test_the_document_declares_the_bearer_scheme_on_every_route_that_needs_a_tok
     assert scheme["type"] == "http" and scheme["scheme"] == "bearer"
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
-            public = path in ("/healthz", "/metrics")
+            public = path == "/healthz"
             assert ("security" not in operation) == public, (method, path)
             if not public:
                 assert operation["security"] == [{"HTTPBearer": []}], (method, path)
@@ -145,7 +145,7 @@ def test_crashes_and_refused_bodies_are_counted_under_their_route(
     huge = b'{"src": "ORNL"' + b" " * 100_000 + b"}"
     assert api.client.post("/v1/reservations", content=huge, headers=headers).status_code == 413
     assert api.client.get("/nowhere").status_code == 404
-    text = api.client.get("/metrics").text
+    text = api.client.get("/metrics", headers=api.auth("olga")).text
     counted = re.findall(r"^braid_http_requests_total\{(.*)\} 1\.0$", text, re.M)
     assert 'method="GET",route="/v1/reservations/{reservation_id}",status="500"' in counted
     assert 'method="POST",route="/v1/reservations",status="413"' in counted

@@ -10,11 +10,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Final
 
-from braid.app.errors import AuthError
+from braid.app.errors import AuthError, ForbiddenError
 from braid.app.ports import Repository
 from braid.app.records import TokenInfo, User
 
-ROLES: Final = ("user", "operator", "monitor")  # a monitor may only set link states
+ROLES: Final = ("user", "operator", "monitor")  # a monitor: link states and /metrics only
+# Who may scrape /metrics (unless the server runs with metrics_open): the
+# operators, and a monitor token, which is what a Prometheus server is given.
+METRICS_ROLES: Final = ("operator", "monitor")
 TOKEN_PREFIX: Final = "brd_"
 # How long a verified token is trusted without asking the store again.
 TOKEN_CACHE_SECONDS: Final = 5.0
@@ -103,6 +106,15 @@ class TokenCache:
             if len(self._known) >= _CACHE_LIMIT:
                 self._known.clear()  # crude, but bounded; the store still answers
             self._known[authorization] = (user, self.clock() + self.seconds, expires_at)
+
+
+def require_metrics_reader(user: User) -> None:
+    """Refuse a user whose role may not read /metrics (a plain user: it shows every link)."""
+    if user.role not in METRICS_ROLES:
+        raise ForbiddenError(
+            f"the metrics are for {' and '.join(METRICS_ROLES)} tokens; "
+            f"{user.name!r} has the role {user.role!r}"
+        )
 
 
 def authenticate(

@@ -46,6 +46,17 @@ class Settings:
     # the discovery document gives requesters (default: http://host:port).
     nsi_domain: str | None = None
     nsi_url: str | None = None
+    # /metrics for anyone, without a token (else: operator and monitor tokens).
+    metrics_open: bool = False
+    # NSI requesters: the file naming, per client certificate, the requester
+    # NSA ids it may act as and their replyTo endpoints (docs/nsi.md); and
+    # the CA file that signs those certificates (the server then asks every
+    # client for one).
+    nsi_requesters: str | None = None
+    tls_client_ca: str | None = None
+    # The command line's --insecure only: NSI without client certificates or
+    # an allow-list, and /metrics open, with a warning at every start.
+    insecure: bool = False
     # What each role and user may book (config file only: a nested mapping).
     policy: Policy = field(default_factory=Policy)
 
@@ -65,7 +76,7 @@ def load_settings(config: Path | None = None, env: Mapping[str, str] | None = No
     from_env = {
         f.name: environ[f"BRAID_{f.name.upper()}"]
         for f in fields(Settings)
-        if f"BRAID_{f.name.upper()}" in environ and f.name not in NESTED
+        if f"BRAID_{f.name.upper()}" in environ and f.name not in NESTED | COMMAND_LINE_ONLY
     }
     return _merge(settings, from_env, "environment")
 
@@ -84,8 +95,10 @@ def _merge(settings: Settings, values: Mapping[str, Any], where: str) -> Setting
     known = {f.name: f for f in fields(Settings)}
     changes: dict[str, Any] = {}
     for name, value in values.items():
-        if name not in known:
-            raise InputError(name, f"unknown setting in {where}; known: {', '.join(known)}")
+        if name not in known or name in COMMAND_LINE_ONLY:
+            names = ", ".join(k for k in known if k not in COMMAND_LINE_ONLY)
+            hint = " (--insecure is a command-line option only)" if name == "insecure" else ""
+            raise InputError(name, f"unknown setting in {where}{hint}; known: {names}")
         changes[name] = _coerce(name, value, known[name].type, where)
         problem = value_problem(name, changes[name])
         if problem:
@@ -120,12 +133,17 @@ def check_settings(settings: Settings, where: str = "the command line") -> None:
     if (settings.tls_cert is None) != (settings.tls_key is None):
         missing = "tls_key" if settings.tls_key is None else "tls_cert"
         raise InputError(missing, f"TLS needs both tls_cert and tls_key; {missing} is missing")
+    if settings.tls_client_ca is not None and settings.tls_cert is None:
+        raise InputError("tls_client_ca", "client certificates need TLS: give tls_cert and tls_key")
 
 
 SQLITE_SYNCHRONOUS = ("full", "normal")
 LOG_FORMATS = ("text", "json")
 # Settings that only a config file can give (not one environment variable).
 NESTED = frozenset({"policy"})
+# Settings that only the command line can give: opening braid up is a choice
+# made where it is started, never one left behind in a file or environment.
+COMMAND_LINE_ONLY = frozenset({"insecure"})
 
 # Inclusive bounds. The tick must be positive (0 would spin the ticker) and
 # short enough that expired holds are recorded while they still matter.

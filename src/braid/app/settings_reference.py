@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import MISSING, fields
 from typing import Final
 
-from braid.app.settings import LIMITS, NESTED, Settings
+from braid.app.settings import COMMAND_LINE_ONLY, LIMITS, NESTED, Settings
 
 __all__ = ["HELP", "reference_markdown"]
 
@@ -44,7 +44,20 @@ HELP: Final = {
     "CS 2.0 provider at `/NSI/services/CS2`, its NML topology and discovery document "
     "(docs/nsi.md).",
     "nsi_url": "Base URL the NSI discovery document gives requesters (default "
-    "`http://HOST:PORT` of the server).",
+    "`https://HOST:PORT` of the server, `http://` without TLS).",
+    "metrics_open": "`/metrics` for anyone, without a token (`--metrics-open`; warned at "
+    "every start). Otherwise it wants an operator's or a monitor's bearer token "
+    "(docs/service.md, Metrics).",
+    "nsi_requesters": "With `nsi_domain`: the YAML file that maps each NSI requester's client "
+    "certificate (its subject) to the requester NSA ids it may act as and their replyTo "
+    "endpoints (docs/nsi.md, Who may use it). Required, with `tls_client_ca`, unless "
+    "`--insecure`.",
+    "tls_client_ca": "PEM CA file: with `tls_cert`, HTTPS clients are asked for a "
+    "certificate it signed (not required of REST callers, who use tokens); NSI requesters "
+    "are known by theirs.",
+    "insecure": "Command line only (`--insecure`; refused in a file or the environment): "
+    "the NSI provider without client certificates or allow-list, and `/metrics` open. "
+    "Warned at every start; for test benches.",
     "policy": "Booking policy per role and per user: `horizon`, `max_duration`, "
     "`max_bandwidth`, `quota`, `endpoints` (docs/service.md, Booking policy).",
 }
@@ -56,7 +69,8 @@ _INTRO = """\
 below, a YAML file given with `--config FILE`, `BRAID_*` environment
 variables (the setting's name in capitals, e.g. `BRAID_PORT=8443`), and the
 command line's options (`--database`, `--topology`, `--host`, `--port`,
-`--southbound`, `--tls-cert`, `--tls-key`). A value that is not allowed
+`--southbound`, `--tls-cert`, `--tls-key`, `--tls-client-ca`, `--nsi-domain`,
+`--nsi-requesters`, `--metrics-open`, `--insecure`). A value that is not allowed
 stops the server with an error naming the setting and where it came from.
 
 This page is generated from the code (`scripts/gen-config-doc`); a test
@@ -81,11 +95,14 @@ def _allowed(name: str) -> str:
         return "`full` or `normal`"
     if name == "log_format":
         return "`text` or `json`"
-    if name == "failback":
+    if name in ("failback", "metrics_open"):
         return "`true` or `false`"
+    if name in COMMAND_LINE_ONLY:
+        return "`--insecure`"
     if name in NESTED:
         return "a mapping (config file only)"
-    return "a path" if name.endswith(("_file", "_cert", "_key")) else "text"
+    paths = ("_file", "_cert", "_key", "_ca", "_requesters")
+    return "a path" if name.endswith(paths) else "text"
 
 
 def reference_markdown() -> str:

@@ -35,6 +35,7 @@ def site_action(
     controller: str | None = None,
     extra: int = 0,
     service: ServiceTarget | None = None,
+    controller_token: str | None = None,
 ) -> SiteAction | ServiceAction | None:
     """`direct` (ovs-ofctl on the site's bridge), `controller` (the site's braid controller),
     or `service` (tell braid serve the watched link's state; it moves the reservations).
@@ -64,7 +65,7 @@ def site_action(
         driver = OfctlDriver({switch: bridge or switch})
     else:
         assert controller is not None
-        driver = ControllerDriver(controller, timeout=5.0)
+        driver = ControllerDriver(controller, timeout=5.0, token=controller_token)
     return SiteAction(driver, path_rules, extra)
 
 

@@ -24,7 +24,7 @@ from braid.app.reservations import operations
 from braid.app.reservations.link_state import settle_links
 from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
-from braid.bootstrap.nsi import NsiRunning, start_nsi
+from braid.bootstrap.nsi import NsiRunning, nsi_requesters, start_nsi
 from braid.bootstrap.provisioning import provisioning_store, start_provisioning
 from braid.core.errors import BraidError
 from braid.core.model.topology import topology_to_dict
@@ -74,6 +74,8 @@ class Serving:
 
 def start_serving(settings: Settings, default_capacity: str | None = None) -> Serving:
     """The store opened, the service started on it, the ticker and provisioning running."""
+    # NSI's allow-list is read first: a bad one stops the server before anything opens.
+    requesters = nsi_requesters(settings) if settings.nsi_domain and not settings.insecure else None
     repo = open_store(settings.database_url, sqlite_synchronous=settings.sqlite_synchronous)
     try:
         serving = _started(repo, settings, default_capacity)
@@ -95,7 +97,9 @@ def start_serving(settings: Settings, default_capacity: str | None = None) -> Se
             raise
         serving.provisioning = loop
     if settings.nsi_domain:
-        serving.nsi = start_nsi(serving.service, serving.repo, settings, settings.nsi_domain)
+        serving.nsi = start_nsi(
+            serving.service, serving.repo, settings, settings.nsi_domain, requesters
+        )
     return serving
 
 

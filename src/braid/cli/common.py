@@ -25,6 +25,14 @@ def fail(message: str, hint: str = "") -> NoReturn:
     raise typer.Exit(2)
 
 
+def warn_insecure(what: str) -> None:
+    """Say on stderr, at every start, that `what` runs without authentication (`--insecure`)."""
+    err_console.print(
+        f"[bold yellow]warning:[/] --insecure: {escape(what)} without authentication; "
+        "anyone who can reach it may use it. Do not use --insecure outside a test bench."
+    )
+
+
 def settle_heap(young: int | None = None) -> None:
     """Keep what startup loaded out of the cyclic collector's passes (a long-lived server).
 

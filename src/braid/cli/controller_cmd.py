@@ -19,8 +19,12 @@ from braid.cli.common import fail
 API_HELP = "Where braid reaches the controller: HOST:PORT, or unix:PATH (a Unix socket)."
 OPENFLOW_HELP = "HOST:PORT on which switches connect (OpenFlow 1.3)."
 TOKEN_HELP = (
-    "File holding a bearer token that every API request must send (keep it to its "
-    "owner: chmod 600). Without it, any local user who can connect may use the API."
+    "File holding the bearer token that every API request must send (keep it to its "
+    "owner: chmod 600). Required unless --insecure."
+)
+INSECURE_HELP = (
+    "Serve the API without a token (a warning at every start): any local user who can "
+    "connect may then change the switches' rules. For test benches only."
 )
 STATE_HELP = (
     "File keeping the desired rule sets across restarts; with it, every switch that "
@@ -41,6 +45,7 @@ def controller(
     api_token_file: Annotated[
         Path | None, typer.Option("--api-token-file", help=TOKEN_HELP)
     ] = None,
+    insecure: Annotated[bool, typer.Option("--insecure", help=INSECURE_HELP)] = False,
     log_level: Annotated[str, typer.Option("--log-level", help="Python log level.")] = "WARNING",
     service: Annotated[str | None, typer.Option("--service", help=SERVICE_HELP)] = None,
     service_token_file: Annotated[
@@ -61,6 +66,13 @@ def controller(
         fail(f"--api: expected HOST:PORT or unix:PATH, got {api!r}")
     if not openflow.rpartition(":")[2].isdigit():
         fail(f"--openflow: expected HOST:PORT, got {openflow!r}")
+    if api_token_file is None and not insecure:
+        fail(
+            "the controller's API needs a token: pass --api-token-file FILE",
+            "install -m 600 /dev/null FILE; head -c 32 /dev/urandom | base64 > FILE "
+            "(braid's driver sends it: drivers.controller.token_file in the wiring file); "
+            "--insecure serves without one, on a test bench only",
+        )
     command = [
         sys.executable,
         "-m",
@@ -73,6 +85,7 @@ def controller(
         log_level,
         *(["--state", str(state)] if state is not None else []),
         *(["--api-token-file", str(api_token_file)] if api_token_file is not None else []),
+        *(["--insecure"] if insecure and api_token_file is None else []),
         *(["--service", service] if service is not None else []),
         *(["--service-token-file", str(service_token_file)] if service_token_file else []),
         *(["--topology", str(topology)] if topology is not None else []),

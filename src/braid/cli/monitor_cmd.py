@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from braid.cli.common import err_console, fail
+from braid.cli.common import err_console, fail, warn_insecure
 from braid.core.errors import InputError
 
 _OPTIONS = {
@@ -66,6 +66,10 @@ def monitor(
     controller: Annotated[
         str | None, typer.Option(help="controller: braid controller's HOST:PORT.")
     ] = None,
+    controller_token_file: Annotated[
+        Path | None,
+        typer.Option(help="controller: file holding the controller API's token."),
+    ] = None,
     extra_flows: Annotated[int, typer.Option(help="Extra entries per fail-over.", min=0)] = 0,
     service: Annotated[
         str | None, typer.Option(help="service: braid serve's URL (posts --link's state).")
@@ -83,6 +87,13 @@ def monitor(
     log: Annotated[Path | None, typer.Option(help="Event log (JSON lines), appended.")] = None,
     log_probes: Annotated[bool, typer.Option(help="Log every probe, not only events.")] = True,
     metrics_port: Annotated[int | None, typer.Option(help="Serve Prometheus metrics.")] = None,
+    metrics_token_file: Annotated[
+        Path | None,
+        typer.Option(help="File holding the bearer token /metrics wants (--metrics-port)."),
+    ] = None,
+    metrics_open: Annotated[
+        bool, typer.Option(help="Serve /metrics to anyone, without a token (warned).")
+    ] = False,
     echo_port: Annotated[int | None, typer.Option(help="Also answer the far site's probes.")] = (
         None
     ),
@@ -118,6 +129,7 @@ def monitor(
         run_action = site_action(
             action, rules, rule.paths, bridge=bridge, controller=controller, extra=extra_flows,
             service=ServiceTarget(service, token, link),
+            controller_token=_token_in(controller_token_file, "--controller-token-file"),
         )  # fmt: skip
     except InputError as exc:
         fail(str(exc))
@@ -130,7 +142,7 @@ def monitor(
     )  # fmt: skip
     metrics = MonitorMetrics()
     if metrics_port is not None:
-        metrics.serve(metrics_port)
+        metrics.serve(metrics_port, token=_metrics_token(metrics_token_file, metrics_open))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     echo = UdpEcho(echo_port, netns) if echo_port is not None else None
@@ -149,3 +161,26 @@ def monitor(
         f"actions {len(summary.actions)}, recovered {summary.recovered}, "
         f"target lost {summary.target_lost}"
     )
+
+
+def _token_in(path: Path | None, option: str) -> str | None:
+    from braid.adapters.southbound.api_token import TokenFileError, read_token_file
+
+    if path is None:
+        return None
+    try:
+        return read_token_file(path)
+    except TokenFileError as exc:
+        fail(f"{option}: {exc}")
+
+
+def _metrics_token(path: Path | None, open_: bool) -> str | None:
+    """The token /metrics wants: required, unless `--metrics-open` (warned at every start)."""
+    if path is None and not open_:
+        fail(
+            "--metrics-port: /metrics needs a token: pass --metrics-token-file FILE",
+            "or --metrics-open to serve the metrics to anyone who can connect",
+        )
+    if path is None:
+        warn_insecure("the monitor's /metrics (--metrics-open)")
+    return _token_in(path, "--metrics-token-file")

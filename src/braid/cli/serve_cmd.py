@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from braid.cli.common import fail, settle_heap
+from braid.cli.common import fail, settle_heap, warn_insecure
 from braid.cli.topology_cmd import DefaultCapacityOpt
 from braid.core.errors import InputError
 
@@ -94,6 +94,37 @@ def serve(
             "e.g. example.net: STPs are urn:ogf:network:DOMAIN:topology:NODE?vlan=N.",
         ),
     ] = None,
+    nsi_requesters: Annotated[
+        Path | None,
+        typer.Option(
+            "--nsi-requesters",
+            help="With --nsi-domain: YAML file mapping each client certificate's subject to "
+            "the requester NSA ids it may act as and their replyTo endpoints (docs/nsi.md).",
+        ),
+    ] = None,
+    tls_client_ca: Annotated[
+        Path | None,
+        typer.Option(
+            "--tls-client-ca",
+            help="PEM CA file: ask HTTPS clients for a certificate it signed (the NSI "
+            "requesters'; REST callers still use tokens).",
+        ),
+    ] = None,
+    metrics_open: Annotated[
+        bool,
+        typer.Option(
+            "--metrics-open",
+            help="Serve /metrics to anyone, without a token (else operator and monitor tokens).",
+        ),
+    ] = False,
+    insecure: Annotated[
+        bool,
+        typer.Option(
+            "--insecure",
+            help="Test benches only: NSI without client certificates or an allow-list (any "
+            "requester at its word, confirmations to any replyTo) and /metrics open; warned.",
+        ),
+    ] = False,
 ) -> None:
     """Run the REST API (user ↔ orchestrator) on a database, until SIGTERM or Ctrl-C."""
     import uvicorn
@@ -114,8 +145,13 @@ def serve(
         tls_cert=tls_cert,
         tls_key=tls_key,
         nsi_domain=nsi_domain,
+        nsi_requesters=nsi_requesters,
+        tls_client_ca=tls_client_ca,
+        metrics_open=metrics_open or None,
+        insecure=insecure or None,
     )
     tls = _tls_checked(settings)
+    _warn_open(settings)
     # Warnings and errors of braid's own loggers (a failed tick, an unhandled
     # request error) go to stderr, as text or JSON; uvicorn keeps its own format.
     configure_logging(settings.log_format)
@@ -154,9 +190,9 @@ def serve(
                     # The C event loop and HTTP parser (uvicorn[standard]): less
                     # CPU per request than asyncio's loop and h11.
                     loop="uvloop",
-                    http="httptools",
                     ssl_certfile=settings.tls_cert,
                     ssl_keyfile=settings.tls_key,
+                    **_client_certificates(settings),
                 )
         finally:
             serving.close()
@@ -177,7 +213,36 @@ def _tls_checked(settings: Settings) -> bool:
         context.load_cert_chain(settings.tls_cert, settings.tls_key)
     except (OSError, ssl.SSLError) as exc:
         fail(f"--tls-cert/--tls-key: cannot use {settings.tls_cert} and {settings.tls_key}: {exc}")
+    if settings.tls_client_ca is not None:
+        try:
+            context.load_verify_locations(settings.tls_client_ca)
+        except (OSError, ssl.SSLError) as exc:
+            fail(f"--tls-client-ca: cannot use {settings.tls_client_ca}: {exc}")
     return True
+
+
+def _client_certificates(settings: Settings) -> dict[str, Any]:
+    """uvicorn's options: ask clients for a certificate signed by `tls_client_ca` (optional:
+    REST callers use tokens) and hand the verified subject to the app (NSI's allow-list)."""
+    if settings.tls_client_ca is None or settings.tls_cert is None:
+        return {"http": "httptools"}
+    import ssl
+
+    from braid.adapters.nsi.client_certificates import PeerCertProtocol
+
+    return {
+        "http": PeerCertProtocol,
+        "ssl_ca_certs": settings.tls_client_ca,
+        "ssl_cert_reqs": ssl.CERT_OPTIONAL,
+    }
+
+
+def _warn_open(settings: Settings) -> None:
+    if settings.insecure:
+        opened = "/metrics" + (" and the NSI provider" if settings.nsi_domain else "")
+        warn_insecure(f"braid serve's {opened}")
+    elif settings.metrics_open:
+        warn_insecure("braid serve's /metrics (--metrics-open)")
 
 
 def _hint(exc: InputError) -> str:
@@ -200,7 +265,14 @@ def settings_from(config: Path | None, **overrides: Any) -> Settings:
         "southbound": "southbound_file",
     }
     given = {names.get(k, k): v for k, v in overrides.items() if v is not None}
-    for name in ("topology_file", "southbound_file", "tls_cert", "tls_key"):
+    for name in (
+        "topology_file",
+        "southbound_file",
+        "tls_cert",
+        "tls_key",
+        "nsi_requesters",
+        "tls_client_ca",
+    ):
         if name in given:
             given[name] = str(given[name])
     settings = replace(settings, **given)

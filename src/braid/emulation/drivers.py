@@ -9,8 +9,11 @@ have connected; closing stops that process.
 from __future__ import annotations
 
 import contextlib
+import os
+import secrets
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 
@@ -34,15 +37,24 @@ def make_driver(kind: str, net: EmulatedNetwork) -> tuple[SouthboundDriver, Call
 
 def _start_controller(net: EmulatedNetwork) -> tuple[SouthboundDriver, Callable[[], None]]:
     api, openflow = free_ports(2)
+    # The API wants a token (closed by default): a fresh one per session, in a
+    # file only this user can read, that the session's driver sends.
+    token = secrets.token_urlsafe(32)
+    fd, token_file = tempfile.mkstemp(prefix="braid-controller-", suffix=".token")
+    with os.fdopen(fd, "w") as out:
+        out.write(token + "\n")
     process = subprocess.Popen(
         [sys.executable, "-m", "braid.adapters.southbound.osken_main",
-         "--api", f"127.0.0.1:{api}", "--openflow", f"127.0.0.1:{openflow}"],
+         "--api", f"127.0.0.1:{api}", "--openflow", f"127.0.0.1:{openflow}",
+         "--api-token-file", token_file],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    driver = ControllerDriver(f"127.0.0.1:{api}")
+    driver = ControllerDriver(f"127.0.0.1:{api}", token=token)
 
     def close() -> None:
         driver.close()
+        with contextlib.suppress(OSError):
+            os.unlink(token_file)
         for bridge in net.bridges.values():
             net.run(["ovs-vsctl", "--if-exists", "del-controller", bridge])
         if process.poll() is None:

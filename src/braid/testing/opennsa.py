@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import ssl
 import subprocess
 import tempfile
 import time
@@ -27,13 +28,16 @@ __all__ = [
     "NARROW_NRM",
     "PEER_SCRIPT",
     "BraidNsi",
+    "NsiTls",
     "Onsa",
     "OnsaResult",
+    "OnsaTls",
     "PeerMissingError",
     "braid_with_nsi",
     "opennsa_peer",
     "peer_script",
     "requester_network",
+    "tls_venv",
     "wait_for_log",
 ]
 
@@ -96,6 +100,47 @@ class OnsaResult:
         ]
 
 
+# The peer's venv takes the newest pyOpenSSL, whose X509 lost `get_extension`, which
+# the service-identity its Twisted needs still calls: every TLS handshake of onsa then
+# fails in its host check. onsa with a client certificate runs from a venv of its own,
+# made by the same script, with the last pyOpenSSL (and a cryptography) that go with it.
+TLS_VENV = Path(tempfile.gettempdir()) / "opennsa-venv-tls"
+TLS_PINS = ("pyOpenSSL==23.2.0", "cryptography==41.0.7")
+
+
+def tls_venv(script: Path, venv: Path = TLS_VENV) -> Path:
+    """The venv for onsa over TLS (set up once, whichever test process gets here first)."""
+    lock = Path(tempfile.gettempdir()) / "braid-opennsa-tls-setup.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        env = {**os.environ, "OPENNSA_VENV": str(venv)}
+        argv = [str(script), "onsa", "--version"]
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=900)
+        if done.returncode == 0 and not (venv / ".braid-tls-pins").exists():
+            pip = [str(venv / "bin" / "pip"), "install", "-q", *TLS_PINS]
+            done = subprocess.run(pip, capture_output=True, text=True, timeout=900)
+            if done.returncode == 0:
+                (venv / ".braid-tls-pins").write_text("\n".join(TLS_PINS) + "\n")
+    if done.returncode != 0:
+        raise PeerMissingError(f"onsa's TLS venv cannot be set up:\n{done.stdout}{done.stderr}")
+    return venv
+
+
+@dataclass(frozen=True)
+class OnsaTls:
+    """onsa's client certificate for an HTTPS provider: its PEM certificate and key, the
+    folder of CA certificates (`NAME.0`) it verifies the provider with, and the venv
+    (`tls_venv`) it runs from."""
+
+    certificate: Path
+    key: Path
+    ca_dir: Path
+    venv: Path | None = None
+
+    def args(self) -> list[str]:
+        return ["-l", str(self.certificate), "-k", str(self.key), "-i", str(self.ca_dir)]
+
+
 @dataclass(frozen=True)
 class Onsa:
     """OpenNSA's requester CLI aimed at one provider; confirmations come back to `callback`."""
@@ -105,12 +150,28 @@ class Onsa:
     provider: str  # e.g. braid.test:nsa
     callback: int
     requester: str = REQUESTER  # whose connections it sees (a provider shows each its own)
+    tls: OnsaTls | None = None  # a client certificate, for an https provider
+
+    @property
+    def reply_to(self) -> str:
+        """Where onsa asks for its confirmations (its callback stays plain HTTP)."""
+        return f"http://127.0.0.1:{self.callback}/NSI/services/RequesterService2"
+
+    @property
+    def requester_nsa(self) -> str:
+        return f"urn:ogf:network:{self.requester}"
 
     def run(self, command: str, *args: str, timeout: float = 60) -> OnsaResult:
         argv = [str(self.script), "onsa", command, "-u", self.url, "-p", self.provider]
         argv += ["-r", self.requester, "-h", "127.0.0.1", "-o", str(self.callback), *args]
+        argv += self.tls.args() if self.tls is not None else []
+        env = dict(os.environ)
+        if self.tls is not None and self.tls.venv is not None:
+            env["OPENNSA_VENV"] = str(self.tls.venv)
         began = time.perf_counter()
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=timeout, check=False, env=env
+        )
         return OnsaResult(done.stdout + done.stderr, time.perf_counter() - began)
 
     def reserve(self, source: str, dest: str, mbps: int, start: str, end: str) -> OnsaResult:
@@ -162,10 +223,32 @@ def wait_for_log(home: Path, text: str, timeout: float = 60) -> None:
 
 
 @dataclass(frozen=True)
+class NsiTls:
+    """braid serve's HTTPS for NSI: its certificate and key, the CA file that signs the
+    requesters' certificates (and braid's own, here), and the requesters' allow-list."""
+
+    certificate: Path
+    key: Path
+    client_ca: Path
+    requesters: Path
+
+    def args(self) -> list[str]:
+        return [
+            "--tls-cert", str(self.certificate), "--tls-key", str(self.key),
+            "--tls-client-ca", str(self.client_ca), "--nsi-requesters", str(self.requesters),
+        ]  # fmt: skip
+
+    def trusting(self) -> ssl.SSLContext:
+        """A client context that trusts braid's certificate (for REST calls and health)."""
+        return ssl.create_default_context(cafile=str(self.client_ca))
+
+
+@dataclass(frozen=True)
 class BraidNsi:
     url: str  # the server's base URL
     database: str
     pid: int
+    verify: ssl.SSLContext | bool = True  # what an HTTPS client must trust to reach it
 
     @property
     def provider(self) -> str:
@@ -174,20 +257,30 @@ class BraidNsi:
 
 @contextmanager
 def braid_with_nsi(
-    braid: Path, topology: Path, workdir: Path, domain: str = "braid.test"
+    braid: Path,
+    topology: Path,
+    workdir: Path,
+    domain: str = "braid.test",
+    tls: NsiTls | None = None,
 ) -> Iterator[BraidNsi]:
-    """`braid serve --nsi-domain DOMAIN` on a free port over a fresh SQLite file."""
+    """`braid serve --nsi-domain DOMAIN` on a free port over a fresh SQLite file.
+
+    With `tls`, over HTTPS, requesters known by their client certificates (the
+    default of braid serve); without, with --insecure (any requester at its word)."""
     database = f"sqlite:///{workdir / 'braid.db'}"
     port = free_port()
     env = {**os.environ, "BRAID_TICK_SECONDS": "1"}
     argv = [str(braid), "serve", "--topology", str(topology), "--database", database]
     argv += ["--host", "127.0.0.1", "--port", str(port), "--nsi-domain", domain]
+    argv += tls.args() if tls is not None else ["--insecure"]
     with (workdir / "serve.log").open("w") as log:
         process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
-        url = f"http://127.0.0.1:{port}"
+        scheme = "https" if tls is not None else "http"
+        url = f"{scheme}://127.0.0.1:{port}"
+        verify: ssl.SSLContext | bool = tls.trusting() if tls is not None else True
         try:
-            wait_healthy(url, process)
-            yield BraidNsi(url, database, process.pid)
+            wait_healthy(url, process, verify=verify)
+            yield BraidNsi(url, database, process.pid, verify)
         finally:
             process.terminate()
             process.wait(timeout=15)

@@ -54,24 +54,32 @@ def test_a_far_end_that_goes_silent_fails_over_once_and_is_reported(tmp_path: Pa
 def test_braid_monitor_serves_metrics_and_answers_probes(tmp_path: Path) -> None:
     echo_port = free_port(socket.SOCK_DGRAM)
     metrics_port = free_port(socket.SOCK_STREAM)
+    (tmp_path / "metrics.token").write_text("scrape-token-1\n")
     command = [
         sys.executable, "-m", "braid.cli.main", "monitor", "--target", "127.0.0.1",
         "--port", str(echo_port), "--echo-port", str(echo_port), "--rate", "20",
         "--metrics-port", str(metrics_port), "--duration", "3", "--log", str(tmp_path / "log"),
+        "--metrics-token-file", str(tmp_path / "metrics.token"),
     ]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{metrics_port}/metrics"
+    scraper = {"Authorization": "Bearer scrape-token-1"}
     try:
         body = ""
         for _ in range(40):
             time.sleep(0.1)
             try:
-                body = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics").text
+                body = httpx.get(url, headers=scraper).text
             except httpx.HTTPError:
                 continue
             if 'braid_monitor_probes_total{result="answered"}' in body:
                 break
         assert 'braid_monitor_probes_total{result="answered"}' in body
         assert "braid_monitor_rtt_ms" in body
+        for headers in ({}, {"Authorization": "Bearer scrape-token-2"}):
+            refused = httpx.get(url, headers=headers)
+            assert refused.status_code == 401, refused.text
+            assert "braid_monitor" not in refused.text
     finally:
         out, err = process.communicate(timeout=30)
     assert process.returncode == 0, err
@@ -86,6 +94,7 @@ def test_bad_monitor_options_name_the_option(tmp_path: Path) -> None:
     flow = FlowRule(3000, Match(in_port=1), (Output(2),), cookie=0xB7A1_0000_0000_0001)
     write_path_rules(rules, {"primary": RuleSet("s1", 1, (flow,)), "standby": RuleSet("s1", 1)})
     cases = [
+        (["--metrics-port", "9"], "--metrics-token-file"),
         (["--rtt-threshold", "0"], "--rtt-threshold"),
         (["--action", "teleport"], "--action"),
         (["--action", "direct"], "--rules"),

@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -21,13 +22,17 @@ from braid.adapters.free_ports import free_port
 from braid.testing.nsi_requests import LAUGHS, XXE, request
 from braid.testing.opennsa import (
     BraidNsi,
+    NsiTls,
     Onsa,
+    OnsaTls,
     PeerMissingError,
     braid_with_nsi,
     opennsa_peer,
     peer_script,
+    tls_venv,
     wait_for_log,
 )
+from tests.certificates import issue_certificate
 
 pytestmark = pytest.mark.slow
 
@@ -57,17 +62,59 @@ def script() -> Path:
         raise
 
 
+REQUESTER_NSA = "urn:ogf:network:requester.test:nsa"
+
+
+@dataclass(frozen=True)
+class Pki:
+    """braid's HTTPS and onsa's client certificates, one CA; the allow-list names onsa's."""
+
+    folder: Path
+    callback: int  # onsa's callback port, registered as its replyTo
+    venv: Path  # onsa's venv for TLS (tls_venv)
+
+    def onsa(self, name: str = "onsa-requester") -> OnsaTls:
+        f = self.folder
+        return OnsaTls(f / f"{name}.pem", f / f"{name}.key", f, self.venv)
+
+    @property
+    def tls(self) -> NsiTls:
+        f = self.folder
+        return NsiTls(f / "braid.pem", f / "braid.key", f / "ca.pem", f / "requesters.yaml")
+
+
 @pytest.fixture(scope="module")
-def braid(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BraidNsi]:
+def pki(tmp_path_factory: pytest.TempPathFactory, script: Path) -> Pki:
+    folder = tmp_path_factory.mktemp("pki")
+    ca = issue_certificate(folder, "ca", None)
+    for name in ("braid", "onsa-requester", "stranger"):
+        issue_certificate(folder, name, ca)
+    shutil.copy(folder / "ca.pem", folder / "ca.0")  # onsa reads CA certificates named *.0
+    try:
+        venv = tls_venv(script)
+    except PeerMissingError as exc:
+        _missing(str(exc))
+    pki = Pki(folder, free_port(), venv)
+    reply_to = Onsa(Path(), "", "", pki.callback).reply_to
+    (folder / "requesters.yaml").write_text(
+        "requesters:\n"
+        "  - certificate: CN=onsa-requester\n"
+        f"    nsa: {{'{REQUESTER_NSA}': {{reply_to: ['{reply_to}']}}}}\n",
+        encoding="utf-8",
+    )
+    return pki
+
+
+@pytest.fixture(scope="module")
+def braid(tmp_path_factory: pytest.TempPathFactory, pki: Pki) -> Iterator[BraidNsi]:
     workdir = tmp_path_factory.mktemp("braid-nsi")
     topology = workdir / "topology.yaml"
     topology.write_text(TOPOLOGY, encoding="utf-8")
-    with braid_with_nsi(BRAID, topology, workdir) as served:
+    with braid_with_nsi(BRAID, topology, workdir, tls=pki.tls) as served:
         yield served
 
 
-@pytest.fixture(scope="module")
-def operator(braid: BraidNsi) -> dict[str, str]:
+def _operator_of(braid: BraidNsi) -> dict[str, str]:
     import subprocess
 
     argv = [str(BRAID), "token", "create", "--user", "olga", "--role", "operator"]
@@ -82,8 +129,13 @@ def operator(braid: BraidNsi) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def onsa(script: Path, braid: BraidNsi) -> Onsa:
-    return Onsa(script, braid.provider, "braid.test:nsa", free_port())
+def operator(braid: BraidNsi) -> dict[str, str]:
+    return _operator_of(braid)
+
+
+@pytest.fixture(scope="module")
+def onsa(script: Path, braid: BraidNsi, pki: Pki) -> Onsa:
+    return Onsa(script, braid.provider, "braid.test:nsa", pki.callback, tls=pki.onsa())
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +151,7 @@ def peer(script: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ons
 
 
 def _rest(braid: BraidNsi, operator: dict[str, str], path: str) -> httpx.Response:
-    return httpx.get(braid.url + path, headers=operator, timeout=10)
+    return httpx.get(braid.url + path, headers=operator, timeout=10, verify=braid.verify)
 
 
 def _booked(braid: BraidNsi, operator: dict[str, str]) -> list[dict[str, object]]:
@@ -198,17 +250,49 @@ def test_onsa_s_bad_requests_are_refused_and_book_nothing(
         (b"<soap:Envelope><soap:Body>", b"00100"),
         (XXE, b"00100"),
         (LAUGHS, b"00100"),
-        (request("reserve", source="p1?vlan=1780", dest="p1?vlan=1781"), b"00100"),
+        # No replyTo: the request is answered, and its fault read, in its own response.
+        (request("reserve", source="p1?vlan=1780", dest="p1?vlan=1781", reply_to=""), b"00100"),
     ],
 )
 def test_malformed_and_hostile_soap_gets_faults_and_no_memory_blow_up(
-    braid: BraidNsi, operator: dict[str, str], payload: bytes, code: bytes
+    braid: BraidNsi, operator: dict[str, str], pki: Pki, payload: bytes, code: bytes
 ) -> None:
     before = _rss_kib(braid.pid)
-    answer = httpx.post(braid.provider, content=payload, timeout=10)
+    listed = pki.tls.trusting()
+    listed.load_cert_chain(pki.onsa().certificate, pki.onsa().key)  # a listed requester's
+    answer = httpx.post(braid.provider, content=payload, timeout=10, verify=listed)
     assert answer.status_code == 500
     assert b"serviceException" in answer.content and code in answer.content
     assert _rss_kib(braid.pid) - before < 50 * 1024
+    assert _booked(braid, operator) == []
+
+
+@pytest.mark.parametrize(
+    ("certificate", "requester", "other_callback", "said"),
+    [
+        ("stranger", "requester.test:nsa", False, "is not known"),
+        ("onsa-requester", "other.test:nsa", False, "may not act as"),
+        ("onsa-requester", "requester.test:nsa", True, "is not an endpoint registered"),
+    ],
+)
+def test_onsa_is_refused_unless_its_certificate_nsa_and_reply_to_are_on_the_list(
+    script: Path,
+    braid: BraidNsi,
+    operator: dict[str, str],
+    pki: Pki,
+    certificate: str,
+    requester: str,
+    other_callback: bool,
+    said: str,
+) -> None:
+    callback = free_port() if other_callback else pki.callback
+    tls = pki.onsa(certificate)
+    other = Onsa(script, braid.provider, "braid.test:nsa", callback, requester, tls)
+    refused = other.reserve(
+        "braid.test:topology:p1?vlan=1784", "braid.test:topology:p3?vlan=1784", 100, START, END
+    )
+    assert "Error from urn:ogf:network:braid.test:nsa" in refused.output, refused.output
+    assert said in " ".join(refused.output.split())
     assert _booked(braid, operator) == []
 
 
@@ -242,14 +326,25 @@ ethernet tobraid braid.test:topology#p1(-in|-out) vlan:1780-1789 1000 em2 -
 """
 
 
+@pytest.fixture(scope="module")
+def open_braid(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BraidNsi]:
+    """braid serve with --insecure: the peer's start script configures OpenNSA's own
+    service without TLS, so OpenNSA as a requester has no client certificate to show."""
+    workdir = tmp_path_factory.mktemp("braid-nsi-open")
+    topology = workdir / "topology.yaml"
+    topology.write_text(TOPOLOGY, encoding="utf-8")
+    with braid_with_nsi(BRAID, topology, workdir) as served:
+        yield served
+
+
 def test_opennsa_as_aggregator_commits_in_its_domain_and_in_braid(
     script: Path,
-    braid: BraidNsi,
-    operator: dict[str, str],
+    open_braid: BraidNsi,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     """onsa asks OpenNSA for a path from its own port to braid's p3: OpenNSA reserves its
     segment and, as braid's requester, braid's (found through braid's discovery document)."""
+    braid, operator = open_braid, _operator_of(open_braid)
     home = tmp_path_factory.mktemp("aggregator")
     nrm = home / "aggregator.nrm"
     nrm.write_text(AGGREGATOR_NRM, encoding="utf-8")

@@ -92,3 +92,17 @@ def test_failback_is_a_flag_from_file_or_environment(tmp_path: Path) -> None:
     with pytest.raises(InputError) as bad:
         load_settings(env={"BRAID_FAILBACK": "sometimes"})
     assert bad.value.field == "failback"
+
+
+def test_insecure_is_a_command_line_choice_only(tmp_path: Path) -> None:
+    config = tmp_path / "braid.yaml"
+    config.write_text("insecure: true\n")
+    with pytest.raises(InputError, match="command-line option only"):
+        load_settings(config)
+    assert not load_settings(None, {"BRAID_INSECURE": "1"}).insecure  # ignored, never opens
+    assert load_settings(None, {"BRAID_METRICS_OPEN": "true"}).metrics_open
+
+
+def test_client_certificates_need_tls() -> None:
+    with pytest.raises(InputError, match="tls_client_ca"):
+        check_settings(Settings(tls_client_ca="ca.pem"))

@@ -10,8 +10,10 @@ from fastapi.openapi.models import HTTPBearer as HTTPBearerModel
 from fastapi.security.base import SecurityBase
 
 from braid.adapters.api.offload import off_loop
+from braid.app.auth import require_metrics_reader
 from braid.app.records import User
 from braid.app.reservations.service import ReservationService
+from braid.app.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,3 +55,19 @@ class _Bearer(SecurityBase):
 
 
 Authorized = Annotated[Caller, Depends(_Bearer())]
+
+
+class _MetricsBearer(_Bearer):
+    """The check of /metrics: an operator's or a monitor's bearer token, unless the
+    server runs with its metrics open (`metrics_open`, `braid serve --metrics-open`)."""
+
+    async def __call__(self, request: Request) -> Caller | None:  # type: ignore[override]
+        settings: Settings = request.app.state.settings
+        if settings.metrics_open or settings.insecure:
+            return None
+        caller = await super().__call__(request)
+        require_metrics_reader(caller.user)
+        return caller
+
+
+MetricsReader = Annotated[Caller | None, Depends(_MetricsBearer())]

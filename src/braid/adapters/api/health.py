@@ -1,4 +1,8 @@
-"""`/healthz` and `/metrics`: unauthenticated, for load balancers and Prometheus."""
+"""`/healthz` (unauthenticated, for load balancers) and `/metrics` (for Prometheus).
+
+/metrics wants an operator's or a monitor's bearer token, unless the server
+runs with `metrics_open` (`braid serve --metrics-open` or `--insecure`).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from braid.adapters.api.deps import service_of
+from braid.adapters.api.deps import MetricsReader, service_of
 from braid.adapters.api.errors import error_response
 from braid.adapters.api.fastjson import FastJSON
 from braid.adapters.api.models import ErrorOut, HealthOut
@@ -85,10 +89,16 @@ async def healthz(request: Request) -> JSONResponse:
 @router.get(
     "/metrics",
     response_class=Response,
-    responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format"}},
+    responses={
+        200: {"content": {"text/plain": {}}, "description": "Prometheus text format"},
+        401: {"model": ErrorOut, "description": "no valid bearer token"},
+        403: {"model": ErrorOut, "description": "a token of a role other than operator, monitor"},
+    },
 )
-async def metrics(request: Request) -> Response:
-    """Admissions, rejections, decision time, HTTP requests, links, holds, replica lag."""
+async def metrics(request: Request, _: MetricsReader) -> Response:
+    """Admissions, rejections, decision time, HTTP requests, links, holds, replica lag.
+
+    For operator and monitor tokens (unless the server runs with its metrics open)."""
     service = service_of(request)
     metrics: PrometheusMetrics = request.app.state.metrics
     text = await off_loop(metrics.render, lambda: observe(service.books))

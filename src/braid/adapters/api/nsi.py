@@ -22,6 +22,7 @@ from fastapi.responses import Response
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
+from braid.adapters.nsi.client_certificates import client_subject
 from braid.adapters.nsi.documents import discovery_document, nml_document, topology_path
 from braid.adapters.nsi.replies import acknowledgment, encode, reserve_response
 from braid.adapters.nsi.soap import Request as NsiRequest
@@ -58,7 +59,7 @@ def mount_nsi(app: FastAPI, endpoint: NsiEndpoint) -> None:
 
     async def cs2(request: Request) -> Response:
         body = await request.body()
-        return await run_in_threadpool(_answer, endpoint, body)
+        return await run_in_threadpool(_answer, endpoint, body, client_subject(request))
 
     async def topology(_: Request) -> Response:
         document = nml_document(provider.domain, provider.service.topology, endpoint.started)
@@ -73,10 +74,12 @@ def mount_nsi(app: FastAPI, endpoint: NsiEndpoint) -> None:
     app.add_api_route("/NSI/discovery.xml", discovery, include_in_schema=False)
 
 
-def _answer(endpoint: NsiEndpoint, body: bytes) -> Response:
+def _answer(endpoint: NsiEndpoint, body: bytes, certificate: str | None = None) -> Response:
     provider = endpoint.provider
     try:
+        provider.admit_sender(certificate)
         request = decode_request(body)
+        provider.admit(request, certificate)
         answer = _dispatch(provider, request)
     except NsiError as exc:
         return Response(fault(provider.nsa, exc), status_code=500, media_type=XML)

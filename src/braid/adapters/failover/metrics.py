@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+import hmac
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, make_wsgi_app
+from prometheus_client.exposition import ThreadingWSGIServer
 
 __all__ = ["MonitorMetrics"]
 
@@ -31,5 +38,37 @@ class MonitorMetrics:
         )
         self.path = Gauge("braid_monitor_path", "1 for the path in use", ["path"], registry=r)
 
-    def serve(self, port: int, address: str = "127.0.0.1") -> None:
-        start_http_server(port, address, registry=self.registry)
+    def serve(self, port: int, address: str = "127.0.0.1", token: str | None = None) -> None:
+        """Serve /metrics on a thread; with `token`, only to who sends it as a bearer token."""
+        app = make_wsgi_app(self.registry)
+        guarded = app if token is None else bearer_only(app, token)
+        server = make_server(
+            address, port, guarded, ThreadingWSGIServer, handler_class=_QuietHandler
+        )
+        threading.Thread(target=server.serve_forever, name="monitor-metrics", daemon=True).start()
+
+
+Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+def bearer_only(app: Wsgi, token: str) -> Wsgi:
+    """`app` for requests that send `Authorization: Bearer <token>`; 401 for any other."""
+    expected = f"Bearer {token}".encode()
+
+    def guarded(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        sent = str(environ.get("HTTP_AUTHORIZATION", "")).encode()
+        if hmac.compare_digest(sent, expected):
+            return app(environ, start_response)
+        why = b"wrong metrics token" if sent else b"missing metrics token"
+        start_response(
+            "401 Unauthorized",
+            [("Content-Type", "text/plain; charset=utf-8"), ("WWW-Authenticate", "Bearer")],
+        )
+        return [why + b": send 'Authorization: Bearer <token>'\n"]
+
+    return guarded
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # a line per scrape is noise
+        pass

@@ -43,6 +43,7 @@ class ControllerDriver:
             base = address if "://" in address else f"http://{address}"
             self._client = httpx.Client(base_url=base, timeout=timeout, headers=headers)
         self.address = address
+        self.token = token  # another client of the same controller sends it too
 
     def close(self) -> None:
         self._client.close()

@@ -54,6 +54,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--api-token-file", type=Path, default=None, help="file holding the API's bearer token"
     )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="serve the API without a token (warned at every start; test benches only)",
+    )
     parser.add_argument("--log-level", default="WARNING")
     parser.add_argument(
         "--service", default=None, help="braid serve's URL: post port-status link states there"
@@ -93,11 +98,29 @@ def reporter_from(args: argparse.Namespace) -> PortReporter | None:
     return PortReporter(port_links(wiring.ports), LinkStateClient.connect(args.service, token))
 
 
-def _token(path: Path | None) -> str | None:
-    """The API token, read before anything starts; an unusable file stops the process."""
+INSECURE_WARNING = (
+    "braid controller: warning: --insecure: the API serves without authentication; "
+    "any local user who can connect may change the switches' rules. "
+    "Do not use --insecure outside a test bench."
+)
+
+
+def _token(path: Path | None, insecure: bool = False) -> str | None:
+    """The API token, read before anything starts; an unusable file stops the process.
+
+    Without a token file the API is refused unless `insecure` says so (with a warning).
+    """
     from braid.adapters.southbound.api_token import TokenFileError, read_token_file
 
     if path is None:
+        if not insecure:
+            print(
+                "braid controller: the API needs a token: pass --api-token-file FILE "
+                "(one line, chmod 600; braid's driver sends it), or --insecure on a test bench",
+                file=sys.stderr,
+            )
+            raise SystemExit(2)
+        print(INSECURE_WARNING, file=sys.stderr, flush=True)
         return None
     try:
         return read_token_file(path)
@@ -108,7 +131,7 @@ def _token(path: Path | None) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
-    token = _token(args.api_token_file)
+    token = _token(args.api_token_file, args.insecure)
     reporter = reporter_from(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
     # Imported here: os-ken reads its configuration and picks its hub at import time.
@@ -142,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         # os-ken's service threads are not daemons and nothing stops them yet;
         # nothing has been written, so leave at once.
         os._exit(2)
-    guarded = "with a token" if token is not None else "without a token"
+    guarded = "with a token" if token is not None else "without a token: --insecure"
     told = f"; port status to {args.service}" if reporter is not None else ""
     print(
         f"braid controller: OpenFlow on {of_host}:{of_port}, API on {args.api} ({guarded})" + told,

@@ -184,7 +184,8 @@ class OvsSandbox:
     ) -> subprocess.Popen[bytes]:
         """`braid controller` inside the namespace, reachable at `controller_api`.
 
-        With `token_file`, its API wants the token in that file; `extra` are
+        With `token_file`, its API wants the token in that file (without one it
+        runs with `--insecure`, on its owner-only socket); `extra` are
         more of its options. Waits until its API socket exists; the caller
         stops it (terminate, wait).
         """
@@ -197,7 +198,9 @@ class OvsSandbox:
             "--openflow",
             f"127.0.0.1:{openflow_port}",
             *(["--state", str(state_file)] if state_file is not None else []),
-            *(["--api-token-file", str(token_file)] if token_file is not None else []),
+            # Without a token file, --insecure: the API is a Unix socket only its
+            # owner may open, in the sandbox's own namespace, for tests only.
+            *(["--api-token-file", str(token_file)] if token_file is not None else ["--insecure"]),
             *extra,
         ]
         socket_path = Path(self.controller_api[len("unix:") :])

@@ -40,6 +40,7 @@ from braid.app.nsi.messages import (
 )
 from braid.app.nsi.ports import ConnectionStore
 from braid.app.nsi.records import Connection
+from braid.app.nsi.requesters import Requesters
 from braid.app.records import User
 from braid.app.reservations.commands import Reserve
 from braid.app.reservations.service import ReservationService, new_id
@@ -79,17 +80,41 @@ class Answer:
 
 class NsiProvider:
     def __init__(
-        self, service: ReservationService, connections: ConnectionStore, domain: str
+        self,
+        service: ReservationService,
+        connections: ConnectionStore,
+        domain: str,
+        requesters: Requesters | None = None,
     ) -> None:
+        """`requesters`: who may act as which requester NSA, and where their confirmations
+        may go; None takes any requester at its word (`--insecure`)."""
         self.service = service
         self.connections = connections
         self.domain = domain
+        self.requesters = requesters
         self.nsa = nsa_id(domain)
         self.lock = threading.RLock()  # one change at a time: edge VLANs, connection versions
 
     @property
     def network(self) -> str:
         return network_id(self.domain)
+
+    def admit_sender(self, certificate: str | None) -> None:
+        """Refuse (00302) a sender without a listed client certificate, before its request
+        is parsed: a stranger's XML is never read."""
+        if self.requesters is not None:
+            self.requesters.known(certificate)
+
+    def admit(
+        self, request: ReserveRequest | GenericRequest | QueryRequest, certificate: str | None
+    ) -> None:
+        """Refuse (00302) a sender whose client certificate (its subject, None without one)
+        may not act as the request's requesterNSA, or a replyTo not registered for it:
+        before anything is read, stored or sent."""
+        if self.requesters is None:
+            return
+        replies = not (isinstance(request, QueryRequest) and request.operation.endswith("Sync"))
+        self.requesters.check(request.header, certificate, replies)
 
     # -- reserve -------------------------------------------------------------------
 

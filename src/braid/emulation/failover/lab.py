@@ -135,7 +135,7 @@ def method_driver(method: str, session: EmulationSession, site: str) -> Southbou
     controller = session.live_driver
     if not isinstance(controller, ControllerDriver):
         raise RuntimeError("the controller method needs a session with --driver controller")
-    return ControllerDriver(controller.address, timeout=5.0)
+    return ControllerDriver(controller.address, timeout=5.0, token=controller.token)
 
 
 def make_sites(

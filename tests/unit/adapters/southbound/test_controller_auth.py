@@ -86,3 +86,16 @@ def test_the_controller_takes_the_token_from_a_file(tmp_path: Path) -> None:
     args = parse_args(["--api-token-file", str(tmp_path / "t")])
     assert args.api_token_file == tmp_path / "t"
     assert parse_args([]).api_token_file is None
+
+
+def test_another_client_of_a_session_s_controller_sends_its_token() -> None:
+    from types import SimpleNamespace
+    from typing import Any
+
+    from braid.emulation.failover_lab import method_driver
+
+    session: Any = SimpleNamespace(live_driver=ControllerDriver("127.0.0.1:1", token=TOKEN))
+    driver = method_driver("controller", session, "site-a")
+    assert isinstance(driver, ControllerDriver) and driver.token == TOKEN
+    driver.close()
+    session.live_driver.close()

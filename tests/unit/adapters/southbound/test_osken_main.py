@@ -77,3 +77,42 @@ def test_a_bad_wiring_file_stops_the_controller_naming_the_field(
     with pytest.raises(SystemExit):
         reporter_from(parse_args(argv))
     assert "wiring.yaml" in capsys.readouterr().err
+
+
+def test_without_a_token_file_the_controller_does_not_start(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from braid.adapters.southbound.osken_main import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--api", "127.0.0.1:1"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "needs a token" in err and "--api-token-file" in err and "--insecure" in err
+
+
+def test_insecure_serves_without_a_token_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    from braid.adapters.southbound.osken_main import _token
+
+    assert parse_args(["--insecure"]).insecure
+    assert not parse_args([]).insecure
+    assert _token(None, insecure=True) is None
+    assert "warning: --insecure" in capsys.readouterr().err
+
+
+def test_a_token_file_is_used_whether_or_not_insecure(tmp_path: Path) -> None:
+    from braid.adapters.southbound.osken_main import _token
+
+    (tmp_path / "t").write_text("tok-9\n")
+    assert _token(tmp_path / "t") == "tok-9"
+    assert _token(tmp_path / "t", insecure=True) == "tok-9"
+
+
+def test_the_command_refuses_to_start_an_open_api() -> None:
+    from typer.testing import CliRunner
+
+    from braid.cli.main import app
+
+    result = CliRunner().invoke(app, ["controller", "--api", "127.0.0.1:1"])
+    assert result.exit_code == 2
+    assert "needs a token" in " ".join(result.output.split())
