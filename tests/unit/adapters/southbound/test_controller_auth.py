@@ -92,7 +92,7 @@ def test_another_client_of_a_session_s_controller_sends_its_token() -> None:
     from types import SimpleNamespace
     from typing import Any
 
-    from braid.emulation.failover_lab import method_driver
+    from braid.emulation.failover.lab import method_driver
 
     session: Any = SimpleNamespace(live_driver=ControllerDriver("127.0.0.1:1", token=TOKEN))
     driver = method_driver("controller", session, "site-a")

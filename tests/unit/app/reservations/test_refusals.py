@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from braid.adapters.prometheus import PrometheusMetrics
 from braid.app.errors import RejectedError
 from braid.app.records import User
 from braid.app.reservations.memory_store import MemoryRepository
@@ -40,7 +41,7 @@ class CountingPlanner(Planner):
 
 @pytest.fixture
 def service() -> ReservationService:
-    service = ReservationService(MemoryRepository(), clock=lambda: T0)
+    service = ReservationService(MemoryRepository(), clock=lambda: T0, metrics=PrometheusMetrics())
     service.start(LINE)
     counting = CountingPlanner(service.topology)
     for booking in service.books.mirror.network.bookings.values():
@@ -92,6 +93,7 @@ def test_any_change_of_the_network_forgets_the_refusals(service: ReservationServ
 
 
 def rejections(service: ReservationService, kind: str) -> float:
+    assert isinstance(service.metrics, PrometheusMetrics)
     found = service.metrics.registry.get_sample_value("braid_rejections_total", {"reason": kind})
     return found or 0.0
 
