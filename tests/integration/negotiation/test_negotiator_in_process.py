@@ -21,13 +21,13 @@ from hypothesis import strategies as st
 from braid.adapters.domain_files import load_multidomain
 from braid.adapters.negotiation.decision_log import SqliteDecisionLog
 from braid.adapters.negotiation.hold_store import SqliteHoldStore
-from braid.app.agent.messages import AgentError
+from braid.app.agent.messages import AgentError, OffersCall, PrepCall
 from braid.app.agent.service import AgentService
 from braid.app.negotiation.negotiator import Orchestrator
-from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
+from braid.app.negotiation.ports import CallFailedError, PrepReply
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
 from braid.core.errors import InputError
-from braid.core.negotiation.holds import HoldState, SegmentAsk
+from braid.core.negotiation.holds import HoldState
 from braid.core.negotiation.result_rules import SwitchPlan
 from braid.core.negotiation.strategies import STRATEGIES, Strategy
 from braid.core.negotiation.transaction import Phase
@@ -68,31 +68,12 @@ class FakePool:
     def negotiating(self, domains: Any) -> contextlib.nullcontext[None]:
         return contextlib.nullcontext()
 
-    def offers(
-        self,
-        domain: str,
-        tx: str,
-        token: str,
-        window: Window,
-        spans: Any,
-        symmetric: bool,
-        replaces: tuple[str, str] | None = None,
-    ) -> Done:
-        return self._run(domain, lambda s: s.offers(tx, token, window, spans, symmetric, replaces))
+    def offers(self, domain: str, call: OffersCall) -> Done:
+        return self._run(domain, lambda s: s.offers(call))
 
-    def prepare(
-        self,
-        domain: str,
-        tx: str,
-        token: str,
-        window: Window,
-        segments: Sequence[SegmentAsk],
-        hold_seconds: int,
-        symmetric: bool,
-        replaces: tuple[str, str] | None = None,
-    ) -> Done:
+    def prepare(self, domain: str, call: PrepCall) -> Done:
         def prep(s: AgentService) -> PrepReply:
-            vote = s.prepare(tx, token, window, segments, hold_seconds, symmetric, replaces)
+            vote = s.prepare(call)
             vlans = () if vote.hold is None else vote.hold.vlans
             return PrepReply(
                 vote.yes, vote.reason, vlans=tuple((v.link, v.vlan, v.path_index) for v in vlans)

@@ -24,14 +24,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from braid.app.errors import RejectedError
+from braid.app.negotiation.config import OrchestratorConfig
 from braid.app.negotiation.delivery import Delivery
 from braid.app.negotiation.modification import Modification, modified
 from braid.app.negotiation.ports import AgentPool, DecisionLog
 from braid.app.negotiation.results import (
-    DEFAULT_STRATEGY,
     NegotiationRequest,
     NegotiationResult,
     TraceEvent,
@@ -60,16 +60,6 @@ GuessKey = tuple[Strategy, int, tuple[tuple[str, ...], ...]]
 # and VLANs (not on the reservation: its cookie and group ids are not summarised).
 PlanKey = tuple[tuple[tuple[str, ...], int, tuple[tuple[str, int], ...]], ...]
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class OrchestratorConfig:
-    strategy: Strategy = DEFAULT_STRATEGY
-    max_paths: int = 2
-    hold_seconds: int = 60
-    # Prep a guessed split with the offers (NegotiationRun.guess): two rounds, not three,
-    # whenever the offers compose that split.
-    speculate: bool = True
 
 
 class Orchestrator:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from braid.app.agent.messages import OffersCall, PrepCall
 from braid.app.negotiation.ports import CallFailedError, Pending, PrepReply, Replaced
 from braid.app.negotiation.results import (
     NegotiationRequest,
@@ -80,6 +81,25 @@ class NegotiationRun:
         """A modify's old version, which each domain counts as free for the new one."""
         old = self.replaces
         return None if old is None else (old.id, old.token)
+
+    def offers_call(self, spans: Sequence[tuple[str, str]]) -> OffersCall:
+        """A ReqOffers of this transaction for `spans`."""
+        symmetric = self.request.symmetric
+        return OffersCall(
+            self.tx_id, self.token, self.window, tuple(spans), symmetric, self.replaced
+        )
+
+    def prep_call(self, segments: Sequence[SegmentAsk], hold_seconds: int) -> PrepCall:
+        """A ReservationPrep of this transaction for `segments`."""
+        return PrepCall(
+            self.tx_id,
+            self.token,
+            self.window,
+            tuple(segments),
+            hold_seconds,
+            self.request.symmetric,
+            replaces=self.replaced,
+        )
 
     def note(self, phase: str, domain: str, text: str) -> None:
         self.trace.append(TraceEvent(phase, domain, text))
@@ -160,15 +180,7 @@ class NegotiationRun:
             self.begin()
         with o.agents.together():  # each domain's offers, then its Prep, in one batch
             calls: Mapping[str, Pending[list[int]]] = {
-                d: o.agents.offers(
-                    d,
-                    self.tx_id,
-                    self.token,
-                    self.window,
-                    [(a, b) for _, a, b in spans[d]],
-                    self.request.symmetric,
-                    self.replaced,
-                )
+                d: o.agents.offers(d, self.offers_call([(a, b) for _, a, b in spans[d]]))
                 for d in visible
             }
             preps = self.send_preps(guess)
@@ -286,19 +298,8 @@ class NegotiationRun:
         self, wanted: Mapping[str, tuple[SegmentAsk, ...]]
     ) -> dict[str, Pending[PrepReply]]:
         o = self.orchestrator
-        return {
-            d: o.agents.prepare(
-                d,
-                self.tx_id,
-                self.token,
-                self.window,
-                segments,
-                o.config.hold_seconds,
-                self.request.symmetric,
-                self.replaced,
-            )
-            for d, segments in wanted.items()
-        }
+        hold = o.config.hold_seconds
+        return {d: o.agents.prepare(d, self.prep_call(s, hold)) for d, s in wanted.items()}
 
     def collect_preps(
         self,
