@@ -128,11 +128,11 @@ def start_negotiation(
     graph.listeners.append(_follower(orchestrator, pool))
     fault = os.environ.get(FAULT_VARIABLE, "")
     if fault == "exit-after-decide":
-        orchestrator.after_decide = _exit_now
+        orchestrator.hooks.after_decide = _exit_now
     elif fault == "exit-before-prep":
-        orchestrator.before_prep = _exit_now
+        orchestrator.hooks.before_prep = _exit_now
     elif fault == "exit-before-release":  # a modify's new version committed, old not released
-        orchestrator.before_release = _exit_now
+        orchestrator.hooks.before_release = _exit_now
     recovered = orchestrator.delivery.recover()
     for tx in recovered:
         _record_recovered(log, tx)

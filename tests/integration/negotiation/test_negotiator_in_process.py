@@ -185,7 +185,7 @@ def test_the_decision_is_durable_before_any_commit(world: Callable[[], Any]) -> 
         assert held and all(h.state is HoldState.HELD for h in held)
         seen.append(stored.phase)
 
-    orchestrator.after_decide = spy
+    orchestrator.hooks.after_decide = spy
     assert orchestrator.reserve(request("r", 3, "partial-offers", 1, 0)).success
     assert seen == [Phase.DECIDED]
 
@@ -226,7 +226,7 @@ def test_a_kept_rule_plan_is_the_one_a_fresh_orchestrator_makes(
     fresh, _ = world()
     assert fresh.reserve(request("r2", 3, "partial-offers", 1, 3)).switches == again.switches
     orchestrator.update_view(orchestrator.view)  # a new view: nothing kept from the old one
-    assert orchestrator._plans[1] == {}
+    assert orchestrator.caches._plans == {}
 
 
 def test_a_participant_asking_hears_pending_then_the_decision(world: Callable[[], Any]) -> None:
@@ -236,8 +236,8 @@ def test_a_participant_asking_hears_pending_then_the_decision(world: Callable[[]
     def ask(tx: Any) -> None:
         heard.append(orchestrator.decision(tx.id, tx.token, "w1"))
 
-    orchestrator.before_prep = ask
-    orchestrator.after_decide = ask
+    orchestrator.hooks.before_prep = ask
+    orchestrator.hooks.after_decide = ask
     result = orchestrator.reserve(request("r", 3, "partial-offers", 1, 0))
     token = orchestrator.decisions.transaction(result.transaction).token
     assert heard == ["pending", "commit"]
@@ -255,7 +255,7 @@ def test_a_refused_commit_is_never_reported_committed(world: Callable[[], Any]) 
     def operator_aborts(tx: Any) -> None:  # w1's operator frees the prepared hold by hand
         pool.services["w1"].abort(tx.id, tx.token)
 
-    orchestrator.after_decide = operator_aborts
+    orchestrator.hooks.after_decide = operator_aborts
     result = orchestrator.reserve(request("r", 3, "partial-offers", 1, 0))
     assert not result.success and result.state == "failed"
     assert "w1 could not honour the commit" in result.reason
