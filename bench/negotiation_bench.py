@@ -52,6 +52,7 @@ import yaml
 from braid.adapters.rpc.agent_client import GrpcAgentPool
 from braid.adapters.rpc.ledgers import check_ledgers, committed_of
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
+from braid.app.agent.messages import OffersCall
 from braid.bootstrap.local_cluster import LocalCluster
 from revisions import baseline_source
 
@@ -177,7 +178,7 @@ def stream_rounds_ms(cluster: LocalCluster, domains: list[str], count: int, roun
             began = time.perf_counter()
             for _ in range(rounds):
                 calls = [
-                    pool.offers(d, f"floor-{i}", "bench-floor-token", window, [], True)
+                    pool.offers(d, OffersCall(f"floor-{i}", "bench-floor-token", window, (), True))
                     for d in domains
                 ]
                 for call in calls:

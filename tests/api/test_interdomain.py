@@ -16,7 +16,7 @@ from braid.adapters.api.interdomain import mount_interdomain
 from braid.adapters.rpc.ledgers import check_ledgers
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.app.interdomain import InterdomainService
-from braid.app.negotiation.negotiator import OrchestratorConfig
+from braid.app.negotiation.config import OrchestratorConfig
 from braid.bootstrap.local_cluster import LocalCluster
 from braid.bootstrap.orchestrator import open_interdomain
 from braid.core.policy import Limits, Policy

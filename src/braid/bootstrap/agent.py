@@ -15,6 +15,7 @@ from braid.adapters.rpc.decision_client import GrpcDecisionSource
 from braid.adapters.rpc.faults import servicer_for
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 from braid.app.agent.service import AgentService
+from braid.app.negotiation.defaults import MAX_HOLD_SECONDS
 from braid.app.provisioning.runner import ProvisioningLoop
 from braid.bootstrap.agent_southbound import start_agent_provisioning
 from braid.core.negotiation.peers import check_vlan_links
@@ -49,7 +50,7 @@ def start_agent(
     *,
     listen: str | None = None,
     tls: TlsFiles | None = None,
-    max_hold_seconds: int = 300,
+    max_hold_seconds: int = MAX_HOLD_SECONDS,
     sweep_seconds: float = 1.0,
     southbound: Path | None = None,
     provision_lead: int = 5,

@@ -28,9 +28,11 @@ from braid.adapters.rpc.agent_client import GrpcAgentPool
 from braid.adapters.rpc.channels import TlsFiles, start_aio_server
 from braid.adapters.rpc.view_source import GrpcViewSource
 from braid.app.interdomain import InterdomainService
+from braid.app.negotiation.config import OrchestratorConfig
+from braid.app.negotiation.defaults import BATCH_LINGER, CALL_TIMEOUT, REFRESH_PERIOD
 from braid.app.negotiation.delivery import Finisher
 from braid.app.negotiation.domain_graph import DomainGraph, Listener
-from braid.app.negotiation.negotiator import Orchestrator, OrchestratorConfig
+from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationResult, TraceEvent
 from braid.app.negotiation.routing import RoutedPool
 from braid.app.nsi.participant import NsiParticipants
@@ -93,14 +95,14 @@ def start_negotiation(
     *,
     agents: Sequence[str] = (),
     config: OrchestratorConfig | None = None,
-    timeout: float = 2.0,
+    timeout: float = CALL_TIMEOUT,
     tls: TlsFiles | None = None,
     synchronous: str = "FULL",
     finish_period: float = 1.0,
-    refresh_period: float = 5.0,
+    refresh_period: float = REFRESH_PERIOD,
     parallel: bool = True,
     batch: bool = True,
-    linger: float = 0.010,
+    linger: float = BATCH_LINGER,
     token: str | None = None,
     stream: bool = True,
 ) -> NegotiationRuntime:
@@ -126,11 +128,11 @@ def start_negotiation(
     graph.listeners.append(_follower(orchestrator, pool))
     fault = os.environ.get(FAULT_VARIABLE, "")
     if fault == "exit-after-decide":
-        orchestrator.after_decide = _exit_now
+        orchestrator.hooks.after_decide = _exit_now
     elif fault == "exit-before-prep":
-        orchestrator.before_prep = _exit_now
+        orchestrator.hooks.before_prep = _exit_now
     elif fault == "exit-before-release":  # a modify's new version committed, old not released
-        orchestrator.before_release = _exit_now
+        orchestrator.hooks.before_release = _exit_now
     recovered = orchestrator.delivery.recover()
     for tx in recovered:
         _record_recovered(log, tx)
@@ -249,7 +251,7 @@ def open_interdomain(
     negotiation_db: Path,
     *,
     config: OrchestratorConfig | None = None,
-    timeout: float = 2.0,
+    timeout: float = CALL_TIMEOUT,
     policy: Policy | None = None,
     token: str | None = None,
 ) -> InterdomainService:

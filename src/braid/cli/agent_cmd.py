@@ -15,6 +15,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from braid.app.negotiation.defaults import (
+    BATCH_LINGER,
+    CALL_TIMEOUT,
+    HOLD_SECONDS,
+    MAX_HOLD_SECONDS,
+    MAX_PATHS,
+    REFRESH_PERIOD,
+    STRATEGY,
+)
 from braid.cli.common import fail, settle_heap
 from braid.core.errors import BraidError
 
@@ -101,7 +110,9 @@ def agent(
     domain: Annotated[str, typer.Option("--domain", "-d", help="The domain this agent serves.")],
     store: Annotated[Path, typer.Option("--store", help="SQLite file for holds and bookings.")],
     listen: ListenOpt = None,
-    max_hold: Annotated[int, typer.Option("--max-hold", help="Longest hold, seconds.")] = 300,
+    max_hold: Annotated[
+        int, typer.Option("--max-hold", help="Longest hold, seconds.")
+    ] = MAX_HOLD_SECONDS,
     tls_cert: CertOpt = None,
     tls_key: KeyOpt = None,
     tls_ca: CaOpt = None,
@@ -172,10 +183,16 @@ def orchestrator(
     ),
     strategy: Annotated[
         str, typer.Option("--strategy", help="equal-split, partial-offers or full-offers.")
-    ] = "partial-offers",
-    max_paths: Annotated[int, typer.Option("--max-paths", help="Candidate domain paths.")] = 2,
-    timeout: Annotated[float, typer.Option("--timeout", help="Per call to an agent, s.")] = 2.0,
-    hold: Annotated[int, typer.Option("--hold", help="Hold lifetime asked at Prep, s.")] = 60,
+    ] = STRATEGY,
+    max_paths: Annotated[
+        int, typer.Option("--max-paths", help="Candidate domain paths.")
+    ] = MAX_PATHS,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Per call to an agent, s.")
+    ] = CALL_TIMEOUT,
+    hold: Annotated[
+        int, typer.Option("--hold", help="Hold lifetime asked at Prep, s.")
+    ] = HOLD_SECONDS,
     sync: Annotated[
         str,
         typer.Option("--sync", help="Decision log: FULL (fsync each decision) or NORMAL."),
@@ -216,7 +233,7 @@ def orchestrator(
             "--batch-linger-ms",
             help="How long a batch may wait for other negotiations' messages (0: never).",
         ),
-    ] = 10.0,
+    ] = BATCH_LINGER * 1000,
     advertise: Annotated[
         str | None,
         typer.Option(
@@ -244,7 +261,7 @@ def orchestrator(
     refresh: Annotated[
         float,
         typer.Option("--refresh", help="Seconds between asking the agents for their views."),
-    ] = 5.0,
+    ] = REFRESH_PERIOD,
     tls_cert: CertOpt = None,
     tls_key: KeyOpt = None,
     tls_ca: CaOpt = None,
@@ -262,14 +279,14 @@ def orchestrator(
     level = _sync_level(sync)
     _pin(cpu)
     from braid.adapters.rpc.channels import read_token
-    from braid.app.negotiation.negotiator import OrchestratorConfig
+    from braid.app.negotiation.config import OrchestratorConfig
     from braid.app.negotiation.results import check_strategy
     from braid.bootstrap.orchestrator import serve_orchestrator, start_negotiation
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     tls = _tls(tls_cert, tls_key, tls_ca)
     try:
-        chosen = check_strategy(strategy) or "partial-offers"
+        chosen = check_strategy(strategy) or STRATEGY
         config = OrchestratorConfig(chosen, max_paths, hold, speculate)
         if refresh <= 0:
             fail("--refresh: must be more than 0 seconds")

@@ -17,6 +17,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from braid.app.negotiation.defaults import STRATEGY
 from braid.cli import client_cmd
 from braid.cli.client import DEFAULT_URL, BraidClient, Json
 from braid.cli.client_cmd import Bandwidth, IdArg, Instant, JsonOpt, MaxPaths, TokenOpt, UrlOpt
@@ -137,7 +138,7 @@ def list_reservations(
 def started_interdomain(
     domains: Path | None,
     negotiation_db: Path,
-    strategy: str = "partial-offers",
+    strategy: str = STRATEGY,
     policy: Policy | None = None,
     peer_token_file: Path | None = None,
 ) -> InterdomainService | None:
@@ -151,13 +152,13 @@ def started_interdomain(
             fail("--peer-token-file: only with --domains (it is sent to the domain agents)")
         return None
     from braid.adapters.rpc.channels import read_token
-    from braid.app.negotiation.negotiator import OrchestratorConfig
+    from braid.app.negotiation.config import OrchestratorConfig
     from braid.app.negotiation.results import check_strategy
     from braid.bootstrap.orchestrator import open_interdomain
     from braid.core.errors import BraidError
 
     try:
-        chosen = check_strategy(strategy) or "partial-offers"
+        chosen = check_strategy(strategy) or STRATEGY
     except BraidError as exc:
         fail(f"--interdomain-strategy: {exc}")
     try:

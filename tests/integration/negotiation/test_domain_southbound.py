@@ -275,7 +275,7 @@ def test_a_modify_installs_the_new_rules_before_the_old_leave(world: World) -> N
         for path in range(len(old.paths)):  # the old paths still carry the traffic
             assert carried(world, old, path) == ("b-edge", 13)
 
-    world.orchestrator.before_release = both_committed
+    world.orchestrator.hooks.before_release = both_committed
     new = world.orchestrator.modify("r-1", Modification(bandwidth=12 * G))
     assert new is not None and new.success and len(new.paths) == 2
     assert set(seen["site-a"]) == set(seen["site-b"]) == {new.transaction}  # clash: old stays

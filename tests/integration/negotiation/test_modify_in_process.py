@@ -119,7 +119,7 @@ def test_a_crash_before_the_old_release_is_finished_by_the_next_orchestrator(
             assert all(p.peak <= p.capacity for p in service.peaks())
         raise SystemExit("killed")
 
-    orchestrator.before_release = crash
+    orchestrator.hooks.before_release = crash
     with pytest.raises(SystemExit):
         orchestrator.modify("r", Modification(bandwidth=4 * G))
     assert set(held(pool, first.transaction).values()) == {HoldState.COMMITTED}
@@ -143,7 +143,7 @@ def test_a_crash_before_the_modify_decides_leaves_the_old_version(
     def crash(tx: Transaction) -> None:
         raise SystemExit("killed")
 
-    orchestrator.before_prep = crash
+    orchestrator.hooks.before_prep = crash
     with pytest.raises(SystemExit):
         orchestrator.modify("r", Modification(bandwidth=4 * G))
     again = Orchestrator(orchestrator.view, pool, orchestrator.decisions)
@@ -249,5 +249,5 @@ def test_modifies_and_reservations_side_by_side_never_overbook(world: Callable[[
         def again(tx: Transaction) -> None:
             orchestrator.modify(standing[0].id, Modification(bandwidth=G))
 
-        orchestrator.before_prep = again
+        orchestrator.hooks.before_prep = again
         orchestrator.modify(standing[0].id, Modification(bandwidth=2 * G))

@@ -21,13 +21,13 @@ from hypothesis import strategies as st
 from braid.adapters.domain_files import load_multidomain
 from braid.adapters.negotiation.decision_log import SqliteDecisionLog
 from braid.adapters.negotiation.hold_store import SqliteHoldStore
-from braid.app.agent.messages import AgentError
+from braid.app.agent.messages import AgentError, OffersCall, PrepCall
 from braid.app.agent.service import AgentService
 from braid.app.negotiation.negotiator import Orchestrator
-from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
+from braid.app.negotiation.ports import CallFailedError, PrepReply
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
 from braid.core.errors import InputError
-from braid.core.negotiation.holds import HoldState, SegmentAsk
+from braid.core.negotiation.holds import HoldState
 from braid.core.negotiation.result_rules import SwitchPlan
 from braid.core.negotiation.strategies import STRATEGIES, Strategy
 from braid.core.negotiation.transaction import Phase
@@ -68,31 +68,12 @@ class FakePool:
     def negotiating(self, domains: Any) -> contextlib.nullcontext[None]:
         return contextlib.nullcontext()
 
-    def offers(
-        self,
-        domain: str,
-        tx: str,
-        token: str,
-        window: Window,
-        spans: Any,
-        symmetric: bool,
-        replaces: tuple[str, str] | None = None,
-    ) -> Done:
-        return self._run(domain, lambda s: s.offers(tx, token, window, spans, symmetric, replaces))
+    def offers(self, domain: str, call: OffersCall) -> Done:
+        return self._run(domain, lambda s: s.offers(call))
 
-    def prepare(
-        self,
-        domain: str,
-        tx: str,
-        token: str,
-        window: Window,
-        segments: Sequence[SegmentAsk],
-        hold_seconds: int,
-        symmetric: bool,
-        replaces: tuple[str, str] | None = None,
-    ) -> Done:
+    def prepare(self, domain: str, call: PrepCall) -> Done:
         def prep(s: AgentService) -> PrepReply:
-            vote = s.prepare(tx, token, window, segments, hold_seconds, symmetric, replaces)
+            vote = s.prepare(call)
             vlans = () if vote.hold is None else vote.hold.vlans
             return PrepReply(
                 vote.yes, vote.reason, vlans=tuple((v.link, v.vlan, v.path_index) for v in vlans)
@@ -204,7 +185,7 @@ def test_the_decision_is_durable_before_any_commit(world: Callable[[], Any]) -> 
         assert held and all(h.state is HoldState.HELD for h in held)
         seen.append(stored.phase)
 
-    orchestrator.after_decide = spy
+    orchestrator.hooks.after_decide = spy
     assert orchestrator.reserve(request("r", 3, "partial-offers", 1, 0)).success
     assert seen == [Phase.DECIDED]
 
@@ -245,7 +226,7 @@ def test_a_kept_rule_plan_is_the_one_a_fresh_orchestrator_makes(
     fresh, _ = world()
     assert fresh.reserve(request("r2", 3, "partial-offers", 1, 3)).switches == again.switches
     orchestrator.update_view(orchestrator.view)  # a new view: nothing kept from the old one
-    assert orchestrator._plans[1] == {}
+    assert orchestrator.caches._plans == {}
 
 
 def test_a_participant_asking_hears_pending_then_the_decision(world: Callable[[], Any]) -> None:
@@ -255,8 +236,8 @@ def test_a_participant_asking_hears_pending_then_the_decision(world: Callable[[]
     def ask(tx: Any) -> None:
         heard.append(orchestrator.decision(tx.id, tx.token, "w1"))
 
-    orchestrator.before_prep = ask
-    orchestrator.after_decide = ask
+    orchestrator.hooks.before_prep = ask
+    orchestrator.hooks.after_decide = ask
     result = orchestrator.reserve(request("r", 3, "partial-offers", 1, 0))
     token = orchestrator.decisions.transaction(result.transaction).token
     assert heard == ["pending", "commit"]
@@ -274,7 +255,7 @@ def test_a_refused_commit_is_never_reported_committed(world: Callable[[], Any]) 
     def operator_aborts(tx: Any) -> None:  # w1's operator frees the prepared hold by hand
         pool.services["w1"].abort(tx.id, tx.token)
 
-    orchestrator.after_decide = operator_aborts
+    orchestrator.hooks.after_decide = operator_aborts
     result = orchestrator.reserve(request("r", 3, "partial-offers", 1, 0))
     assert not result.success and result.state == "failed"
     assert "w1 could not honour the commit" in result.reason

@@ -16,6 +16,7 @@ from braid.adapters.rpc.agent_client import GrpcAgentPool
 from braid.adapters.rpc.channels import TlsFiles, open_channel
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+from braid.app.agent.messages import OffersCall
 from braid.app.negotiation.ports import CallFailedError
 from braid.app.records import User
 from braid.bootstrap.local_cluster import LocalCluster
@@ -110,9 +111,8 @@ def _offer(cluster: LocalCluster, tls: TlsFiles | None, token: str | None = None
     now = int(time.time())
     pool = GrpcAgentPool({"w1": f"127.0.0.1:{cluster.ports['w1']}"}, tls=tls, token=token)
     try:
-        return pool.offers(  # type: ignore[no-any-return]  # grpc ships no type hints
-            "w1", "tx-1", "t" * 20, (now + 60, now + 600), [("w1-x", "w1-y")], True
-        ).result()
+        call = OffersCall("tx-1", "t" * 20, (now + 60, now + 600), (("w1-x", "w1-y"),), True)
+        return pool.offers("w1", call).result()  # type: ignore[no-any-return]  # grpc: no hints
     finally:
         pool.close()
 

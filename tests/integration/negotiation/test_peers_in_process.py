@@ -33,7 +33,7 @@ from braid.app.agent.service import AgentService
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest
 from braid.core.errors import InputError
-from braid.core.negotiation.holds import Hold, HoldState, SegmentAsk
+from braid.core.negotiation.holds import Hold, HoldState
 from braid.core.negotiation.peers import PeerPolicy, peer_policy_from_dict
 from braid.core.negotiation.result_rules import SwitchPlan
 from tests.integration.negotiation.test_domain_southbound import NET
@@ -76,29 +76,10 @@ class AsPeer:
     def _one(self, call: Any) -> Any:
         return self.service.exchange([call], self.caller)[0].value()
 
-    def offers(
-        self,
-        tx: str,
-        token: str,
-        window: Any,
-        spans: Any,
-        symmetric: bool,
-        replaces: tuple[str, str] | None = None,
-    ) -> list[int]:
-        call = OffersCall(tx, token, window, tuple(spans), symmetric, replaces)
+    def offers(self, call: OffersCall) -> list[int]:
         return cast(list[int], self._one(call))
 
-    def prepare(
-        self,
-        tx: str,
-        token: str,
-        window: Any,
-        segments: Sequence[SegmentAsk],
-        hold: int,
-        symmetric: bool,
-        replaces: tuple[str, str] | None = None,
-    ) -> Vote:
-        call = PrepCall(tx, token, window, tuple(segments), hold, symmetric, "", replaces)
+    def prepare(self, call: PrepCall) -> Vote:
         return cast(Vote, self._one(call))
 
     def commit(self, tx: str, token: str, switches: Sequence[SwitchPlan] = ()) -> tuple[Hold, bool]:

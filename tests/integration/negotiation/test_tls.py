@@ -14,6 +14,7 @@ from braid.adapters.rpc.agent_client import GrpcAgentPool
 from braid.adapters.rpc.channels import TlsFiles
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+from braid.app.agent.messages import OffersCall
 from braid.app.negotiation.ports import CallFailedError
 from braid.bootstrap.local_cluster import LocalCluster
 from tests.certificates import issue_certificate
@@ -44,9 +45,8 @@ def tls_agent(tmp_path: Path) -> Iterator[tuple[LocalCluster, Path]]:
 
 def _offer(pool: GrpcAgentPool) -> list[int]:
     now = int(time.time())
-    return pool.offers(  # type: ignore[no-any-return]  # grpc ships no type hints
-        "w1", "tx", "t" * 20, (now + 60, now + 600), [("w1-x", "w1-y")], True
-    ).result()
+    call = OffersCall("tx", "t" * 20, (now + 60, now + 600), (("w1-x", "w1-y"),), True)
+    return pool.offers("w1", call).result()  # type: ignore[no-any-return]  # grpc: no hints
 
 
 def test_mutual_tls_lets_in_only_certified_clients(tls_agent: tuple[LocalCluster, Path]) -> None:

@@ -18,9 +18,10 @@ from braid.adapters.rpc.channels import TlsFiles, bearer, open_aio_channel, open
 from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+from braid.app.agent.messages import OffersCall, PrepCall
 from braid.app.loop_waits import wait_all
-from braid.app.negotiation.ports import CallFailedError, PrepReply, Replaced, Window
-from braid.core.negotiation.holds import SegmentAsk
+from braid.app.negotiation.defaults import BATCH_LINGER, CALL_TIMEOUT
+from braid.app.negotiation.ports import CallFailedError, PrepReply, Replaced
 from braid.core.negotiation.result_rules import SwitchPlan
 
 T = TypeVar("T")
@@ -102,13 +103,13 @@ class GrpcAgentPool:
         self,
         addresses: Mapping[str, str],
         *,
-        timeout: float = 2.0,
+        timeout: float = CALL_TIMEOUT,
         tls: TlsFiles | None = None,
         workers: int = 16,
         parallel: bool = True,
         batch: bool = True,
         batch_depth: int = 1,
-        linger: float = 0.010,
+        linger: float = BATCH_LINGER,
         stream: bool = True,
         token: str | None = None,
     ) -> None:
@@ -260,55 +261,36 @@ class GrpcAgentPool:
         for coalescer, items in unary.values():
             coalescer.put(items)
 
-    def offers(
-        self,
-        domain: str,
-        transaction: str,
-        token: str,
-        window: Window,
-        spans: Sequence[tuple[str, str]],
-        symmetric: bool,
-        replaces: Replaced | None = None,
-    ) -> Any:
+    def offers(self, domain: str, call: OffersCall) -> Any:
         request = pb.ReqOffers(
-            transaction_id=transaction,
-            token=token,
-            window=pb.Window(start=window[0], end=window[1]),
-            spans=[pb.Span(entry=a, exit=b) for a, b in spans],
-            directional=not symmetric,
-            replaces=_replaces(replaces),
+            transaction_id=call.transaction,
+            token=call.token,
+            window=pb.Window(start=call.window[0], end=call.window[1]),
+            spans=[pb.Span(entry=a, exit=b) for a, b in call.spans],
+            directional=not call.symmetric,
+            replaces=_replaces(call.replaces),
         )
         return self._call(
             domain, "RequestOffers", request, lambda r: [o.bandwidth_bps for o in r.offers]
         )
 
-    def prepare(
-        self,
-        domain: str,
-        transaction: str,
-        token: str,
-        window: Window,
-        segments: Sequence[SegmentAsk],
-        hold_seconds: int,
-        symmetric: bool,
-        replaces: Replaced | None = None,
-    ) -> Any:
+    def prepare(self, domain: str, call: PrepCall) -> Any:
         request = pb.ReservationPrep(
-            transaction_id=transaction,
-            token=token,
-            window=pb.Window(start=window[0], end=window[1]),
+            transaction_id=call.transaction,
+            token=call.token,
+            window=pb.Window(start=call.window[0], end=call.window[1]),
             segments=[
                 pb.Segment(
                     span=pb.Span(entry=s.entry, exit=s.exit),
                     bandwidth_bps=s.bandwidth,
                     path_index=s.path_index,
                 )
-                for s in segments
+                for s in call.segments
             ],
-            hold_seconds=hold_seconds,
-            directional=not symmetric,
+            hold_seconds=call.hold_seconds,
+            directional=not call.symmetric,
             coordinator=self.coordinator,
-            replaces=_replaces(replaces),
+            replaces=_replaces(call.replaces),
         )
         return self._call(domain, "Prepare", request, _prep_reply)
 

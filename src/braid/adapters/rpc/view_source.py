@@ -11,6 +11,7 @@ from braid.adapters.rpc.channels import TlsFiles, open_channel
 from braid.adapters.rpc.published_views import part_from_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+from braid.app.negotiation.defaults import CALL_TIMEOUT
 from braid.app.negotiation.domain_graph import Published
 from braid.core.errors import InputError
 
@@ -21,7 +22,11 @@ class GrpcViewSource:
     """One channel per agent address; every `fetch` asks them all at once."""
 
     def __init__(
-        self, addresses: Sequence[str], *, timeout: float = 2.0, tls: TlsFiles | None = None
+        self,
+        addresses: Sequence[str],
+        *,
+        timeout: float = CALL_TIMEOUT,
+        tls: TlsFiles | None = None,
     ) -> None:
         self.timeout = timeout
         # Own connections: asking a down agent must not put the negotiation's calls

@@ -41,6 +41,8 @@ class Vote:
 
 @dataclass(frozen=True, slots=True)
 class OffersCall:
+    """What a ReqOffers asks: an offer for each of `spans` throughout `window`."""
+
     transaction: str
     token: str
     window: tuple[int, int]
@@ -51,12 +53,16 @@ class OffersCall:
 
 @dataclass(frozen=True, slots=True)
 class PrepCall:
+    """What a ReservationPrep asks: hold `segments` throughout `window` for `hold_seconds`
+    (the agent keeps it at most its own longest hold)."""
+
     transaction: str
     token: str
     window: tuple[int, int]
     segments: tuple[SegmentAsk, ...]
     hold_seconds: int
     symmetric: bool
+    # Where the agent asks for a decision it missed; the orchestrator's pool sends its own.
     coordinator: str = ""
     replaces: tuple[str, str] | None = None  # a modify's old (transaction, token)
 

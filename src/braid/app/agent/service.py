@@ -28,6 +28,7 @@ from braid.app.agent.messages import (
 )
 from braid.app.agent.peers import Caller, admit, offer_refusal, prep_refusal
 from braid.app.agent.ports import DecisionSource, HoldStore
+from braid.app.negotiation.defaults import MAX_HOLD_SECONDS
 from braid.core.errors import InputError
 from braid.core.model.network import Network
 from braid.core.model.units import FOREVER
@@ -38,7 +39,6 @@ from braid.core.negotiation.holds import (
     HoldBook,
     HoldState,
     PrepRefused,
-    SegmentAsk,
     StateConflictError,
     UnknownTransactionError,
 )
@@ -61,7 +61,7 @@ class AgentService:
         domain: str,
         store: HoldStore,
         *,
-        max_hold_seconds: int = 300,
+        max_hold_seconds: int = MAX_HOLD_SECONDS,
         past_grace_seconds: int = 5,
         clock: Callable[[], float] = time.time,
         decisions: DecisionSource | None = None,
@@ -108,31 +108,10 @@ class AgentService:
 
     # -- the protocol ----------------------------------------------------------
 
-    def offers(
-        self,
-        transaction: str,
-        token: str,
-        window: tuple[int, int],
-        spans: Sequence[tuple[str, str]],
-        symmetric: bool,
-        replaces: tuple[str, str] | None = None,
-    ) -> list[int]:
-        call = OffersCall(transaction, token, window, tuple(spans), symmetric, replaces)
+    def offers(self, call: OffersCall) -> list[int]:
         return cast(list[int], self.exchange([call])[0].value())
 
-    def prepare(
-        self,
-        transaction: str,
-        token: str,
-        window: tuple[int, int],
-        segments: Sequence[SegmentAsk],
-        hold_seconds: int,
-        symmetric: bool,
-        replaces: tuple[str, str] | None = None,
-    ) -> Vote:
-        call = PrepCall(
-            transaction, token, window, tuple(segments), hold_seconds, symmetric, "", replaces
-        )
+    def prepare(self, call: PrepCall) -> Vote:
         return cast(Vote, self.exchange([call])[0].value())
 
     def commit(

@@ -24,52 +24,23 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from braid.app.errors import RejectedError
+from braid.app.negotiation.caches import RouteCaches
+from braid.app.negotiation.config import OrchestratorConfig
+from braid.app.negotiation.context import FaultHooks
 from braid.app.negotiation.delivery import Delivery
 from braid.app.negotiation.modification import Modification, modified
 from braid.app.negotiation.ports import AgentPool, DecisionLog
-from braid.app.negotiation.results import (
-    DEFAULT_STRATEGY,
-    NegotiationRequest,
-    NegotiationResult,
-    TraceEvent,
-)
-from braid.app.negotiation.run import NegotiationRun, RouteKey, RouteOffers
+from braid.app.negotiation.results import NegotiationRequest, NegotiationResult, TraceEvent
+from braid.app.negotiation.run import NegotiationRun
 from braid.app.negotiation.settlement import answer, current
 from braid.core.errors import InputError
-from braid.core.negotiation.domain_paths import domain_paths
 from braid.core.negotiation.domains import GlobalView
-from braid.core.negotiation.result_rules import (
-    CommittedPath,
-    SwitchPlan,
-    committed_rule_plan,
-    summarise,
-)
-from braid.core.negotiation.routes import Leg, domain_pairs, route_legs
-from braid.core.negotiation.strategies import Offer, Refusal, Strategy, compose
 from braid.core.negotiation.transaction import RELEASE_LABEL, Transaction
 
-_ROUTES_KEPT = 4096
-_PLANS_KEPT = 4096
-# An offer no request reaches: a guess assumes every visible domain carries it all.
-_UNBOUNDED = 2**62
-GuessKey = tuple[Strategy, int, tuple[tuple[str, ...], ...]]
-# A rule plan's summary depends only on the view and on each path's domains, share
-# and VLANs (not on the reservation: its cookie and group ids are not summarised).
-PlanKey = tuple[tuple[tuple[str, ...], int, tuple[tuple[str, int], ...]], ...]
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class OrchestratorConfig:
-    strategy: Strategy = DEFAULT_STRATEGY
-    max_paths: int = 2
-    hold_seconds: int = 60
-    # Prep a guessed split with the offers (NegotiationRun.guess): two rounds, not three,
-    # whenever the offers compose that split.
-    speculate: bool = True
 
 
 class Orchestrator:
@@ -84,35 +55,25 @@ class Orchestrator:
         *,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.view = view
         self.agents = agents
         self.decisions = decisions
         self.config = config or OrchestratorConfig()
         self.clock = clock
         self.delivery = Delivery(agents, decisions)
-        # Called once a decision is durable and before anyone hears it (fault tests).
-        self.after_decide: Callable[[Transaction], None] | None = None
-        # Called once a transaction is logged and before its first Prep (fault tests).
-        self.before_prep: Callable[[Transaction], None] | None = None
-        # Called once a modify's new version is committed and before the old version's
-        # release leaves (fault tests).
-        self.before_release: Callable[[Transaction], None] | None = None
-        self.kinds = {d: spec.kind for d, spec in view.domains.items()}
-        self.pairs = domain_pairs(view)
+        # Called at the protocol's critical moments (fault tests).
+        self.hooks = FaultHooks()
+        # The view's route caches, replaced with the view (so never stale).
+        self.caches = RouteCaches(view)
         self._busy: set[str] = set()
         # Transactions being negotiated now (logged, not yet decided): "pending" to
         # a participant that asks; any other undecided one is presumed aborted.
         self._live: set[str] = set()
-        self._routes: dict[
-            tuple[str, str, str, str, int],
-            tuple[list[tuple[str, ...]], tuple[tuple[Leg, ...], ...]],
-        ] = {}
-        # Summarised rule plans of this view (replaced with the view, so never stale).
-        self._plans: tuple[GlobalView, dict[PlanKey, tuple[SwitchPlan, ...]]] = (view, {})
-        # What the last committed negotiation on each route was offered (the guess's gate).
-        self._committed_offers: dict[RouteKey, RouteOffers] = {}
-        self._guesses: dict[GuessKey, tuple[int, ...] | None] = {}
         self._lock = threading.Lock()
+
+    @property
+    def view(self) -> GlobalView:
+        """The domain graph negotiated on now."""
+        return self.caches.view
 
     def reserve(self, request: NegotiationRequest) -> NegotiationResult:
         """Negotiate `request`; a repeated id returns the first outcome (idempotent)."""
@@ -245,43 +206,6 @@ class Orchestrator:
         with self._lock:
             self._live.discard(transaction)
 
-    def guessed(
-        self, strategy: Strategy, bandwidth: int, paths: tuple[tuple[str, ...], ...]
-    ) -> tuple[int, ...] | None:
-        """The split `strategy` composes over `paths` if every visible domain can carry
-        all of `bandwidth` and every blind one says yes (None if it refuses even so);
-        kept, since requests repeat their shape."""
-        key = (strategy, bandwidth, paths)
-        with self._lock:
-            if key in self._guesses:
-                return self._guesses[key]
-            view = self.view
-        visible = {d for path in paths for d in path if view.domains[d].visible}
-        unbounded = {} if strategy == "equal-split" else {d: Offer(d, _UNBOUNDED) for d in visible}
-        outcome = compose(strategy, bandwidth, paths, unbounded, lambda ask: True)
-        amounts = None if isinstance(outcome, Refusal) else outcome.path_amounts
-        with self._lock:
-            if len(self._guesses) >= _ROUTES_KEPT:
-                self._guesses.clear()
-            self._guesses[key] = amounts
-        return amounts
-
-    def last_offers(self, route: RouteKey) -> RouteOffers | None:
-        """The candidate paths and the offers of the last negotiation on `route` that
-        committed (None since a refusal or a wrong guess there, or if none has)."""
-        with self._lock:
-            return self._committed_offers.get(route)
-
-    def learn_offers(self, route: RouteKey, known: RouteOffers | None) -> None:
-        """Remember (or, with None, forget) what a negotiation on `route` was offered."""
-        with self._lock:
-            if known is None:
-                self._committed_offers.pop(route, None)
-                return
-            if len(self._committed_offers) >= _ROUTES_KEPT:
-                self._committed_offers.clear()
-            self._committed_offers[route] = known
-
     def decision(self, transaction: str, token: str, domain: str) -> str:
         """A participant's question: "commit", "abort" or "pending" (see settlement.answer)."""
         with self._lock:  # before reading the log: a decision written meanwhile is seen
@@ -294,46 +218,9 @@ class Orchestrator:
 
     def update_view(self, view: GlobalView) -> None:
         """Negotiate on a new domain graph from now on (the agents published a change)."""
-        kinds = {d: spec.kind for d, spec in view.domains.items()}
-        pairs = domain_pairs(view)
+        caches = RouteCaches(view)
         with self._lock:
-            self.view, self.kinds, self.pairs, self._routes = view, kinds, pairs, {}
-            self._plans = (view, {})
-            self._guesses, self._committed_offers = {}, {}
-
-    def routes(
-        self, src: str, src_point: str, dst: str, dst_point: str, k: int
-    ) -> tuple[list[tuple[str, ...]], tuple[tuple[Leg, ...], ...]]:
-        """The candidate domain paths and their legs; kept (a bounded number of end-point
-        pairs) until the view changes, instead of found again."""
-        key = (src, src_point, dst, dst_point, k)
-        routes, view = self._routes, self.view
-        known = routes.get(key)
-        if known is None:
-            paths = domain_paths(self.kinds, self.pairs, src, dst, k)
-            legs = tuple(route_legs(view, p, src_point, dst_point) for p in paths)
-            known = (list(paths), legs)
-            if len(routes) >= _ROUTES_KEPT:
-                routes.clear()
-            routes[key] = known
-        return list(known[0]), known[1]
-
-    def rule_plan(self, reservation: str, paths: list[CommittedPath]) -> tuple[SwitchPlan, ...]:
-        """The committed split's SDX/edge rules in short; raises InputError when it has none.
-
-        Kept per view (a bounded number): reservations between the same sites over
-        the same VLANs have the same plan, and building it (OpenFlow rules, then
-        their summary) is a good part of an orchestrator's CPU per reservation.
-        """
-        view, memo = self._plans
-        key = tuple((p.domains, p.bandwidth, tuple(sorted(p.vlans.items()))) for p in paths)
-        known = memo.get(key)
-        if known is None:
-            known = summarise(committed_rule_plan(view, reservation, paths), view)
-            if len(memo) >= _PLANS_KEPT:
-                memo.clear()
-            memo[key] = known
-        return known
+            self.caches = caches
 
     def lookup(self, reservation: str) -> NegotiationResult | None:
         """The outcome as stored, with its present status and what each domain holds."""

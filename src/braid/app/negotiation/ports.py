@@ -7,7 +7,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from braid.core.negotiation.holds import SegmentAsk
+from braid.app.agent.messages import OffersCall, PrepCall
 from braid.core.negotiation.result_rules import SwitchPlan
 from braid.core.negotiation.transaction import Transaction
 
@@ -57,31 +57,14 @@ class AgentPool(Protocol):
         transport batches, a batch to one of them may wait a moment for its messages."""
         ...
 
-    def offers(
-        self,
-        domain: str,
-        transaction: str,
-        token: str,
-        window: Window,
-        spans: Sequence[tuple[str, str]],
-        symmetric: bool,
-        replaces: Replaced | None = None,
-    ) -> Pending[list[int]]:
-        """Each span's offer (`replaces`: a modify's old version, counted as free)."""
+    def offers(self, domain: str, call: OffersCall) -> Pending[list[int]]:
+        """Each of `call.spans`' offer (its `replaces`: a modify's old version, counted as
+        free)."""
         ...
 
-    def prepare(
-        self,
-        domain: str,
-        transaction: str,
-        token: str,
-        window: Window,
-        segments: Sequence[SegmentAsk],
-        hold_seconds: int,
-        symmetric: bool,
-        replaces: Replaced | None = None,
-    ) -> Pending[PrepReply]:
-        """Prepare (`replaces`: a modify's old version, which the hold may share)."""
+    def prepare(self, domain: str, call: PrepCall) -> Pending[PrepReply]:
+        """Prepare `call.segments` (its `replaces`: a modify's old version, which the hold
+        may share); the pool says where the agent asks for the decision (`coordinator`)."""
         ...
 
     def commit(

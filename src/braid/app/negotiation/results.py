@@ -10,8 +10,6 @@ from braid.core.negotiation.result_rules import SwitchPlan, SwitchRule, Way
 from braid.core.negotiation.routes import Leg
 from braid.core.negotiation.strategies import STRATEGIES, Strategy
 
-DEFAULT_STRATEGY: Strategy = "partial-offers"
-
 
 @dataclass(frozen=True, slots=True)
 class NegotiationRequest:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 
-from braid.app.negotiation.ports import AgentPool, Pending, PrepReply, Replaced, Window
-from braid.core.negotiation.holds import SegmentAsk
+from braid.app.agent.messages import OffersCall, PrepCall
+from braid.app.negotiation.ports import AgentPool, Pending, PrepReply
 from braid.core.negotiation.result_rules import SwitchPlan
 
 __all__ = ["RoutedPool"]
@@ -38,34 +38,11 @@ class RoutedPool:
                 stack.enter_context(pool.negotiating(domains))
             yield
 
-    def offers(
-        self,
-        domain: str,
-        transaction: str,
-        token: str,
-        window: Window,
-        spans: Sequence[tuple[str, str]],
-        symmetric: bool,
-        replaces: Replaced | None = None,
-    ) -> Pending[list[int]]:
-        pool = self._for(domain)
-        return pool.offers(domain, transaction, token, window, spans, symmetric, replaces)
+    def offers(self, domain: str, call: OffersCall) -> Pending[list[int]]:
+        return self._for(domain).offers(domain, call)
 
-    def prepare(
-        self,
-        domain: str,
-        transaction: str,
-        token: str,
-        window: Window,
-        segments: Sequence[SegmentAsk],
-        hold_seconds: int,
-        symmetric: bool,
-        replaces: Replaced | None = None,
-    ) -> Pending[PrepReply]:
-        pool = self._for(domain)
-        return pool.prepare(
-            domain, transaction, token, window, segments, hold_seconds, symmetric, replaces
-        )
+    def prepare(self, domain: str, call: PrepCall) -> Pending[PrepReply]:
+        return self._for(domain).prepare(domain, call)
 
     def commit(
         self, domain: str, transaction: str, token: str, switches: Sequence[SwitchPlan] = ()

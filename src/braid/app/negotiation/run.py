@@ -1,7 +1,8 @@
 """One negotiation's working state and steps, from domain paths to the decision.
 
 `Orchestrator.reserve` makes one `NegotiationRun` per request (see the
-negotiator module for the protocol and what is logged when).
+negotiator module for the protocol and what is logged when); the run sees
+the orchestrator only as a `RunContext` (context).
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ import secrets
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
+from braid.app.agent.messages import OffersCall, PrepCall
+from braid.app.negotiation.caches import RouteKey, RouteOffers
+from braid.app.negotiation.context import RunContext
 from braid.app.negotiation.ports import CallFailedError, Pending, PrepReply, Replaced
 from braid.app.negotiation.results import (
     NegotiationRequest,
@@ -34,20 +37,12 @@ from braid.core.negotiation.strategies import (
 )
 from braid.core.negotiation.transaction import Decision, Transaction, Vote, succession
 
-RouteKey = tuple[str, str, str, str, int]
-# A route's candidate domain paths and the offers a negotiation on them got.
-RouteOffers = tuple[tuple[tuple[str, ...], ...], dict[str, Offer]]
-
-
-if TYPE_CHECKING:
-    from braid.app.negotiation.negotiator import Orchestrator
-
 
 @dataclass
 class NegotiationRun:
     """One negotiation's working state."""
 
-    orchestrator: Orchestrator
+    context: RunContext
     request: NegotiationRequest
     trace: list[TraceEvent] = field(default_factory=list)
     tx_id: str = field(default_factory=lambda: uuid.uuid4().hex)
@@ -69,7 +64,7 @@ class NegotiationRun:
 
     @property
     def strategy(self) -> Strategy:
-        return self.request.strategy or self.orchestrator.config.strategy
+        return self.request.strategy or self.context.config.strategy
 
     @property
     def window(self) -> tuple[int, int]:
@@ -81,13 +76,31 @@ class NegotiationRun:
         old = self.replaces
         return None if old is None else (old.id, old.token)
 
+    def offers_call(self, spans: Sequence[tuple[str, str]]) -> OffersCall:
+        """A ReqOffers of this transaction for `spans`."""
+        symmetric = self.request.symmetric
+        return OffersCall(
+            self.tx_id, self.token, self.window, tuple(spans), symmetric, self.replaced
+        )
+
+    def prep_call(self, segments: Sequence[SegmentAsk], hold_seconds: int) -> PrepCall:
+        """A ReservationPrep of this transaction for `segments`."""
+        return PrepCall(
+            self.tx_id,
+            self.token,
+            self.window,
+            tuple(segments),
+            hold_seconds,
+            self.request.symmetric,
+            replaces=self.replaced,
+        )
+
     def note(self, phase: str, domain: str, text: str) -> None:
         self.trace.append(TraceEvent(phase, domain, text))
 
     def execute(self) -> NegotiationResult:
-        r, o = self.request, self.orchestrator
-        k = r.max_paths or o.config.max_paths
-        paths, legs = o.routes(r.src_domain, r.src_point, r.dst_domain, r.dst_point, k)
+        r, o = self.request, self.context
+        paths, legs = o.caches.routes(self.route)
         if not paths:
             return self.fail(f"no domain path joins {r.src_domain} and {r.dst_domain}")
         self.legs = list(legs)
@@ -98,11 +111,11 @@ class NegotiationRun:
 
     def negotiate(self, paths: Sequence[tuple[str, ...]]) -> NegotiationResult:
         """Both phases over the candidate `paths` (their legs known)."""
-        r, o = self.request, self.orchestrator
+        r, o = self.request, self.context
         offers = self.first_round(paths, self.guess(paths))
         outcome = compose(self.strategy, r.bandwidth, paths, offers, self.probe)
         if isinstance(outcome, Refusal):
-            o.learn_offers(self.route, None)
+            o.caches.learn_offers(self.route, None)
             self.abort_asked(set(self.asked), f"composition failed: {outcome.reason}")
             return self.fail(outcome.reason + self.problems_note())
         self.offered = (tuple(paths), offers)
@@ -120,7 +133,7 @@ class NegotiationRun:
     @property
     def route(self) -> RouteKey:
         r = self.request
-        k = r.max_paths or self.orchestrator.config.max_paths
+        k = r.max_paths or self.context.config.max_paths
         return (r.src_domain, r.src_point, r.dst_domain, r.dst_point, k)
 
     # -- phase 1 -----------------------------------------------------------------
@@ -137,11 +150,11 @@ class NegotiationRun:
         prepared again, and the route is not guessed until a negotiation there
         commits again. Empty when not guessing.
         """
-        o = self.orchestrator
-        known = o.last_offers(self.route) if o.config.speculate else None
+        o = self.context
+        known = o.caches.last_offers(self.route) if o.config.speculate else None
         if known is None or known[0] != tuple(paths):
             return {}
-        amounts = o.guessed(self.strategy, self.request.bandwidth, known[0])
+        amounts = o.caches.guessed(self.strategy, self.request.bandwidth, known[0])
         # Within what the route was last offered, or the offers will likely refuse it.
         if amounts is None or not fits_offers(paths, amounts, known[1]):
             return {}
@@ -152,23 +165,15 @@ class NegotiationRun:
     ) -> dict[str, Offer]:
         """Ask the visible domains for offers (none for equal splitting), and Prep the
         `guess` in the same message to each domain; returns the offers."""
-        o = self.orchestrator
+        o = self.context
         spans = self.spans_by_domain(paths)
         asking = self.strategy != "equal-split"
-        visible = [d for d in spans if asking and o.view.domains[d].visible]
+        visible = [d for d in spans if asking and o.caches.view.domains[d].visible]
         if guess and self.begun is None:
             self.begin()
         with o.agents.together():  # each domain's offers, then its Prep, in one batch
             calls: Mapping[str, Pending[list[int]]] = {
-                d: o.agents.offers(
-                    d,
-                    self.tx_id,
-                    self.token,
-                    self.window,
-                    [(a, b) for _, a, b in spans[d]],
-                    self.request.symmetric,
-                    self.replaced,
-                )
+                d: o.agents.offers(d, self.offers_call([(a, b) for _, a, b in spans[d]]))
                 for d in visible
             }
             preps = self.send_preps(guess)
@@ -230,9 +235,9 @@ class NegotiationRun:
     def start_over(self, reason: str) -> None:
         """The guessed split was wrong: abort its Preps and go on as a new transaction
         (an agent refuses a second Prep for a transaction it aborted)."""
-        o = self.orchestrator
+        o = self.context
         self.note("guess", "", f"{reason}: aborted, prepared again as a new transaction")
-        o.learn_offers(self.route, None)
+        o.caches.learn_offers(self.route, None)
         self.abort_asked(set(self.asked), reason)
         if self.begun is not None:  # nobody holds it any more: nothing left to deliver
             self.begun.abort(reason)
@@ -265,40 +270,29 @@ class NegotiationRun:
         the OS's hands); were it lost with the machine, a participant asking about
         an unknown transaction is told abort (presumed abort) all the same.
         """
-        o = self.orchestrator
+        o = self.context
         every = tuple(dict.fromkeys(leg.domain for legs in self.legs for leg in legs))
         self.begun = Transaction(self.tx_id, self.request.id, every, self.token)
         o.mark_live(self.tx_id)
         o.decisions.save(self.begun, durable=False)
-        if o.before_prep is not None:
-            o.before_prep(self.begun)
+        if o.hooks.before_prep is not None:
+            o.hooks.before_prep(self.begun)
 
     def prepare_all(self, wanted: Mapping[str, tuple[SegmentAsk, ...]]) -> None:
         if not wanted:
             return
         if self.begun is None:
             self.begin()
-        with self.orchestrator.agents.together():
+        with self.context.agents.together():
             calls = self.send_preps(wanted)
         self.collect_preps(wanted, calls)
 
     def send_preps(
         self, wanted: Mapping[str, tuple[SegmentAsk, ...]]
     ) -> dict[str, Pending[PrepReply]]:
-        o = self.orchestrator
-        return {
-            d: o.agents.prepare(
-                d,
-                self.tx_id,
-                self.token,
-                self.window,
-                segments,
-                o.config.hold_seconds,
-                self.request.symmetric,
-                self.replaced,
-            )
-            for d, segments in wanted.items()
-        }
+        o = self.context
+        hold = o.config.hold_seconds
+        return {d: o.agents.prepare(d, self.prep_call(s, hold)) for d, s in wanted.items()}
 
     def collect_preps(
         self,
@@ -333,15 +327,15 @@ class NegotiationRun:
             return
         tx = Transaction(self.tx_id, self.request.id, tuple(held), self.token, label="unused")
         tx.abort(reason)
-        self.orchestrator.decisions.save(tx)
+        self.context.decisions.save(tx)
         self.note("abort", "", f"{', '.join(held)}: {reason}")
-        self.orchestrator.delivery.deliver(tx, self.trace.append)
+        self.context.delivery.deliver(tx, self.trace.append)
         for domain in held:
             self.asked.pop(domain, None)
             self.replies.pop(domain, None)
 
     def decide(self, participants: tuple[str, ...], amounts: Sequence[int]) -> NegotiationResult:
-        o = self.orchestrator
+        o = self.context
         tx = Transaction(self.tx_id, self.request.id, participants, self.token)
         for domain in participants:
             reply = self.replies.get(domain)
@@ -361,17 +355,17 @@ class NegotiationRun:
         # before anyone hears it.
         body = None if result is None else result.to_dict()
         o.decisions.save(tx, result=body, also=also)
-        if o.after_decide is not None:
-            o.after_decide(tx)
+        if o.hooks.after_decide is not None:
+            o.hooks.after_decide(tx)
         self.decided = tx
         switches = None if result is None else result.switches
         o.delivery.deliver(tx, self.trace.append, record=False, switches=switches)
         if old is not None and also:
-            if o.before_release is not None:
-                o.before_release(also[0])
+            if o.hooks.before_release is not None:
+                o.hooks.before_release(also[0])
             o.delivery.hand_over(old, also[0], self.trace.append)
         # The offers of a committed negotiation gate the next guess on its route.
-        o.learn_offers(self.route, None if result is None else self.offered)
+        o.caches.learn_offers(self.route, None if result is None else self.offered)
         if result is None:
             return self.fail(tx.reason)
         return replace(result, trace=tuple(self.trace))
@@ -399,7 +393,7 @@ class NegotiationRun:
         """The SDX/edge rules of the committed split (seed 000 Fig. 5), for the result."""
         committed = [CommittedPath(p.domains(), p.bandwidth, dict(p.vlans)) for p in paths]
         try:
-            switches = self.orchestrator.rule_plan(self.request.id, committed)
+            switches = self.context.caches.rule_plan(self.request.id, committed)
         except InputError as exc:
             self.note("rules", "", f"no rule plan: {exc}")
             return ()

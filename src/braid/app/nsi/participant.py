@@ -33,8 +33,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Generic, TypeVar
 
+from braid.app.agent.messages import OffersCall, PrepCall
 from braid.app.loop_waits import wait_all
-from braid.app.negotiation.ports import CallFailedError, PrepReply, Replaced, Window
+from braid.app.negotiation.ports import CallFailedError, PrepReply, Window
 from braid.app.nsi.messages import Criteria, Summary
 from braid.app.nsi.ports import ConnectionBook, NsiProvider, ProviderError
 from braid.core.errors import TopologyError
@@ -113,32 +114,14 @@ class NsiParticipants:
     def negotiating(self, domains: Collection[str]) -> contextlib.nullcontext[None]:
         return contextlib.nullcontext()  # nothing is batched
 
-    def offers(
-        self,
-        domain: str,
-        transaction: str,
-        token: str,
-        window: Window,
-        spans: Sequence[tuple[str, str]],
-        symmetric: bool,
-        replaces: Replaced | None = None,
-    ) -> _Done[list[int]]:
+    def offers(self, domain: str, call: OffersCall) -> _Done[list[int]]:
         why = "an NSI domain answers only a concrete reserve"
         return _Done(CallFailedError(domain, "FAILED_PRECONDITION", "ERROR_CODE_BLIND_DOMAIN", why))
 
-    def prepare(
-        self,
-        domain: str,
-        transaction: str,
-        token: str,
-        window: Window,
-        segments: Sequence[SegmentAsk],
-        hold_seconds: int,
-        symmetric: bool,
-        replaces: Replaced | None = None,  # a new connection each version: nothing shared
-    ) -> _Call[PrepReply]:
-        work = self._prepare
-        return _Call(self._threads.submit(work, domain, transaction, window, tuple(segments)))
+    def prepare(self, domain: str, call: PrepCall) -> _Call[PrepReply]:
+        # A new connection each version: nothing is shared with what `call.replaces`.
+        work, segments = self._prepare, call.segments
+        return _Call(self._threads.submit(work, domain, call.transaction, call.window, segments))
 
     def commit(
         self, domain: str, transaction: str, token: str, switches: Sequence[SwitchPlan] = ()

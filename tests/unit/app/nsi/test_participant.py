@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 
 import pytest
 
+from braid.app.agent.messages import OffersCall, PrepCall
 from braid.app.negotiation.ports import CallFailedError
 from braid.app.nsi.messages import Criteria, Summary
 from braid.app.nsi.participant import NsiParticipants, global_id
@@ -141,7 +142,7 @@ def _participants(provider: FakeProvider, book: MemoryBook | None = None) -> Nsi
 def test_held_is_yes_with_the_vlans_chosen_then_commit_then_release_terminates() -> None:
     provider = FakeProvider()
     nsi = _participants(provider)
-    vote = nsi.prepare("onsa", "tx1", "token", WINDOW, SEGMENT, 30, False).result()
+    vote = nsi.prepare("onsa", PrepCall("tx1", "token", WINDOW, SEGMENT, 30, False)).result()
     assert vote.yes and vote.vlans == (("a-n", 1780, 0), ("n-b", 1785, 0))
     (cid,) = provider.connections
     asked = provider.connections[cid].summary
@@ -159,7 +160,11 @@ def test_held_is_yes_with_the_vlans_chosen_then_commit_then_release_terminates()
 def test_a_reserve_the_provider_fails_is_no_and_leaves_nothing() -> None:
     provider = FakeProvider()
     provider.refuse = True
-    vote = _participants(provider).prepare("onsa", "tx2", "t", WINDOW, SEGMENT, 30, False).result()
+    vote = (
+        _participants(provider)
+        .prepare("onsa", PrepCall("tx2", "t", WINDOW, SEGMENT, 30, False))
+        .result()
+    )
     assert not vote.yes and "ReserveFailed" in vote.reason and PEER.nsa in vote.reason
     assert [s for s, _ in map(provider.state, provider.connections)] == [R.FAILED]
     assert {lifecycle for _, lifecycle in map(provider.state, provider.connections)} == {
@@ -170,7 +175,10 @@ def test_a_reserve_the_provider_fails_is_no_and_leaves_nothing() -> None:
 def test_abort_after_a_restart_that_lost_the_id_finds_it_by_global_id() -> None:
     provider = FakeProvider()
     assert (
-        _participants(provider).prepare("onsa", "tx3", "t", WINDOW, SEGMENT, 30, False).result().yes
+        _participants(provider)
+        .prepare("onsa", PrepCall("tx3", "t", WINDOW, SEGMENT, 30, False))
+        .result()
+        .yes
     )
     restarted = _participants(provider, MemoryBook())  # the id never reached the book
     assert restarted.abort("onsa", "tx3", "t").result() == "HOLD_STATE_ABORTED"
@@ -185,7 +193,7 @@ def test_an_abort_that_overtakes_the_reserve_still_ends_its_connection() -> None
     book = MemoryBook()
     nsi = _participants(provider, book)
     assert nsi.abort("onsa", "tx4", "t").result() == "HOLD_STATE_ABORTED"  # nothing there yet
-    vote = nsi.prepare("onsa", "tx4", "t", WINDOW, SEGMENT, 30, False).result()
+    vote = nsi.prepare("onsa", PrepCall("tx4", "t", WINDOW, SEGMENT, 30, False)).result()
     assert not vote.yes
     assert [provider.state(c)[1] for c in provider.connections] == [L.TERMINATED]
 
@@ -196,7 +204,7 @@ def test_commits_that_cannot_be_honoured_or_reached() -> None:
     with pytest.raises(CallFailedError) as unknown:
         nsi.commit("onsa", "tx-none", "t").result()
     assert unknown.value.error == "ERROR_CODE_UNKNOWN_TRANSACTION"
-    assert nsi.prepare("onsa", "tx5", "t", WINDOW, SEGMENT, 30, False).result().yes
+    assert nsi.prepare("onsa", PrepCall("tx5", "t", WINDOW, SEGMENT, 30, False)).result().yes
     (cid,) = provider.connections
     known = provider.connections[cid]
     known.summary = replace(known.summary, states=_states(R.TIMEOUT))  # the provider gave up
@@ -208,14 +216,14 @@ def test_commits_that_cannot_be_honoured_or_reached() -> None:
         nsi.release("onsa", "tx5", "t").result()
     assert down.value.unreachable
     with pytest.raises(CallFailedError) as blind:
-        nsi.offers("onsa", "tx6", "t", WINDOW, [("a-edge", "b-edge")], False).result()
+        nsi.offers("onsa", OffersCall("tx6", "t", WINDOW, (("a-edge", "b-edge"),), False)).result()
     assert blind.value.error == "ERROR_CODE_BLIND_DOMAIN"
 
 
 def test_a_connection_the_provider_forgot_settles_an_abort_and_refuses_a_commit() -> None:
     provider = FakeProvider()
     nsi = _participants(provider)
-    assert nsi.prepare("onsa", "tx7", "t", WINDOW, SEGMENT, 30, False).result().yes
+    assert nsi.prepare("onsa", PrepCall("tx7", "t", WINDOW, SEGMENT, 30, False)).result().yes
     provider.connections.clear()  # the provider lost its database
     for call in (nsi.commit, nsi.abort):
         with pytest.raises(CallFailedError) as forgotten:

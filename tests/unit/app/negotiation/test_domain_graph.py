@@ -12,7 +12,7 @@ from braid.app.negotiation.domain_graph import DomainGraph, Published
 from braid.core.negotiation.domains import MultiDomainNetwork, global_view_from_dict
 from braid.core.negotiation.published import DomainPart, MergedView, domain_part
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "src" / "braid" / "examples" / "fig6a.yaml"
+EXAMPLE = Path(__file__).resolve().parents[4] / "src" / "braid" / "examples" / "fig6a.yaml"
 DATA = yaml.safe_load(EXAMPLE.read_text())
 FIG6A = MultiDomainNetwork("fig6a", DATA, global_view_from_dict(DATA))
 
