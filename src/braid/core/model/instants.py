@@ -12,11 +12,19 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from braid.core.errors import InputError
-from braid.core.model.units import parse_seconds
+from braid.core.model.units import MAX_INSTANT, MIN_INSTANT, parse_seconds, shown
 
 
 def parse_instant(value: object, field: str) -> int:
     """Epoch seconds, or an ISO 8601 instant with an explicit offset ('Z' or '+02:00')."""
+    instant = _read_instant(value, field)
+    if not MIN_INSTANT <= instant <= MAX_INSTANT:
+        span = "0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z"
+        raise InputError(field, f"must lie between {span}, got {shown(value)}")
+    return instant
+
+
+def _read_instant(value: object, field: str) -> int:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return parse_seconds(value, field)
     if not isinstance(value, str):
@@ -35,7 +43,10 @@ def parse_instant(value: object, field: str) -> int:
         )
     if parsed.microsecond:
         raise InputError(field, "give whole seconds")
-    return int(parsed.timestamp())
+    try:
+        return int(parsed.timestamp())
+    except (OverflowError, ValueError) as exc:  # an offset past year 1 or 9999
+        raise InputError(field, f"{value!r} lies outside the years 1 to 9999") from exc
 
 
 def format_instant(epoch: int | None) -> str | None:

@@ -24,6 +24,13 @@ def test_both_forms_give_the_same_instant() -> None:
         ("tomorrow", "cannot read"),
         (True, "ISO 8601"),
         (1.5, "integer number of seconds"),
+        (float("inf"), "integer number of seconds"),
+        (float("nan"), "integer number of seconds"),
+        (10**400, "out of range"),
+        ("1" + "0" * 400, "out of range"),
+        (253_402_300_800, "9999-12-31T23:59:59Z"),
+        ("9999-12-31T23:59:59-01:00", "9999-12-31T23:59:59Z"),
+        ("0001-01-01T00:00:00+01:00", "0001-01-01T00:00:00Z"),
     ],
 )
 def test_mistakes_name_the_field_and_say_what_to_do(value: object, says: str) -> None:
@@ -45,3 +52,8 @@ def test_with_known_instants_a_far_number_stays_a_number() -> None:
     assert iso_in_text(text, near=(1798794000, None)) == (
         "window [2027-01-01T09:00:00Z, 2027-01-01T11:00:00Z), 4000000000 bit/s"
     )
+
+
+def test_the_last_instant_an_answer_can_write_is_taken() -> None:
+    last = parse_instant("9999-12-31T23:59:59Z", "end")
+    assert format_instant(last) == "9999-12-31T23:59:59Z"
