@@ -32,6 +32,8 @@ BAD_BODIES: list[tuple[str, Any, int, str | None]] = [
     ("a float bandwidth of 1e308", body(bandwidth=1e308), 422, "bandwidth"),
     ("start beyond year 9999", body(start="99999999999999999999"), 422, "start"),
     ("end beyond year 9999", body(end=253_402_300_800), 422, "end"),
+    ("start with a trailing NUL", body(start=iso(3600) + "\x00"), 422, "start"),
+    ("end with a NUL for its T", body(end=iso(7200).replace("T", "\x00")), 422, "end"),
     ("earliest with a 10**30 s duration",
      body(mode="earliest", start=None, end=None, not_before=iso(0), duration=10**30),
      422, "duration"),
@@ -161,6 +163,9 @@ def test_users_may_not_change_the_network(unchanged: Api, method: str, url: str,
         ("/v1/availability?mode=earliest&src=ORNL&dst=NERSC&bandwidth=1G"
          f"&duration=99999999999999999999&not_before={iso(0)}", "duration"),
         ("/v1/links?at=1e400", "at"),
+        (f"/v1/links?at={iso(60)}%00", "at"),
+        ("/v1/availability?mode=fixed&src=ORNL&dst=NERSC&bandwidth=1G"
+         f"&start={iso(60)}%00&end={iso(120)}", "start"),
         ("/v1/links?at=99999999999999999999", "at"),
     ],
 )  # fmt: skip

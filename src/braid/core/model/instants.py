@@ -31,6 +31,9 @@ def _read_instant(value: object, field: str) -> int:
         raise InputError(
             field, "expected an ISO 8601 time such as 2027-01-01T10:00:00Z, or epoch seconds"
         )
+    _plain_text(value, field)
+    if len(value) > 10 and value[4:5] == value[7:8] == "-" and value[10] not in "Tt ":
+        raise InputError(field, f"{shown(value)}: join the date and the time with 'T'")
     if value.strip().lstrip("-").isdigit():
         return parse_seconds(value, field)
     try:
@@ -47,6 +50,20 @@ def _read_instant(value: object, field: str) -> int:
         return int(parsed.timestamp())
     except (OverflowError, ValueError) as exc:  # an offset past year 1 or 9999
         raise InputError(field, f"{value!r} lies outside the years 1 to 9999") from exc
+
+
+def _plain_text(value: str, field: str) -> None:
+    """Refuse control and non-ASCII characters, which Python's parsers pass over.
+
+    `datetime.fromisoformat` reads '2030-01-01T00:00:00Z\\x00' (and a NUL as the
+    date-time separator) as a good instant, and `str.isdigit` takes other
+    scripts' digits: a stored or echoed value would not be the one sent.
+    """
+    for at, char in enumerate(value):
+        if not (char.isascii() and char.isprintable()):
+            raise InputError(
+                field, f"{shown(value)} has a character no time has ({char!r} at position {at})"
+            )
 
 
 def format_instant(epoch: int | None) -> str | None:

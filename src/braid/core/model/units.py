@@ -38,9 +38,11 @@ _MULTIPLIERS: Final = {
     "g": 1_000_000_000,
     "t": 1_000_000_000_000,
 }
+# Spaces only between the parts (no tabs, newlines or control characters),
+# and the whole text must match: `$` alone would let a trailing newline by.
 _BANDWIDTH_RE: Final = re.compile(
-    r"^\s*(?P<num>[+-]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*"
-    r"(?P<prefix>[kKmMgGtT]?)(?P<suffix>bps|bit/s|b/s|bit|b)?\s*$"
+    r" *(?P<num>[+-]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?) *"
+    r"(?P<prefix>[kKmMgGtT]?)(?P<suffix>bps|bit/s|b/s|bit|b)? *"
 )
 
 
@@ -63,7 +65,7 @@ def parse_bandwidth(value: object, field: str = "bandwidth", *, allow_zero: bool
 
 
 def _parse_text(text: str, field: str) -> Decimal:
-    match = _BANDWIDTH_RE.match(text)
+    match = _BANDWIDTH_RE.fullmatch(text)
     if match is None:
         hint = "write e.g. 500, '500M', '10G' or '2.5Gbps'"
         raise InputError(field, f"cannot read {text!r} as a bandwidth; {hint}")
@@ -105,14 +107,14 @@ def format_bandwidth(bps: int) -> str:
     return f"{bps} bit/s"
 
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+_DURATION = re.compile(r" *([0-9]+(?:\.[0-9]+)?) *([smhd]?) *")
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def parse_duration(value: object, field: str) -> int:
     """Seconds: a number, or a string with a unit: '90s', '15m', '2h', '1d'."""
     if isinstance(value, str):
-        found = _DURATION.match(value.lower())
+        found = _DURATION.fullmatch(value.lower())
         if found is None:
             raise InputError(
                 field,
@@ -137,8 +139,11 @@ def parse_seconds(value: object, field: str) -> int:
     """An integer number of seconds (epoch instant or duration)."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise InputError(field, f"expected an integer number of seconds, got {value!r}")
+    text = str(value).strip(" ")
+    if not (text.isascii() and text.isprintable()):  # Decimal takes '１２' and strips '\n'
+        raise InputError(field, f"expected an integer number of seconds, got {shown(value)}")
     try:
-        number = Decimal(str(value).strip())
+        number = Decimal(text)
     except InvalidOperation as exc:
         raise InputError(field, f"expected an integer number of seconds, got {value!r}") from exc
     if not number.is_finite() or number != number.to_integral_value():

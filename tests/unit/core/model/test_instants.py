@@ -57,3 +57,28 @@ def test_with_known_instants_a_far_number_stays_a_number() -> None:
 def test_the_last_instant_an_answer_can_write_is_taken() -> None:
     last = parse_instant("9999-12-31T23:59:59Z", "end")
     assert format_instant(last) == "9999-12-31T23:59:59Z"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2027-01-01T09:00:00Z\x00",
+        "2027-01-01T09:00:00\x00Z",
+        "2027-01-01\x0009:00:00Z",
+        "2027-01-01T09:00:00Z\n",
+        "2027-01-01T09:00:00Z\t",
+        "2027-01-01T09:00:00Z\u200b",
+        "1798794000\x00",
+        "\uff11\uff17\uff19\uff18\uff17\uff19\uff14\uff10\uff10\uff10",  # full-width digits
+        "2027-01-01x09:00:00Z",
+    ],
+)
+def test_control_and_foreign_characters_are_refused_with_the_field(value: str) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_instant(value, "start")
+    assert caught.value.field == "start"
+
+
+def test_spaces_around_epoch_seconds_and_a_space_for_t_still_read() -> None:
+    assert parse_instant(f" {EPOCH} ", "start") == EPOCH
+    assert parse_instant("2027-01-01 09:00:00Z", "start") == EPOCH

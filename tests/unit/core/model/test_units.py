@@ -109,3 +109,16 @@ def test_durations_are_from_zero_to_a_hundred_years(value: object) -> None:
         parse_duration(value, "duration")
     assert caught.value.field == "duration"
     assert parse_duration("36525d", "duration") == 3_155_760_000
+
+
+@pytest.mark.parametrize("value", ["10G\n", "10G\x00", "\t10G", "10\x1fG"])
+def test_bandwidths_with_control_characters_are_refused(value: str) -> None:
+    with pytest.raises(InputError, match="cannot read"):
+        parse_bandwidth(value, "bandwidth")
+    assert parse_bandwidth(" 10 G ") == 10**10
+
+
+@pytest.mark.parametrize("value", ["1h\n", "1h\x00", "60\x00", "\uff16\uff10"])
+def test_durations_with_control_characters_are_refused(value: str) -> None:
+    with pytest.raises(InputError):
+        parse_duration(value, "duration")
