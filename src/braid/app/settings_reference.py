@@ -45,6 +45,9 @@ HELP: Final = {
     "(docs/nsi.md).",
     "nsi_url": "Base URL the NSI discovery document gives requesters (default "
     "`http://HOST:PORT` of the server).",
+    "booking_horizon_days": "Bookings must end within this many days of now (refused with "
+    "403, `field: horizon`), unless a `horizon` rule of the policy for the user or their "
+    "role says otherwise; `0` drops this default (then only policy rules bound it).",
     "policy": "Booking policy per role and per user: `horizon`, `max_duration`, "
     "`max_bandwidth`, `quota`, `endpoints` (docs/service.md, Booking policy).",
 }

@@ -179,7 +179,8 @@ def braid_with_nsi(
     """`braid serve --nsi-domain DOMAIN` on a free port over a fresh SQLite file."""
     database = f"sqlite:///{workdir / 'braid.db'}"
     port = free_port()
-    env = {**os.environ, "BRAID_TICK_SECONDS": "1"}
+    # The interoperability runs book at fixed dates years ahead: no default horizon.
+    env = {**os.environ, "BRAID_TICK_SECONDS": "1", "BRAID_BOOKING_HORIZON_DAYS": "0"}
     argv = [str(braid), "serve", "--topology", str(topology), "--database", database]
     argv += ["--host", "127.0.0.1", "--port", str(port), "--nsi-domain", domain]
     with (workdir / "serve.log").open("w") as log:
