@@ -10,15 +10,30 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Final
 
-from braid.app.errors import AuthError
+from braid.app.errors import AuthError, ForbiddenError
 from braid.app.ports import Repository
 from braid.app.records import TokenInfo, User
 
 ROLES: Final = ("user", "operator", "monitor")  # a monitor may only set link states
+# Everything a monitor's token may ask of the REST API (method, route as the
+# OpenAPI document writes it): say a link is up or down, which is all `braid
+# monitor --action service` sends, and who the token belongs to, to check it.
+# Nothing else, reads included: the topology, links, usage and maintenance say
+# more of the network and its bookings than setting a link's state needs.
+MONITOR_ROUTES: Final = frozenset({("POST", "/v1/links/{link}/state"), ("GET", "/v1/me")})
 TOKEN_PREFIX: Final = "brd_"
 # How long a verified token is trusted without asking the store again.
 TOKEN_CACHE_SECONDS: Final = 5.0
 _CACHE_LIMIT: Final = 10_000
+
+
+def check_route(user: User, method: str, route: str) -> None:
+    """Refuse (ForbiddenError) a route `user`'s role may not use at all; the rest is the
+    service's to decide (ownership, operators only)."""
+    if user.role == "monitor" and (method, route) not in MONITOR_ROUTES:
+        raise ForbiddenError(
+            "a monitor's token may only set link states (POST /v1/links/{link}/state)"
+        )
 
 
 def hash_token(token: str) -> str:
