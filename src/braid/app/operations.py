@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from braid.app.errors import ForbiddenError, RejectedError
+from braid.app.idempotency import body_digest, check_key, same_request
 from braid.app.mirror import as_booking
 from braid.app.plan_facts import Replanned, plan_facts
 from braid.app.ports import ConflictError, StateStep, Step, TopologyStep
@@ -84,14 +85,22 @@ def no_longer_fit(topology: Topology, booked: Iterable[Reservation]) -> list[dic
 
 
 def maintenance(
-    service: ReservationService, user: User, body: Mapping[str, Any]
+    service: ReservationService, user: User, body: Mapping[str, Any], key: str | None = None
 ) -> MaintenanceDone:
     """Take a link or node out of service for a window; re-route what can be re-routed.
 
     The re-routes, the failures and the maintenance booking itself are
-    written in one transaction: all of it happens, or none.
+    written in one transaction: all of it happens, or none. With an
+    Idempotency-Key `key` the maintenance booking keeps it (and its body's
+    digest): the same request sent again gets that booking back (`replayed`),
+    with no re-route or failure, since the first request made them.
     """
     require_operator(user)
+    check_key(key)
+    digest = body_digest("maintenance", body)
+    first = _keyed(service, user, key, digest)
+    if first is not None:
+        return first
     links, label = _maintenance_links(service.topology, body)
     start, end = parse_instant(body.get("start"), "start"), parse_instant(body.get("end"), "end")
     if end <= start:
@@ -102,16 +111,32 @@ def maintenance(
         plans = _plan_around(service, affected, links, start, end, now)
         steps, rerouted, failed = _moves(service, plans, links, now)
         record = _maintenance_record(service.topology, user, links, label, start, end, now, body)
+        if key is not None:
+            record = replace(record, idempotency_key=key, request_digest=digest)
         steps.append(service.write_step(record, "maintenance"))
         try:
             done = service.repo.apply(steps, now=now, actor=user.name, counting=counting_at(now))
         except ConflictError:
+            first = _keyed(service, user, key, digest)  # the same key, written meanwhile
+            if first is not None:
+                return first
             continue  # bookings moved meanwhile: plan again
         service.live.catch_up(now)
         stored = done[-1]
         assert isinstance(stored, Reservation)
         return MaintenanceDone(Seen(stored, now), tuple(rerouted), tuple(failed))
     raise RejectedError("bookings on these links kept changing; try again")
+
+
+def _keyed(
+    service: ReservationService, user: User, key: str | None, digest: str
+) -> MaintenanceDone | None:
+    """The maintenance booking `key` already made, or None."""
+    found = None if key is None else service.repo.keyed(user.name, key)
+    if found is None or key is None:
+        return None
+    same_request(key, found.request_digest, digest)
+    return MaintenanceDone(Seen(found, service.clock(), replayed=True), (), ())
 
 
 def _maintenance_links(topology: Topology, body: Mapping[str, Any]) -> tuple[list[str], str]:
