@@ -50,7 +50,7 @@ def test_a_monitor_is_refused_every_route_but_link_states_and_me(api: Api) -> No
     for method, path in secured:
         if (method, path) in MONITOR_ROUTES:
             continue
-        body = None if method in ("GET", "DELETE") else {}
+        body: dict[str, Any] | None = None if method in ("GET", "DELETE") else {}
         response = api.client.request(
             method, _url(path, booked), params=QUERY, json=body, headers=headers
         )
