@@ -27,7 +27,17 @@ BAD_BODIES: list[tuple[str, Any, int, str | None]] = [
     ("id set by the client", {**body(), "id": "mine"}, 422, "id"),
     ("a list, not an object", [body()], 422, "body"),
     ("bandwidth above every link", body(bandwidth="1T"), 409, None),
-]
+    ("bandwidth beyond any network", body(bandwidth="1e400G"), 422, "bandwidth"),
+    ("bandwidth of 10**400 Mbit/s", body(bandwidth=10**400), 422, "bandwidth"),
+    ("a float bandwidth of 1e308", body(bandwidth=1e308), 422, "bandwidth"),
+    ("start beyond year 9999", body(start="99999999999999999999"), 422, "start"),
+    ("end beyond year 9999", body(end=253_402_300_800), 422, "end"),
+    ("start with a trailing NUL", body(start=iso(3600) + "\x00"), 422, "start"),
+    ("end with a NUL for its T", body(end=iso(7200).replace("T", "\x00")), 422, "end"),
+    ("earliest with a 10**30 s duration",
+     body(mode="earliest", start=None, end=None, not_before=iso(0), duration=10**30),
+     422, "duration"),
+]  # fmt: skip
 
 
 @pytest.fixture
@@ -146,6 +156,17 @@ def test_users_may_not_change_the_network(unchanged: Api, method: str, url: str,
          f"&duration=60&not_before={iso(0)}", "max_paths"),
         (f"/v1/availability?src=ORNL&bandwidth=1G&start={iso(60)}&end={iso(120)}", "dst"),
         ("/v1/availability?bandwidht=1G", "bandwidht"),
+        ("/v1/availability?mode=fixed&src=ORNL&dst=NERSC&bandwidth=1e400G"
+         f"&start={iso(60)}&end={iso(120)}", "bandwidth"),
+        ("/v1/availability?mode=all-slots&src=ORNL&dst=NERSC&bandwidth=1e400G&duration=60"
+         f"&window_start={iso(60)}&window_end={iso(7200)}", "bandwidth"),
+        ("/v1/availability?mode=earliest&src=ORNL&dst=NERSC&bandwidth=1G"
+         f"&duration=99999999999999999999&not_before={iso(0)}", "duration"),
+        ("/v1/links?at=1e400", "at"),
+        (f"/v1/links?at={iso(60)}%00", "at"),
+        ("/v1/availability?mode=fixed&src=ORNL&dst=NERSC&bandwidth=1G"
+         f"&start={iso(60)}%00&end={iso(120)}", "start"),
+        ("/v1/links?at=99999999999999999999", "at"),
     ],
 )  # fmt: skip
 def test_bad_queries_name_the_parameter(unchanged: Api, url: str, field: str) -> None:
@@ -163,6 +184,9 @@ def test_bad_modify_bodies(api: Api) -> None:
         ({"bandwidth": 0}, "bandwidth"),
         ({"start": iso(0)}, "start"),
         ({"end": "tomorrow"}, "end"),
+        ({"bandwidth": "1e400G"}, "bandwidth"),
+        ({"bandwidth": 10**400}, "bandwidth"),
+        ({"end": "99999999999999999999"}, "end"),
     ):
         response = api.client.patch(url, json=sent, headers=api.auth("alice"))
         assert error_of(response, 422)["field"] == field, sent

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from braid.app.ports import Filters
+from braid.app.settings import Settings
 from braid.core.planning.lifecycle import counts_against_capacity
 from braid.core.policy import RULES, Booked, Limits, Policy, check_booking
 from tests.api.harness import NOW, Api, body, build, iso
@@ -48,6 +49,17 @@ def test_an_operator_keeps_the_operator_role_s_limits() -> None:
     assert (
         api.client.post("/v1/reservations", json=sent, headers=api.auth("olga")).status_code == 201
     )
+
+
+def test_by_default_a_booking_must_end_within_a_year() -> None:
+    api = build(policy=Settings().booking_policy())
+    far = body(start="2999-01-01T00:00:00Z", end="2999-01-01T01:00:00Z")
+    for who in ("alice", "olga"):
+        _refused_for(api, far, "horizon", who)
+    response = api.client.post("/v1/reservations", json=far, headers=api.auth("alice"))
+    assert "365 days" in response.json()["error"]["message"]
+    assert _post(api, body(start=iso(364 * DAY), end=iso(365 * DAY))) == 201
+    _refused_for(api, body(start=iso(364 * DAY), end=iso(365 * DAY + 1)), "horizon")
 
 
 def test_the_horizon_applies_to_the_window_the_planner_chose() -> None:

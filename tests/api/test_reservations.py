@@ -186,6 +186,24 @@ def test_all_slots_of_a_window_that_began_a_moment_ago_start_now(api: Api) -> No
     assert refused.status_code == 422 and "start" in refused.text, refused.text
 
 
+def test_all_slots_say_free_time_to_the_end_of_a_booking_at_the_last_start(api: Api) -> None:
+    # Every path busy in [2h, 3h): an hour-long 10G booking can start from now until
+    # 1h (inclusive), so the first free slot ends at 2h, where the busy time begins.
+    busy = body(bandwidth="90G", max_paths=4, start=iso(7200), end=iso(10800))
+    assert (
+        api.client.post("/v1/reservations", json=busy, headers=api.auth("alice")).status_code == 201
+    )
+    query = {
+        "mode": "all-slots", "src": "ORNL", "dst": "NERSC", "bandwidth": "10G",
+        "duration": "3600", "window_start": iso(0), "window_end": iso(18000),
+    }  # fmt: skip
+    response = api.client.get("/v1/availability", params=query, headers=api.auth("bob"))
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["slots"] == [[iso(0), iso(3601)], [iso(10800), iso(14401)]]  # starts [a, b)
+    assert answer["free"] == [[iso(0), iso(7200)], [iso(10800), iso(18000)]]
+
+
 def test_listing_comes_in_pages_that_a_client_follows_to_the_end(api: Api) -> None:
     made = [
         reserve(api, bandwidth="1G", start=iso(3600 + n), end=iso(7200))["id"] for n in range(7)

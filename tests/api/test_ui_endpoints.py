@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import socket
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from braid.adapters.api.interdomain import mount_interdomain
 from braid.app.interdomain import InterdomainService
@@ -64,10 +67,26 @@ def test_the_domain_view_answers_503_without_domains(api: Api) -> None:
 
 @pytest.fixture
 def interdomain(tmp_path: Path) -> Any:
-    # No agent is needed to describe the network: nothing is negotiated.
-    service = open_interdomain(FIG6A, tmp_path / "negotiation.db")
-    yield service
-    service.close()
+    """The Fig. 6a network as its file describes it, whatever listens on this host.
+
+    No agent is needed to describe the network (nothing is negotiated), but the
+    orchestrator asks the file's agent addresses for their parts and takes an
+    answer over the file's: at the file's fixed ports (127.0.0.1:7101...), any
+    agent another run left on this host answered with its own points (a site-a
+    of 'a-edge' and 'a-host'). The copy's agents are at ports this test holds
+    bound and not listening: every call is refused at once, the file's parts stand.
+    """
+    network = yaml.safe_load(FIG6A.read_text(encoding="utf-8"))
+    with ExitStack() as held:
+        for domain in network["domains"]:
+            port = held.enter_context(socket.socket())
+            port.bind(("127.0.0.1", 0))
+            domain["agent"] = f"127.0.0.1:{port.getsockname()[1]}"
+        copy = tmp_path / "fig6a.yaml"
+        copy.write_text(yaml.safe_dump(network), encoding="utf-8")
+        service = open_interdomain(copy, tmp_path / "negotiation.db")
+        yield service
+        service.close()
 
 
 def test_the_domain_view_lists_sites_first_with_their_points(

@@ -237,3 +237,35 @@ def test_operators_audit_take_a_link_out_and_see_the_network(server: Server) -> 
     assert shown.returncode == 2 and "unknown link" in shown.stderr
     network = run_json(env, "network", "show")
     assert network["version"] == 1 and network["links"]
+
+
+def test_a_booking_whose_answer_was_lost_is_sent_again_and_booked_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`braid reserve` (BraidClient.reserve) sends an Idempotency-Key and retries with it."""
+    import httpx
+
+    from braid.cli import client as client_module
+    from braid.cli.client import BraidClient
+    from tests.api.harness import body, build
+
+    api = build()
+    inner = api.client._transport  # the in-process ASGI transport of the test client
+    sent: list[str] = []
+
+    class LosesTheFirstAnswer(httpx.BaseTransport):
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            sent.append(request.headers.get("idempotency-key", ""))
+            response: httpx.Response = inner.handle_request(request)  # the server does the work
+            if len(sent) == 1:
+                raise httpx.ReadTimeout("the answer was lost", request=request)
+            return response
+
+    monkeypatch.setattr(client_module, "RETRY_PAUSES", (0.0, 0.0))
+    with BraidClient(
+        "http://testserver", api.tokens["alice"], transport=LosesTheFirstAnswer()
+    ) as c:
+        booked = c.reserve(body(bandwidth="20G"))
+    assert len(sent) == 2 and sent[0] == sent[1] and sent[0].startswith("braid-cli-")
+    created = [e.reservation_id for e in api.repo.audit() if e.action == "created"]
+    assert created == [booked["id"]]

@@ -56,6 +56,26 @@ def test_bad_lines_get_errors_with_line_and_field_and_planning_goes_on(tmp_path:
     assert (decisions[3]["line"], decisions[3]["field"]) == (5, "end")
 
 
+def test_absurd_numbers_are_error_lines_not_a_crash() -> None:
+    lines = [
+        '{"id": "a", "src": "ORNL", "dst": "NERSC", "bandwidth": "1e400G", "start": 0, "end": 10}',
+        '{"id": "b", "src": "ORNL", "dst": "NERSC", "bandwidth": 1e400, "start": 0, "end": 10}',
+        '{"id": "c", "src": "ORNL", "dst": "NERSC", "bandwidth": 10, "start": 0, "end": 1e400}',
+        '{"id": "d", "mode": "earliest", "src": "ORNL", "dst": "NERSC", "bandwidth": 10,'
+        ' "not_before": 0, "duration": 100000000000000000000}',
+        '{"id": "e", "src": "ORNL", "dst": "NERSC", "bandwidth": 10, "start": 0, "end": 10}',
+    ]
+    result = braid("plan", "-t", str(TOPOLOGY), "-", stdin="\n".join(lines) + "\n")
+    decisions = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(d["status"], d.get("field")) for d in decisions] == [
+        ("error", "bandwidth"),
+        ("error", "bandwidth"),
+        ("error", "end"),
+        ("error", "duration"),
+        ("reserved", None),
+    ], result.stderr
+
+
 def test_topology_export_is_normalised(tmp_path: Path) -> None:
     result = braid("topology", "export", "--topology", str(TOPOLOGY))
     exported = json.loads(result.stdout)

@@ -18,10 +18,27 @@ ROLES: Final = ("user", "operator", "monitor")  # a monitor: link states and /me
 # Who may scrape /metrics (unless the server runs with metrics_open): the
 # operators, and a monitor token, which is what a Prometheus server is given.
 METRICS_ROLES: Final = ("operator", "monitor")
+# Everything a monitor's token may ask of the REST API (method, route as the
+# OpenAPI document writes it): say a link is up or down, which is all `braid
+# monitor --action service` sends, who the token belongs to (to check it), and
+# /metrics for Prometheus. Nothing else, reads included: the topology, links,
+# usage and maintenance say more of the network and its bookings than that needs.
+MONITOR_ROUTES: Final = frozenset(
+    {("POST", "/v1/links/{link}/state"), ("GET", "/v1/me"), ("GET", "/metrics")}
+)
 TOKEN_PREFIX: Final = "brd_"
 # How long a verified token is trusted without asking the store again.
 TOKEN_CACHE_SECONDS: Final = 5.0
 _CACHE_LIMIT: Final = 10_000
+
+
+def check_route(user: User, method: str, route: str) -> None:
+    """Refuse (ForbiddenError) a route `user`'s role may not use at all; the rest is the
+    service's to decide (ownership, operators only)."""
+    if user.role == "monitor" and (method, route) not in MONITOR_ROUTES:
+        raise ForbiddenError(
+            "a monitor's token may only set link states (POST /v1/links/{link}/state)"
+        )
 
 
 def hash_token(token: str) -> str:

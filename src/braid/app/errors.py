@@ -41,3 +41,7 @@ class RejectedError(BraidError):
         self.reason = reason
         self.alternatives = list(alternatives)
         self.detail = dict(detail or {})
+
+
+class IdempotencyError(BraidError):
+    """An Idempotency-Key sent again with a different request: refused, nothing changes."""

@@ -180,6 +180,10 @@ class Repository(Protocol):
 
     def get(self, reservation_id: str) -> Reservation | None: ...
 
+    def keyed(self, owner: str, key: str) -> Reservation | None:
+        """The reservation `owner` created with Idempotency-Key `key`, if any."""
+        ...
+
     def find(self, filters: Filters) -> list[Reservation]: ...
 
     def booked(self) -> list[Reservation]:

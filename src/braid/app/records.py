@@ -43,6 +43,11 @@ class Reservation:
     created_at: int = 0
     updated_at: int = 0
     version: int = 1
+    # The client's Idempotency-Key for the request that created it (unique per
+    # owner), and a digest of that request's body: a retry with the key gets
+    # this reservation back, the same key with another body is refused.
+    idempotency_key: str | None = None
+    request_digest: str | None = None
 
     @property
     def bandwidth(self) -> int:

@@ -14,6 +14,8 @@ import yaml
 from braid.core.errors import InputError
 from braid.core.policy import Policy, policy_from_dict
 
+DEFAULT_HORIZON_DAYS = 365
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:
@@ -57,8 +59,16 @@ class Settings:
     # The command line's --insecure only: NSI without client certificates or
     # an allow-list, and /metrics open, with a warning at every start.
     insecure: bool = False
+    # Bookings must end within this many days of now, unless a policy rule
+    # (`horizon`) of the role or user says otherwise; 0: no such default.
+    booking_horizon_days: int = DEFAULT_HORIZON_DAYS
     # What each role and user may book (config file only: a nested mapping).
     policy: Policy = field(default_factory=Policy)
+
+    def booking_policy(self) -> Policy:
+        """The policy the service applies: `policy`, with the default horizon beneath it."""
+        horizon = self.booking_horizon_days * 86400 if self.booking_horizon_days else None
+        return replace(self.policy, horizon=horizon)
 
 
 def load_settings(config: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
@@ -150,6 +160,11 @@ COMMAND_LINE_ONLY = frozenset({"insecure"})
 LIMITS: dict[str, tuple[float, float, str]] = {
     "port": (0, 65535, "a port number from 0 to 65535"),
     "hold_seconds": (1, 366 * 86400, "a whole number of seconds from 1 to a year"),
+    "booking_horizon_days": (
+        0,
+        36525,
+        "a whole number of days from 0 (no default horizon) to 36525 (100 years)",
+    ),
     "max_body_bytes": (1, 1 << 30, "a number of bytes from 1 to 1 GiB"),
     "tick_seconds": (0.01, 86400, "a number of seconds from 0.01 to 86400"),
     "provision_lead_seconds": (0, 86400, "a whole number of seconds from 0 to a day"),

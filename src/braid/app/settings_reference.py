@@ -58,6 +58,9 @@ HELP: Final = {
     "insecure": "Command line only (`--insecure`; refused in a file or the environment): "
     "the NSI provider without client certificates or allow-list, and `/metrics` open. "
     "Warned at every start; for test benches.",
+    "booking_horizon_days": "Bookings must end within this many days of now (refused with "
+    "403, `field: horizon`), unless a `horizon` rule of the policy for the user or their "
+    "role says otherwise; `0` drops this default (then only policy rules bound it).",
     "policy": "Booking policy per role and per user: `horizon`, `max_duration`, "
     "`max_bandwidth`, `quota`, `endpoints` (docs/service.md, Booking policy).",
 }

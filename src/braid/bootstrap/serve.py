@@ -143,7 +143,7 @@ def _started(repo: Repository, settings: Settings, default_capacity: str | None)
         hold_seconds=settings.hold_seconds,
         feed=feed,
         provisioning=provisioning,
-        policy=settings.policy,
+        policy=settings.booking_policy(),
         failback=settings.failback,
     )
     notes: list[str] = []

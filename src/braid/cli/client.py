@@ -9,6 +9,8 @@ Every failure is one of two exceptions: `UnreachableError` (no answer at all) or
 
 from __future__ import annotations
 
+import time
+import uuid
 from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Final, Self
@@ -22,6 +24,13 @@ TIMEOUT_SECONDS: Final = 30.0
 PAGE: Final = 1000
 
 Json = dict[str, Any]
+IDEMPOTENCY_HEADER: Final = "Idempotency-Key"
+# Pauses between the tries of a POST that got no answer (then the error is raised).
+RETRY_PAUSES: Final = (0.5, 2.0)
+
+
+def new_idempotency_key() -> str:
+    return f"braid-cli-{uuid.uuid4()}"
 
 
 class UnreachableError(Exception):
@@ -81,8 +90,10 @@ class BraidClient:
 
     # -- reservations ----------------------------------------------------------------
 
-    def reserve(self, body: Mapping[str, Any]) -> Json:
-        return self._object("POST", "/v1/reservations", json=dict(body))
+    def reserve(self, body: Mapping[str, Any], *, key: str | None = None) -> Json:
+        """Book `body`. The request carries an Idempotency-Key (a new one unless given),
+        so the retries after a lost answer get the first booking, never a second."""
+        return self._safe_post("/v1/reservations", key, json=dict(body))
 
     def find(self, *, limit: int | None = None, **filters: str | None) -> list[Json]:
         """Every matching reservation, following the pages; at most `limit` if given."""
@@ -107,16 +118,17 @@ class BraidClient:
         path = f"/v1/reservations/{_segment(reservation_id)}"
         return self._object("PATCH", path, json=dict(body))
 
-    def confirm(self, reservation_id: str) -> Json:
-        return self._object("POST", f"/v1/reservations/{_segment(reservation_id)}/confirm")
+    def confirm(self, reservation_id: str, *, key: str | None = None) -> Json:
+        path = f"/v1/reservations/{_segment(reservation_id)}/confirm"
+        return self._safe_post(path, key)
 
     def audit(self, reservation_id: str) -> list[Json]:
         path = f"/v1/reservations/{_segment(reservation_id)}/audit"
         entries: list[Json] = self._object("GET", path)["entries"]
         return entries
 
-    def maintenance(self, body: Mapping[str, Any]) -> Json:
-        return self._object("POST", "/v1/maintenance", json=dict(body))
+    def maintenance(self, body: Mapping[str, Any], *, key: str | None = None) -> Json:
+        return self._safe_post("/v1/maintenance", key, json=dict(body))
 
     def link_state(self, link: str, state: str) -> Json:
         path = f"/v1/links/{_segment(link)}/state"
@@ -134,6 +146,19 @@ class BraidClient:
         return self._object("GET", "/v1/availability", params=params)
 
     # -- transport -------------------------------------------------------------------
+
+    def _safe_post(self, path: str, key: str | None, **kwargs: Any) -> Json:
+        """POST with an Idempotency-Key, sent again (same key) while no answer comes back:
+        a request that reached the server before the connection failed is not done twice."""
+        headers = {IDEMPOTENCY_HEADER: key or new_idempotency_key()}
+        for pause in (*RETRY_PAUSES, None):
+            try:
+                return self._object("POST", path, headers=headers, **kwargs)
+            except UnreachableError:
+                if pause is None:
+                    raise
+                time.sleep(pause)
+        raise AssertionError("unreachable")  # the loop returns or raises
 
     def _object(self, method: str, path: str, **kwargs: Any) -> Json:
         try:

@@ -93,12 +93,22 @@ def answer(decision: Mapping[str, Any]) -> Group:
             facts.add_row(name, str(decision[name]))
     if decision.get("bandwidth") is not None:
         facts.add_row("bandwidth", bandwidth(decision["bandwidth"]))
-    for slot in decision.get("slots") or []:
-        facts.add_row("free slot", " → ".join(str(t) for t in slot))
+    _slots(facts, decision.get("slots") or [], decision.get("free") or [])
     for kind, value in (decision.get("alternatives") or {}).items():
         shown = bandwidth(value) if kind in ("max_bandwidth", "max_flow") else value
         facts.add_row(f"alternative {kind}", str(shown))
     return Group(facts, _paths(decision.get("paths") or [], decision.get("weights") or [], {}))
+
+
+def _slots(facts: Table, slots: list[list[str]], free: list[list[str]]) -> None:
+    """Each all-slots span: its free time (to the end of a booking at its last start),
+    then the starts it allows; `slots` alone are starts, never the end of free time."""
+    for n, (first, stop) in enumerate(slots):
+        if n < len(free):
+            facts.add_row("free slot", " → ".join(str(t) for t in free[n]))
+            facts.add_row("  can start", f"from {first}, before {stop}")
+        else:  # a server that does not say the free time
+            facts.add_row("can start", f"from {first}, before {stop}")
 
 
 def offer(alternative: Mapping[str, Any]) -> str:

@@ -199,6 +199,17 @@ def _when(epoch: object) -> str:
     return (format_instant(epoch) or "") if isinstance(epoch, int) else str(epoch or "")
 
 
+def _slot_spans(slots: list[list[int]], duration: int) -> str:
+    """All-slots spans as free time, then the starts they allow: the contract's `slots`
+    are start times [a, b), free from a until a booking at the last start (b - 1) ends."""
+    if not slots:
+        return "slots: none"
+    return "free " + ", ".join(
+        f"[{_when(a)}, {_when(b - 1 + duration)}) (starts [{_when(a)}, {_when(b)}))"
+        for a, b in slots
+    )
+
+
 def _reason(decision: Decision, line: dict[str, Any]) -> str | None:
     """The line's reason for a person: a refusal's or a shortfall's instants in ISO 8601."""
     from braid.core.model.instants import readable_instant
@@ -215,8 +226,7 @@ def _answer(decision: dict[str, Any], reason: str | None) -> str:
     for path in decision.get("paths", []):
         parts.append(f"{'-'.join(path['nodes'])} ({path['bandwidth']})")
     if "slots" in decision:
-        spans = ", ".join(f"[{_when(a)}, {_when(b)})" for a, b in decision["slots"])
-        parts.append("slots " + spans if spans else "slots: none")
+        parts.append(_slot_spans(decision["slots"], decision.get("duration", 0)))
     if decision.get("resequence"):
         parts.append(f"resequence (MDI {decision['mdi']})")
     for moved in decision.get("reallocated", []):

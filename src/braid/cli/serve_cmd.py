@@ -156,7 +156,7 @@ def serve(
     # request error) go to stderr, as text or JSON; uvicorn keeps its own format.
     configure_logging(settings.log_format)
     interdomain = started_interdomain(
-        domains, negotiation_db, interdomain_strategy, settings.policy, peer_token_file
+        domains, negotiation_db, interdomain_strategy, settings.booking_policy(), peer_token_file
     )
     try:
         try:

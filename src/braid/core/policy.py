@@ -50,11 +50,19 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class Policy:
+    """Rules per role and per user; `horizon` (seconds, None for none) binds whoever sets none.
+
+    `braid serve` gives every policy its `booking_horizon_days` setting as
+    `horizon` (a year by default), so no booking ends centuries from now
+    unless an operator's rule says it may.
+    """
+
     roles: Mapping[str, Limits] = field(default_factory=dict)
     users: Mapping[str, Limits] = field(default_factory=dict)
+    horizon: int | None = None
 
     def limits_for(self, user: str, role: str) -> Limits:
-        by_role = self.roles.get(role, Limits())
+        by_role = self.roles.get(role, Limits()).over(Limits(horizon=self.horizon))
         return self.users.get(user, Limits()).over(by_role)
 
 
@@ -92,7 +100,11 @@ def check_booking(
             return Violation("endpoints", f"{outside[0]} is not an allowed endpoint ({allowed})")
     if limits.horizon is not None and end > now + limits.horizon:
         latest = format_instant(now + limits.horizon)
-        return Violation("horizon", f"bookings must end by {latest} (horizon {limits.horizon} s)")
+        return Violation(
+            "horizon",
+            f"the end {format_instant(end)} is past the horizon: bookings must end within "
+            f"{_days(limits.horizon)} of now, by {latest}",
+        )
     if limits.max_duration is not None and end - start > limits.max_duration:
         return Violation(
             "max_duration", f"{end - start} s is longer than the {limits.max_duration} s allowed"
@@ -113,6 +125,14 @@ def check_booking(
                 f"{format_bandwidth(limits.quota)}",
             )
     return None
+
+
+def _days(seconds: int) -> str:
+    """A horizon as people set it: '365 days', '1 day', else '5400 s'."""
+    days, rest = divmod(seconds, 86400)
+    if rest:
+        return f"{seconds} s"
+    return "1 day" if days == 1 else f"{days} days"
 
 
 def peak_bandwidth(bookings: Iterable[Booked], start: int, end: int) -> int:

@@ -269,7 +269,8 @@ def braid_with_nsi(
     default of braid serve); without, with --insecure (any requester at its word)."""
     database = f"sqlite:///{workdir / 'braid.db'}"
     port = free_port()
-    env = {**os.environ, "BRAID_TICK_SECONDS": "1"}
+    # The interoperability runs book at fixed dates years ahead: no default horizon.
+    env = {**os.environ, "BRAID_TICK_SECONDS": "1", "BRAID_BOOKING_HORIZON_DAYS": "0"}
     argv = [str(braid), "serve", "--topology", str(topology), "--database", database]
     argv += ["--host", "127.0.0.1", "--port", str(port), "--nsi-domain", domain]
     argv += tls.args() if tls is not None else ["--insecure"]

@@ -106,3 +106,26 @@ def test_insecure_is_a_command_line_choice_only(tmp_path: Path) -> None:
 def test_client_certificates_need_tls() -> None:
     with pytest.raises(InputError, match="tls_client_ca"):
         check_settings(Settings(tls_client_ca="ca.pem"))
+
+
+def test_bookings_must_end_within_a_year_by_default() -> None:
+    settings = load_settings(None, env={})
+    assert settings.booking_horizon_days == 365
+    assert settings.booking_policy().limits_for("alice", "user").horizon == 365 * 86400
+    assert settings.booking_policy().limits_for("olga", "operator").horizon == 365 * 86400
+
+
+def test_the_default_horizon_is_the_operator_s_to_change_or_drop(tmp_path: Path) -> None:
+    longer = load_settings(None, env={"BRAID_BOOKING_HORIZON_DAYS": "730"})
+    assert longer.booking_policy().limits_for("alice", "user").horizon == 730 * 86400
+    none = load_settings(None, env={"BRAID_BOOKING_HORIZON_DAYS": "0"})
+    assert none.booking_policy().limits_for("alice", "user").horizon is None
+    config = tmp_path / "braid.yaml"
+    config.write_text("policy:\n  roles:\n    operator: {horizon: 3650d}\n")
+    ruled = load_settings(config, env={}).booking_policy()
+    assert ruled.limits_for("olga", "operator").horizon == 3650 * 86400
+    assert ruled.limits_for("alice", "user").horizon == 365 * 86400
+    for bad in ("-1", "36526", "a year"):
+        with pytest.raises(InputError) as caught:
+            load_settings(None, env={"BRAID_BOOKING_HORIZON_DAYS": bad})
+        assert caught.value.field == "booking_horizon_days"

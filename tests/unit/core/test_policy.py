@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -101,6 +103,23 @@ def test_a_user_s_own_limits_override_the_role_s_rule_by_rule() -> None:
     assert policy.limits_for("alice", "user") == Limits(max_bandwidth=40, horizon=100)
     assert policy.limits_for("bob", "user") == Limits(max_bandwidth=10, horizon=100)
     assert policy.limits_for("olga", "operator") == Limits()
+
+
+def test_the_policy_s_horizon_binds_whoever_sets_none() -> None:
+    policy = Policy(roles={"user": Limits(max_bandwidth=10)}, users={"ann": Limits(horizon=9)})
+    assert Policy(horizon=100).limits_for("olga", "operator") == Limits(horizon=100)
+    under = replace(policy, horizon=100)
+    assert under.limits_for("bob", "user") == Limits(horizon=100, max_bandwidth=10)
+    assert under.limits_for("ann", "user") == Limits(horizon=9, max_bandwidth=10)
+
+
+def test_a_horizon_refusal_says_the_limit_in_days() -> None:
+    found = check_booking(
+        Limits(horizon=365 * 86400), src="A", dst="B", start=NOW, end=NOW + 400 * 86400,
+        bandwidth=1, now=NOW,
+    )  # fmt: skip
+    assert found is not None and found.rule == "horizon"
+    assert "within 365 days of now" in found.message
 
 
 def test_rules_read_with_units_from_a_settings_file() -> None:

@@ -10,7 +10,7 @@ from fastapi.openapi.models import HTTPBearer as HTTPBearerModel
 from fastapi.security.base import SecurityBase
 
 from braid.adapters.api.offload import off_loop
-from braid.app.auth import require_metrics_reader
+from braid.app.auth import check_route, require_metrics_reader
 from braid.app.records import User
 from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
@@ -51,6 +51,10 @@ class _Bearer(SecurityBase):
         if user is None:
             # Asking the store blocks: off the event loop.
             user = await off_loop(service.identities.authenticate, header)
+        # The route as routed (its template, e.g. /v1/links/{link}/state): a role
+        # limited to some routes (a monitor) is refused the others here, for all.
+        route = getattr(request.scope.get("route"), "path", request.url.path)
+        check_route(user, request.method, route)
         return Caller(user, service)
 
 

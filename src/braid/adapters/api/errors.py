@@ -17,7 +17,14 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from braid.adapters.api.fastjson import FastJSON
-from braid.app.errors import AuthError, ForbiddenError, NotFoundError, PolicyError, RejectedError
+from braid.app.errors import (
+    AuthError,
+    ForbiddenError,
+    IdempotencyError,
+    NotFoundError,
+    PolicyError,
+    RejectedError,
+)
 from braid.app.ports import ConflictError
 from braid.core.errors import InputError
 
@@ -112,6 +119,9 @@ def install_error_handlers(app: FastAPI) -> None:
             409, "rejected", exc.reason, alternatives=exc.alternatives, conflicts=conflicts
         )
 
+    async def on_idempotency(_: Request, exc: Exception) -> JSONResponse:
+        return error_response(409, "idempotency_key_reused", str(exc), field="Idempotency-Key")
+
     async def on_conflict(_: Request, exc: Exception) -> JSONResponse:
         # The store refused a write that raced another one; nothing was written.
         assert isinstance(exc, ConflictError)
@@ -129,6 +139,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(AuthError, on_auth)
     app.add_exception_handler(RejectedError, on_rejected)
     app.add_exception_handler(ConflictError, on_conflict)
+    app.add_exception_handler(IdempotencyError, on_idempotency)
     app.add_exception_handler(HTTPException, on_http)
 
 

@@ -213,7 +213,16 @@ class AvailabilityOut(_Out):
     end: str | None = None
     bandwidth: float | None = None
     paths: list[PathOut] | None = None
-    slots: list[list[str]] | None = None
+    slots: list[list[str]] | None = Field(
+        None,
+        description="all-slots: [from, to) spans of feasible *start* times (the plan "
+        "contract's slots)",
+    )
+    free: list[list[str]] | None = Field(
+        None,
+        description="all-slots: each span's free time, [from, until): from its first start "
+        "to the end of a booking at its last start (last start + duration)",
+    )
     alternatives: dict[str, Any] | None = None
 
 

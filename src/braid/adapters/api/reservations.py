@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 
 from braid.adapters.api.deps import Authorized
 from braid.adapters.api.fastjson import FastJSON
+from braid.adapters.api.idempotency import IdempotencyKey, replayed_headers
 from braid.adapters.api.models import (
     AuditList,
     ListQuery,
@@ -20,6 +21,7 @@ from braid.adapters.api.offload import off_loop
 from braid.adapters.api.responses import errors
 from braid.adapters.api.views import audit_view, page_view, reservation_view
 from braid.app.reservations.commands import Modify, Reserve
+from braid.app.reservations.idempotency import check_key
 
 router = APIRouter(prefix="/v1/reservations", tags=["reservations"])
 
@@ -36,9 +38,14 @@ _ONE = errors(401, 403, 404)
     responses=errors(401, 409, 413, 422),
     summary="Reserve bandwidth (or hold it with hold=true)",
 )
-async def reserve(body: ReservationIn, caller: Authorized) -> FastJSON:
-    seen = await off_loop(caller.service.reserve, caller.user, Reserve.parse(body.sent()))
-    return FastJSON(reservation_view(seen), status_code=201)
+async def reserve(
+    body: ReservationIn, caller: Authorized, idempotency_key: IdempotencyKey = None
+) -> FastJSON:
+    """With an `Idempotency-Key`, a retry gets the reservation the first request made."""
+    command = Reserve.parse(body.sent(), idempotency_key)
+    seen = await off_loop(caller.service.reserve, caller.user, command)
+    headers = replayed_headers(seen.replayed)
+    return FastJSON(reservation_view(seen), status_code=201, headers=headers)
 
 
 @router.get("", response_model=ReservationList, responses=errors(401, 422))
@@ -82,10 +89,13 @@ async def modify(reservation_id: str, body: ModifyIn, caller: Authorized) -> Fas
 @router.post(
     "/{reservation_id}/confirm", response_model=ReservationOut, responses=errors(401, 403, 404, 422)
 )
-async def confirm(reservation_id: str, caller: Authorized) -> FastJSON:
+async def confirm(
+    reservation_id: str, caller: Authorized, idempotency_key: IdempotencyKey = None
+) -> FastJSON:
     """Turn a hold into a reservation before the hold expires."""
-    seen = await off_loop(caller.service.confirm, caller.user, reservation_id)
-    return FastJSON(reservation_view(seen))
+    key = check_key(idempotency_key)
+    seen = await off_loop(caller.service.confirm, caller.user, reservation_id, key)
+    return FastJSON(reservation_view(seen), headers=replayed_headers(seen.replayed))
 
 
 @router.get("/{reservation_id}/audit", response_model=AuditList, responses=_ONE)

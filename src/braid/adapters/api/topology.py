@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 
 from braid.adapters.api.deps import Authorized
 from braid.adapters.api.health import store_check
+from braid.adapters.api.idempotency import IdempotencyKey, replayed_headers
 from braid.adapters.api.models import (
     MaintenanceIn,
     MaintenanceOut,
@@ -85,7 +86,12 @@ async def put_topology(
     response_model=MaintenanceOut,
     responses=errors(401, 403, 409, 413, 422),
 )
-async def maintenance(body: MaintenanceIn, caller: Authorized) -> JSONResponse:
+async def maintenance(
+    body: MaintenanceIn, caller: Authorized, idempotency_key: IdempotencyKey = None
+) -> JSONResponse:
     """Take a link or node out for a window (operators); affected bookings are re-routed."""
-    done = await off_loop(operations.maintenance, caller.service.books, caller.user, body.sent())
-    return JSONResponse(maintenance_view(done), status_code=201)
+    done = await off_loop(
+        operations.maintenance, caller.service.books, caller.user, body.sent(), idempotency_key
+    )
+    headers = replayed_headers(done.maintenance.replayed)
+    return JSONResponse(maintenance_view(done), status_code=201, headers=headers)

@@ -133,6 +133,15 @@ def maintenance_view(done: MaintenanceDone) -> dict[str, Any]:
     }
 
 
+def free_windows(slots: list[list[int]], duration: int) -> list[list[str | None]]:
+    """Each all-slots span's free time: `slots` are the contract's feasible *start*
+    times [a, b) (whole seconds, so the last start is b - 1); a booking of `duration`
+    fits anywhere in [a, b - 1 + duration), which is what a person calls the free slot."""
+    if duration <= 0:
+        return []
+    return [[format_instant(a), format_instant(b - 1 + duration)] for a, b in slots]
+
+
 def availability_view(answer: Availability) -> dict[str, Any]:
     """The plan contract's decision, with instants in ISO 8601 as the wire speaks.
 
@@ -152,6 +161,7 @@ def with_instants(decision: Mapping[str, Any], answer: Availability) -> dict[str
         if isinstance(out.get(name), int):
             out[name] = format_instant(out[name])
     if "slots" in out:
+        out["free"] = free_windows(out["slots"], answer.request.duration)
         out["slots"] = [[format_instant(a), format_instant(b)] for a, b in out["slots"]]
     alternatives = out.get("alternatives")
     if isinstance(alternatives, dict) and "earliest_start" in alternatives:

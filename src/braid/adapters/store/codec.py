@@ -48,6 +48,8 @@ def reservation_values(
         "created_at": created_at,
         "updated_at": updated_at,
         "version": version,
+        "idempotency_key": reservation.idempotency_key,
+        "request_digest": reservation.request_digest,
     }
 
 
@@ -120,6 +122,8 @@ def to_reservation(
         created_at=values["created_at"],
         updated_at=values["updated_at"],
         version=values["version"],
+        idempotency_key=values.get("idempotency_key"),
+        request_digest=values.get("request_digest"),
     )
 
 

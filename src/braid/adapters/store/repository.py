@@ -274,6 +274,13 @@ class SqlRepository:
         with self._reader.connect() as connection:
             return reads.one(connection, reservation_id)
 
+    def keyed(self, owner: str, key: str) -> Reservation | None:
+        """See `Repository.keyed`: one lookup in the unique (owner, key) index."""
+        where = [RESERVATIONS.c.owner == owner, RESERVATIONS.c.idempotency_key == key]
+        with self._reader.connect() as connection:
+            found = reads.reservations(connection, where, limit=1)
+        return found[0] if found else None
+
     def find(self, filters: Filters) -> list[Reservation]:
         """Matches ordered by start then id, at most `filters.limit` of them."""
         with self._reader.connect() as connection:

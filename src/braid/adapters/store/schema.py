@@ -84,8 +84,16 @@ class ReservationRow(Base):
     version: Mapped[int] = mapped_column(Integer)
     # Value of the change cursor when this row was last written.
     seq: Mapped[int] = mapped_column(BigInteger, index=True)
+    # The Idempotency-Key the owner created it with, and the digest of that
+    # request's body (migration 0008). Unique per owner (NULLs never clash):
+    # a second booking under the key fails its insert, in its own transaction.
+    idempotency_key: Mapped[str | None] = mapped_column(String, nullable=True)
+    request_digest: Mapped[str | None] = mapped_column(String, nullable=True)
 
-    __table_args__ = (Index(None, "start", "end"),)
+    __table_args__ = (
+        Index(None, "start", "end"),
+        Index(None, "owner", "idempotency_key", unique=True),
+    )
 
 
 class ReservationPathRow(Base):

@@ -10,8 +10,8 @@ fresher view, a bounded number of times.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Final, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, TypeVar
 
 from braid.app.errors import RejectedError
 from braid.app.ports import Change, ConflictError, Repository, Step, Validator, WriteStep
@@ -95,18 +95,32 @@ class Books:
         return self.store.apply(steps, now=now, actor=actor, counting=counting_at(now))
 
     def write_step(
-        self, record: Reservation, action: str, expected: int | None = None
+        self,
+        record: Reservation,
+        action: str,
+        expected: int | None = None,
+        note: Mapping[str, Any] | None = None,
     ) -> WriteStep:
-        """A store write of `record` that re-validates its loads against everyone else's."""
+        """A store write of `record` that re-validates its loads against everyone else's.
+
+        `note` goes into the write's audit entry (e.g. a confirm's idempotency key).
+        """
         topology = self.topology
         loads = loads_of(as_booking(record), topology)
-        change = Change(record, loads, self.mirror.topology_version, current_request())
+        version = self.mirror.topology_version
+        change = Change(record, loads, version, current_request(), note or {})
         return WriteStep(change, load_validator(topology, loads), action, expected)
 
     def write_record(
-        self, record: Reservation, actor: str, action: str, now: int, expected: int | None = None
+        self,
+        record: Reservation,
+        actor: str,
+        action: str,
+        now: int,
+        expected: int | None = None,
+        note: Mapping[str, Any] | None = None,
     ) -> Reservation:
-        step = self.write_step(record, action, expected)
+        step = self.write_step(record, action, expected, note)
         # Without `counting`, the store applies the lifecycle's rule at `now`
         # itself (in SQL), the same rule `counting_at` spells out.
         stored = self.store.write(

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from braid.app.reservations.idempotency import check_key
 from braid.core.errors import InputError
 from braid.core.model.instants import parse_instant
 from braid.core.model.units import parse_bandwidth
@@ -31,9 +32,11 @@ class Reserve:
     hold: bool = False
     id: str | None = None
     protect: bool = False  # book a standby path too (fail-over)
+    key: str | None = None  # the client's Idempotency-Key (see app.idempotency)
 
     @staticmethod
-    def parse(body: object) -> Reserve:
+    def parse(body: object, key: str | None = None) -> Reserve:
+        key = check_key(key)
         if not isinstance(body, Mapping):
             raise InputError("", "the body must be a JSON object")
         hold, protect = body.get("hold", False), body.get("protect", False)
@@ -45,7 +48,7 @@ class Reserve:
             raise InputError(
                 "protect", "a protected reservation takes one path; leave max_paths at 1"
             )
-        return Reserve(body, hold, protect=protect)
+        return Reserve(body, hold, protect=protect, key=key)
 
 
 @dataclass(frozen=True, slots=True)

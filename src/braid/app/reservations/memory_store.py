@@ -121,6 +121,12 @@ class MemoryRepository:
         for other in self._reservations.values():
             if other.token == new.token and other.id != new.id:
                 raise ConflictError([f"token of reservation {new.id} is used by {other.id}"])
+            if (
+                new.idempotency_key is not None
+                and (other.owner, other.idempotency_key) == (new.owner, new.idempotency_key)
+                and other.id != new.id
+            ):  # the SQL store's unique index on (owner, idempotency_key)
+                raise ConflictError([f"idempotency key of {new.id} is used by {other.id}"])
 
     def _check_topology(self, version: int | None) -> None:
         current = len(self._topologies)
@@ -257,6 +263,17 @@ class MemoryRepository:
     def get(self, reservation_id: str) -> Reservation | None:
         with self._lock:
             return self._reservations.get(reservation_id)
+
+    def keyed(self, owner: str, key: str) -> Reservation | None:
+        with self._lock:
+            return next(
+                (
+                    r
+                    for r in self._reservations.values()
+                    if r.owner == owner and r.idempotency_key == key
+                ),
+                None,
+            )
 
     def find(self, filters: Filters) -> list[Reservation]:
         """Matches ordered by start then id, at most `filters.limit` of them."""

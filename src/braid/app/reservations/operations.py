@@ -11,6 +11,7 @@ from braid.app.errors import ForbiddenError, RejectedError
 from braid.app.ports import ConflictError, StateStep, Step, TopologyStep
 from braid.app.records import Reservation, TopologyVersion, User
 from braid.app.reservations.books import Books, counting_at
+from braid.app.reservations.idempotency import body_digest, check_key, same_request
 from braid.app.reservations.mirror import as_booking
 from braid.app.reservations.plan_facts import Replanned, fixed_request, plan_facts
 from braid.app.reservations.results import MaintenanceDone, Rerouted, Seen
@@ -82,13 +83,23 @@ def no_longer_fit(topology: Topology, booked: Iterable[Reservation]) -> list[dic
     return out
 
 
-def maintenance(books: Books, user: User, body: Mapping[str, Any]) -> MaintenanceDone:
+def maintenance(
+    books: Books, user: User, body: Mapping[str, Any], key: str | None = None
+) -> MaintenanceDone:
     """Take a link or node out of service for a window; re-route what can be re-routed.
 
     The re-routes, the failures and the maintenance booking itself are
-    written in one transaction: all of it happens, or none.
+    written in one transaction: all of it happens, or none. With an
+    Idempotency-Key `key` the maintenance booking keeps it (and its body's
+    digest): the same request sent again gets that booking back (`replayed`),
+    with no re-route or failure, since the first request made them.
     """
     require_operator(user)
+    check_key(key)
+    digest = body_digest("maintenance", body)
+    first = _keyed(books, user, key, digest)
+    if first is not None:
+        return first
     links, label = _maintenance_links(books.topology, body)
     start, end = parse_instant(body.get("start"), "start"), parse_instant(body.get("end"), "end")
     if end <= start:
@@ -100,14 +111,31 @@ def maintenance(books: Books, user: User, body: Mapping[str, Any]) -> Maintenanc
         plans = _plan_around(books, affected, links, start, end, now)
         steps, rerouted, failed = _moves(books, plans, links, now)
         record = _maintenance_record(books.topology, user, links, label, start, end, now, body)
+        if key is not None:
+            record = replace(record, idempotency_key=key, request_digest=digest)
         steps.append(books.write_step(record, "maintenance"))
-        done = books.apply(steps, now, user.name)  # a conflict: bookings moved; plan again
+        try:
+            done = books.apply(steps, now, user.name)
+        except ConflictError:
+            first = _keyed(books, user, key, digest)  # the same key, written meanwhile
+            if first is not None:
+                return first
+            raise  # bookings moved meanwhile: plan again
         books.mirror.catch_up(now)
         stored = done[-1]
         assert isinstance(stored, Reservation)
         return MaintenanceDone(Seen(stored, now), tuple(rerouted), tuple(failed))
 
     return books.retry(attempt, "bookings on these links kept changing; try again")
+
+
+def _keyed(books: Books, user: User, key: str | None, digest: str) -> MaintenanceDone | None:
+    """The maintenance booking `key` already made, or None."""
+    found = None if key is None else books.store.keyed(user.name, key)
+    if found is None or key is None:
+        return None
+    same_request(key, found.request_digest, digest)
+    return MaintenanceDone(Seen(found, books.clock(), replayed=True), (), ())
 
 
 def _maintenance_links(topology: Topology, body: Mapping[str, Any]) -> tuple[list[str], str]:

@@ -25,6 +25,7 @@ class Seen:
     record: Reservation
     now: int
     provisioning: Status | None = None  # None: braid does not program switches here
+    replayed: bool = False  # the answer to an Idempotency-Key seen before: nothing was done
 
     @property
     def state(self) -> State:

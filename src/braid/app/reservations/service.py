@@ -23,6 +23,7 @@ from braid.app.reservations.booking_policy import OwnerLocks, policy_violation
 from braid.app.reservations.books import Books
 from braid.app.reservations.commands import Modify, Reserve
 from braid.app.reservations.group_commit import GroupCommit
+from braid.app.reservations.idempotency import body_digest, same_request
 from braid.app.reservations.mirror import Mirror
 from braid.app.reservations.paging import decode_cursor, encode_cursor, page_limit
 from braid.app.reservations.plan_facts import plan_facts, protection_facts, protection_of
@@ -151,12 +152,27 @@ class ReservationService:
     # -- reservations ------------------------------------------------------------
 
     def reserve(self, user: User, command: Reserve) -> Seen:
+        """Book `command`; with an Idempotency-Key already used by this owner for the
+        same body, the reservation that key made (`Seen.replayed`), booking nothing."""
         if user.role == "monitor":
             raise ForbiddenError("a monitor's token may only set link states")
+        first = self._keyed(user, command)
+        if first is not None:
+            return first
         limits = self.policy.limits_for(user.name, user.role)
         # A quota counts the owner's other bookings: admit one at a time per owner.
         with self._owner_locks.held(user.name, limits.quota is not None):
             return self._reserve(user, command, limits)
+
+    def _keyed(self, user: User, command: Reserve) -> Seen | None:
+        """The reservation `command`'s key already made, or None (no key, or unused)."""
+        if command.key is None:
+            return None
+        found = self.books.store.keyed(user.name, command.key)
+        if found is None:
+            return None
+        same_request(command.key, found.request_digest, body_digest("reserve", command.body))
+        return replace(self._seen(found, self.clock()), replayed=True)
 
     def _reserve(self, user: User, command: Reserve, limits: Limits) -> Seen:
         body, hold, protect = command.body, command.hold, command.protect
@@ -176,10 +192,19 @@ class ReservationService:
                 self.metrics.rejected(planned.kind, time.perf_counter() - started)
                 raise RejectedError(planned.reason, planned.offers)
             record = self._record(user, request, planned, hold, now)
+            if command.key is not None:  # stored in the row, so in the booking's transaction
+                digest = body_digest("reserve", body)
+                record = replace(record, idempotency_key=command.key, request_digest=digest)
             try:
                 self._check_policy(limits, record, now)
                 stored = self.group.write(self.books.write_step(record, "created"), user.name, now)
-            except BaseException:  # a conflict too: another replica got there first
+            except ConflictError:
+                self._live.return_labels(request.id)
+                first = self._keyed(user, command)  # the same key, booked meanwhile elsewhere
+                if first is not None:
+                    return first
+                raise  # another replica got there first: plan again
+            except BaseException:
                 self._live.return_labels(request.id)
                 raise
             self._live.learn(stored, now)
@@ -303,26 +328,39 @@ class ReservationService:
     def cancel(self, user: User, reservation_id: str) -> Seen:
         return self._move(user, reservation_id, State.CANCELLED, "cancelled by " + user.name)
 
-    def confirm(self, user: User, reservation_id: str) -> Seen:
+    def confirm(self, user: User, reservation_id: str, key: str | None = None) -> Seen:
         """Turn a hold into a reservation, re-validated like a new booking.
 
         A replica whose clock ran ahead may already have stopped counting the
         hold and booked its bandwidth; re-validating makes that a conflict
-        rather than an overbooked link.
+        rather than an overbooked link. With an Idempotency-Key `key`, the
+        confirm's audit entry keeps it: the same confirm sent again with it
+        gets the reservation (`replayed`) instead of a refused transition.
         """
         now = self.clock()
         held = self._visible(user, reservation_id)
+        if key is not None and self._confirmed_with(reservation_id, key):
+            return replace(self._seen(held, now), replayed=True)
         state = state_at(held.state, held.start, held.end, now, held.hold_expires_at)
         check_transition(state, State.RESERVED)
         confirmed = replace(held, state=State.RESERVED, hold_expires_at=None, updated_at=now)
+        note = {} if key is None else {"idempotency_key": key}
         try:
             stored = self.books.write_record(
-                confirmed, user.name, "confirmed", now, expected=held.version
+                confirmed, user.name, "confirmed", now, expected=held.version, note=note
             )
         except ConflictError as exc:
+            if key is not None and self._confirmed_with(reservation_id, key):
+                return replace(self._seen(self._visible(user, reservation_id), now), replayed=True)
             raise RejectedError(f"the hold can no longer be confirmed: {exc}") from exc
         self.books.changed()
         return self._seen(stored, now)
+
+    def _confirmed_with(self, reservation_id: str, key: str) -> bool:
+        return any(
+            e.action == "confirmed" and e.detail.get("idempotency_key") == key
+            for e in self.books.store.audit(reservation_id)
+        )
 
     def modify(self, user: User, reservation_id: str, change: Modify) -> Seen:
         """Make-before-break: the new booking is validated and swapped in one transaction.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,9 @@ from braid.core.model.vlans import ALL_VLANS, VlanSpans, format_vlan_spans, pars
 
 DOMAIN_KINDS = ("site", "wan", "sdx", "nsi")
 LINK_STATES = ("up", "down")
+# A link's one-way latency is at most 100 s: more than a geostationary hop
+# a hundred times over; a larger (or infinite) figure is a mistake in the file.
+MAX_LATENCY_MS = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +181,12 @@ def _nodes(items: Sequence[Any], domains: Mapping[str, Domain]) -> dict[str, Nod
 def _coordinate(value: object, where: str, bound: float) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or abs(value) > bound:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or abs(value) > bound
+    ):
         raise TopologyError(where, f"must be a number between -{bound:g} and {bound:g}")
     return float(value)
 
@@ -237,8 +246,14 @@ def _latency(
 ) -> float:
     value = entry.get("latency_ms")
     if value is not None:
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise TopologyError(f"{where}.latency_ms", "must be a non-negative number")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not 0 <= value <= MAX_LATENCY_MS  # False for nan too
+        ):
+            raise TopologyError(
+                f"{where}.latency_ms", f"must be a number from 0 to {MAX_LATENCY_MS} (ms)"
+            )
         return float(value)
     a, b = nodes[entry["a"]], nodes[entry["b"]]
     if None in (a.lat, a.lon, b.lat, b.lon):

@@ -20,6 +20,16 @@ BPS_PER_MBPS: Final = 1_000_000
 FOREVER: Final = 2**62
 # A width larger than any link's capacity.
 UNBOUNDED: Final = 1 << 80
+# The largest bandwidth an input may name: 1 Pbit/s, ten times the sum of
+# today's largest research backbones, and still exact in a 64-bit integer
+# and a float (a '1e400G' is refused, not carried into arithmetic).
+MAX_BANDWIDTH: Final = 10**15
+# The longest duration an input may name: 100 years (of 365.25 days).
+MAX_DURATION: Final = 3_155_760_000
+# Instants an input may name: those ISO 8601 writes with four-digit years,
+# 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z, so every answer can say them.
+MIN_INSTANT: Final = -62_135_596_800
+MAX_INSTANT: Final = 253_402_300_799
 
 _MULTIPLIERS: Final = {
     "": BPS_PER_MBPS,  # a bare number means Mbit/s
@@ -28,9 +38,11 @@ _MULTIPLIERS: Final = {
     "g": 1_000_000_000,
     "t": 1_000_000_000_000,
 }
+# Spaces only between the parts (no tabs, newlines or control characters),
+# and the whole text must match: `$` alone would let a trailing newline by.
 _BANDWIDTH_RE: Final = re.compile(
-    r"^\s*(?P<num>[+-]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*"
-    r"(?P<prefix>[kKmMgGtT]?)(?P<suffix>bps|bit/s|b/s|bit|b)?\s*$"
+    r" *(?P<num>[+-]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?) *"
+    r"(?P<prefix>[kKmMgGtT]?)(?P<suffix>bps|bit/s|b/s|bit|b)? *"
 )
 
 
@@ -39,11 +51,13 @@ def parse_bandwidth(value: object, field: str = "bandwidth", *, allow_zero: bool
     if isinstance(value, bool) or value is None:
         raise InputError(field, f"expected a bandwidth such as 500 or '10G', got {value!r}")
     if isinstance(value, int | float):
-        bps = _decimal(str(value), field) * BPS_PER_MBPS
+        bps = _decimal(str(value), field, value) * BPS_PER_MBPS
     elif isinstance(value, str):
         bps = _parse_text(value, field)
     else:
         raise InputError(field, f"expected a bandwidth such as 500 or '10G', got {value!r}")
+    if bps > MAX_BANDWIDTH:
+        raise InputError(field, f"must be at most 1 Pbit/s (1000T), got {shown(value)}")
     exact = int(bps.to_integral_value())
     if exact < 0 or (exact == 0 and not allow_zero):
         raise InputError(field, f"must be positive, got {value!r}")
@@ -51,24 +65,32 @@ def parse_bandwidth(value: object, field: str = "bandwidth", *, allow_zero: bool
 
 
 def _parse_text(text: str, field: str) -> Decimal:
-    match = _BANDWIDTH_RE.match(text)
+    match = _BANDWIDTH_RE.fullmatch(text)
     if match is None:
         hint = "write e.g. 500, '500M', '10G' or '2.5Gbps'"
         raise InputError(field, f"cannot read {text!r} as a bandwidth; {hint}")
     prefix = match["prefix"].lower()
     if not prefix and match["suffix"]:
-        return _decimal(match["num"], field)  # '1000bps' is plain bit/s
-    return _decimal(match["num"], field) * _MULTIPLIERS[prefix]
+        return _decimal(match["num"], field, text)  # '1000bps' is plain bit/s
+    return _decimal(match["num"], field, text) * _MULTIPLIERS[prefix]
 
 
-def _decimal(text: str, field: str) -> Decimal:
+def _decimal(text: str, field: str, given: object) -> Decimal:
     try:
         number = Decimal(text)
     except InvalidOperation as exc:
         raise InputError(field, f"cannot read {text!r} as a number") from exc
     if not number.is_finite():
         raise InputError(field, f"must be a finite number, got {text!r}")
+    if number > MAX_BANDWIDTH:  # over the bound in any unit; refused before any product
+        raise InputError(field, f"must be at most 1 Pbit/s (1000T), got {shown(given)}")
     return number
+
+
+def shown(value: object) -> str:
+    """`value` as a message quotes it: its repr, cut to 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:36]}...{text[-1]}"
 
 
 def to_mbps(bps: int) -> int | float:
@@ -85,14 +107,14 @@ def format_bandwidth(bps: int) -> str:
     return f"{bps} bit/s"
 
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+_DURATION = re.compile(r" *([0-9]+(?:\.[0-9]+)?) *([smhd]?) *")
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def parse_duration(value: object, field: str) -> int:
     """Seconds: a number, or a string with a unit: '90s', '15m', '2h', '1d'."""
     if isinstance(value, str):
-        found = _DURATION.match(value.lower())
+        found = _DURATION.fullmatch(value.lower())
         if found is None:
             raise InputError(
                 field,
@@ -101,18 +123,33 @@ def parse_duration(value: object, field: str) -> int:
         seconds = Decimal(found[1]) * _UNIT_SECONDS[found[2]]
         if seconds != seconds.to_integral_value():
             raise InputError(field, f"must be a whole number of seconds, got {value!r}")
-        return int(seconds)
-    return parse_seconds(value, field)
+        return _bounded_duration(int(seconds), value, field)
+    return _bounded_duration(parse_seconds(value, field), value, field)
+
+
+def _bounded_duration(seconds: int, value: object, field: str) -> int:
+    if seconds < 0:
+        raise InputError(field, f"must not be negative, got {value!r}")
+    if seconds > MAX_DURATION:
+        raise InputError(field, f"must be at most 100 years ({MAX_DURATION} s), got {shown(value)}")
+    return seconds
 
 
 def parse_seconds(value: object, field: str) -> int:
     """An integer number of seconds (epoch instant or duration)."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise InputError(field, f"expected an integer number of seconds, got {value!r}")
+    text = str(value).strip(" ")
+    if not (text.isascii() and text.isprintable()):  # Decimal takes '１２' and strips '\n'
+        raise InputError(field, f"expected an integer number of seconds, got {shown(value)}")
     try:
-        number = Decimal(str(value).strip())
+        number = Decimal(text)
     except InvalidOperation as exc:
         raise InputError(field, f"expected an integer number of seconds, got {value!r}") from exc
     if not number.is_finite() or number != number.to_integral_value():
         raise InputError(field, f"expected an integer number of seconds, got {value!r}")
+    # No instant or duration an input may name reaches 10**12 s; refused before
+    # int(), which '1e999999999' would not fit in memory (the exponent alone is read).
+    if number and number.adjusted() >= 12:
+        raise InputError(field, f"is out of range, got {shown(value)}")
     return int(number)

@@ -9,7 +9,7 @@ from typing import Any, Final, Literal
 from braid.core.errors import InputError
 from braid.core.model.instants import parse_instant
 from braid.core.model.topology import Topology
-from braid.core.model.units import FOREVER, parse_bandwidth, parse_duration
+from braid.core.model.units import FOREVER, MAX_INSTANT, parse_bandwidth, parse_duration
 
 Mode = Literal["fixed", "earliest", "max-bandwidth", "all-slots", "tenant"]
 Split = Literal["flow", "packet"]
@@ -118,6 +118,8 @@ def _times(data: Mapping[str, Any], mode: Mode) -> dict[str, Any]:
     }
     if "duration" in got and got["duration"] <= 0:
         raise InputError("duration", "must be a positive number of seconds")
+    if got.get("not_before", 0) + got.get("duration", 0) > MAX_INSTANT:
+        raise InputError("duration", "would end after 9999-12-31T23:59:59Z")
     if mode in ("fixed", "max-bandwidth"):
         _ordered(got, "start", "end")
     elif mode == "tenant":

@@ -1,7 +1,13 @@
 import pytest
 
 from braid.core.errors import InputError
-from braid.core.model.units import format_bandwidth, parse_bandwidth, parse_seconds, to_mbps
+from braid.core.model.units import (
+    format_bandwidth,
+    parse_bandwidth,
+    parse_duration,
+    parse_seconds,
+    to_mbps,
+)
 
 
 @pytest.mark.parametrize(
@@ -72,3 +78,47 @@ def test_durations_take_a_unit_and_stay_whole_seconds() -> None:
         with pytest.raises(InputError) as caught:
             parse_duration(bad, "duration")
         assert caught.value.field == "duration"
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["1e400G", "1e400", 1e308, 10**400, "1e999999999", "1e999999999G", "1001T", 10**9 + 1],
+)
+def test_parse_bandwidth_refuses_what_no_network_carries(value: object) -> None:
+    with pytest.raises(InputError, match="at most 1 Pbit/s") as caught:
+        parse_bandwidth(value, "bandwidth")
+    assert caught.value.field == "bandwidth"
+    assert len(caught.value.message) < 120  # a huge number is quoted cut short
+
+
+def test_parse_bandwidth_takes_the_bound_itself() -> None:
+    assert parse_bandwidth("1000T") == 10**15
+    assert format_bandwidth(parse_bandwidth("1000T")) == "1000 Tbit/s"
+
+
+@pytest.mark.parametrize("value", [10**400, "1e999999999", -(10**13), float("inf"), "nan"])
+def test_parse_seconds_refuses_numbers_out_of_every_range(value: object) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_seconds(value, "start")
+    assert caught.value.field == "start"
+
+
+@pytest.mark.parametrize("value", [-1, "101000000d", 3_155_760_001, 10**30])
+def test_durations_are_from_zero_to_a_hundred_years(value: object) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_duration(value, "duration")
+    assert caught.value.field == "duration"
+    assert parse_duration("36525d", "duration") == 3_155_760_000
+
+
+@pytest.mark.parametrize("value", ["10G\n", "10G\x00", "\t10G", "10\x1fG"])
+def test_bandwidths_with_control_characters_are_refused(value: str) -> None:
+    with pytest.raises(InputError, match="cannot read"):
+        parse_bandwidth(value, "bandwidth")
+    assert parse_bandwidth(" 10 G ") == 10**10
+
+
+@pytest.mark.parametrize("value", ["1h\n", "1h\x00", "60\x00", "\uff16\uff10"])
+def test_durations_with_control_characters_are_refused(value: str) -> None:
+    with pytest.raises(InputError):
+        parse_duration(value, "duration")

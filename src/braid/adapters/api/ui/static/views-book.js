@@ -99,7 +99,7 @@ async function previewFits(req, box, maxbw, f) {
     ]);
     maxbw.textContent = `At most ${bw(most.max_bandwidth)} fits ${when(windowOf[0])} – ${when(windowOf[1])}` +
       (most.paths ? ` over ${most.paths.length} path(s)` : "") + (most.max_flow ? `; ${bw(most.max_flow)} over every path together.` : ".");
-    box.append(slotChart(all.slots || [], req, f));
+    box.append(slotChart(all.slots || [], all.free || [], req, f));
     box.append(h("p", { class: "hint" }, all.slots && all.slots.length
       ? `${bw(all.bandwidth)} for ${span(req.seconds)} can start in the green ranges; select one to move the window there.`
       : "It fits nowhere in this range: ask for less, for longer, or look further ahead."));
@@ -108,17 +108,20 @@ async function previewFits(req, box, maxbw, f) {
   }
 }
 
-function slotChart(slots, req, f) {
+// `slots` are spans of start times; `free[i]` is span i's free time, which runs on
+// until a booking at its last start ends (the server says it: last start + duration).
+function slotChart(slots, free, req, f) {
   const w = 600, top = 10, bottom = 70;
   const scale = timeScale(req.t0, req.t1, 10, w - 10);
   const svg = s("svg", { viewBox: `0 0 ${w} 96`, class: "slots", role: "group", "aria-label": "feasible start times" });
-  for (const [a, b] of slots) {
+  slots.forEach(([a, b], i) => {
     const xa = scale.x(Date.parse(a)), xb = scale.x(Date.parse(b));
     const choose = () => moveTo(f, Date.parse(a), req.seconds);
+    const until = free[i] ? `; free ${when(free[i][0])} – ${when(free[i][1])}` : "";
     svg.append(s("rect", { x: xa, y: top + 10, width: Math.max(xb - xa, 3), height: 24, class: "slot", tabindex: 0, role: "button",
-      "aria-label": `can start from ${when(a)} to ${when(b)}`, onclick: choose,
-      onkeydown: (e) => { if (e.key === "Enter") choose(); } }, s("title", {}, `can start ${when(a)} – ${when(b)}`)));
-  }
+      "aria-label": `can start from ${when(a)} to ${when(b)}${until}`, onclick: choose,
+      onkeydown: (e) => { if (e.key === "Enter") choose(); } }, s("title", {}, `can start ${when(a)} – ${when(b)}${until}`)));
+  });
   if (req.window) {
     const xa = scale.x(req.window[0]), xb = scale.x(req.window[1]);
     svg.append(s("rect", { x: xa, y: top + 40, width: Math.max(xb - xa, 3), height: 14, class: "asked" }, s("title", {}, "the window asked for")));
