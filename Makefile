@@ -7,7 +7,7 @@ PYTEST := $(BIN)/pytest -n 2 -q
 CARGO ?= cargo
 # braid's data plane (Rust): built with the set-up, rebuilt when its sources change.
 BRAID_DP := dataplane/target/release/braid-dp
-DATAPLANE_SOURCES := $(wildcard dataplane/Cargo.toml dataplane/Cargo.lock dataplane/*/Cargo.toml dataplane/*/src/*.rs)
+DATAPLANE_SOURCES := $(wildcard dataplane/Cargo.toml dataplane/Cargo.lock dataplane/*/Cargo.toml) $(shell find dataplane/*/src -name "*.rs" 2>/dev/null)
 
 .PHONY: demo test lint typecheck dataplane unit integration ui readme e2e coverage bench clean
 
