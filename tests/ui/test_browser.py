@@ -131,3 +131,40 @@ def test_a_phone_width_screen_shows_every_view(browser: Browser, server: Server)
         # Nothing wider than the screen: no sideways scrolling of the page.
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shot(page, "phone-book")
+
+
+def test_bandwidths_read_right_in_every_form_the_api_gives(
+    browser: Browser, server: Server
+) -> None:
+    page = browser.new_page()
+    sign_in(page, server, "alice")
+    forms = [20000, 20000.5, "20G", "20000", "500M", "2.5Gbps", "10 Gbit/s", "1.5T", "250k"]
+    shown = page.evaluate(
+        "async (forms) => { const fmt = await import('/ui/fmt.js'); return forms.map(fmt.bw); }",
+        forms,
+    )
+    assert shown == [
+        "20 Gbit/s",
+        "20 Gbit/s",
+        "20 Gbit/s",
+        "20 Gbit/s",
+        "500 Mbit/s",
+        "2.5 Gbit/s",
+        "10 Gbit/s",
+        "1.5 Tbit/s",
+        "0.25 Mbit/s",
+    ]
+
+
+def test_the_earliest_start_alternative_says_its_bandwidth(
+    browser: Browser, server: Server
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    sign_in(page, server, "alice")
+    book_from_form(page, "50")  # the northern route full for the window
+    page.wait_for_selector("#booked-link")
+    book_from_form(page, "50")  # sent as "50G", and the alternatives echo it so
+    earliest = page.locator("button.alt[data-kind='earliest_start']")
+    expect(earliest).to_contain_text("Earliest start: 50 Gbit/s")
+    for text in page.locator("button.alt").all_text_contents():
+        assert "NaN" not in text and "bit/s" in text, text

@@ -161,7 +161,7 @@ function describe(alt) {
   const b = alt.body;
   const window = b.start ? `${when(b.start)} – ${when(b.end)}` : `${span(Number(b.duration))} from ${when(b.not_before)}`;
   const kind = { earliest_start: "Earliest start", max_bandwidth: "Highest bandwidth", split: "Split over paths" }[alt.kind] || alt.kind;
-  return `${kind}: ${bw(Number(b.bandwidth))}, ${window}${b.max_paths ? `, up to ${b.max_paths} paths` : ""}`;
+  return `${kind}: ${bw(b.bandwidth)}, ${window}${b.max_paths ? `, up to ${b.max_paths} paths` : ""}`;
 }
 
 function booked(r, go) {
