@@ -48,7 +48,8 @@ def serve(
         typer.Option(
             "--domains",
             help="Multi-domain topology (with a `domains` section): serves "
-            "/v1/interdomain/reservations, negotiated with the domain agents.",
+            "/v1/interdomain/reservations, negotiated with the domain agents. Without "
+            "--topology, it is also the initial topology when the store has none.",
         ),
     ] = None,
     negotiation_db: Annotated[
@@ -115,6 +116,10 @@ def serve(
         tls_key=tls_key,
         nsi_domain=nsi_domain,
     )
+    if domains is not None and settings.topology_file is None:
+        # The whole network of the domains file is the service's own topology too:
+        # a fresh store starts from it, as it would from --topology.
+        settings = replace(settings, topology_file=str(domains))
     tls = _tls_checked(settings)
     # Warnings and errors of braid's own loggers (a failed tick, an unhandled
     # request error) go to stderr, as text or JSON; uvicorn keeps its own format.
