@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from braid.cli.common import fail, settle_heap
+from braid.cli.common import fail, fail_in_use, settle_heap
 from braid.core.errors import BraidError
 
 if TYPE_CHECKING:
@@ -139,6 +139,8 @@ def agent(
     from braid.bootstrap.agent import start_agent
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
+    from braid.adapters.listening import AddressInUseError
+
     try:
         handle = start_agent(
             topology,
@@ -152,6 +154,13 @@ def agent(
             policy=policy,
             synchronous=level,
         )
+    except AddressInUseError as exc:
+        where = (
+            "--listen"
+            if listen
+            else f"--listen (the default is {domain}'s agent address in {topology})"
+        )
+        fail_in_use(exc, where)
     except (BraidError, OSError, ValueError) as exc:
         fail(str(exc))
     settle_heap(_YOUNG_OBJECTS)
@@ -261,6 +270,7 @@ def orchestrator(
     """Negotiate multi-domain reservations with the agents (Orchestrator gRPC service)."""
     level = _sync_level(sync)
     _pin(cpu)
+    from braid.adapters.listening import AddressInUseError
     from braid.adapters.rpc.channels import read_token
     from braid.app.negotiation.negotiator import OrchestratorConfig
     from braid.app.negotiation.results import check_strategy
@@ -290,6 +300,9 @@ def orchestrator(
             token=token,
         )
         serve_orchestrator(runtime, listen, tls=tls, advertise=advertise or "")
+    except AddressInUseError as exc:
+        runtime.close()
+        fail_in_use(exc, "--listen")
     except (BraidError, OSError, ValueError) as exc:
         fail(str(exc))
     settle_heap(_YOUNG_OBJECTS)

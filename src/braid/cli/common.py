@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from braid.adapters.listening import AddressInUseError
 from braid.core.errors import InputError
 from braid.core.model.topology import Topology
 from braid.core.model.units import parse_bandwidth
@@ -22,6 +23,12 @@ def fail(message: str, hint: str = "") -> NoReturn:
     err_console.print(f"[bold red]error:[/] {escape(message)}")
     if hint:
         err_console.print(f"[dim]{escape(hint)}[/]")
+    raise typer.Exit(2)
+
+
+def fail_in_use(exc: AddressInUseError, option: str) -> NoReturn:
+    """A server's address is taken: one line (never wrapped) naming it and the option."""
+    err_console.print(f"[bold red]error:[/] {escape(exc.advice(option))}", soft_wrap=True)
     raise typer.Exit(2)
 
 

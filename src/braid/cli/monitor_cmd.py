@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from braid.cli.common import err_console, fail
+from braid.cli.common import err_console, fail, fail_in_use
 from braid.core.errors import InputError
 
 _OPTIONS = {
@@ -93,6 +93,7 @@ def monitor(
     from braid.adapters.failover.metrics import MonitorMetrics
     from braid.adapters.failover.probe import UdpEcho
     from braid.adapters.failover.runner import MonitorConfig, run_monitor
+    from braid.adapters.listening import AddressInUseError
     from braid.bootstrap.monitor import ServiceTarget, site_action
     from braid.core.failover import DetectionRule
     from braid.core.model.units import parse_bandwidth
@@ -129,11 +130,20 @@ def monitor(
         log_probes=log_probes, duration=duration,
     )  # fmt: skip
     metrics = MonitorMetrics()
-    if metrics_port is not None:
-        metrics.serve(metrics_port)
+    echo = None
+    option = "--metrics-port"
+    try:
+        if metrics_port is not None:
+            metrics.serve(metrics_port)
+        option = "--echo-port"
+        if echo_port is not None:
+            echo = UdpEcho(echo_port, netns)
+    except AddressInUseError as exc:
+        if run_action is not None:
+            run_action.close()
+        fail_in_use(exc, option)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    echo = UdpEcho(echo_port, netns) if echo_port is not None else None
     try:
         summary = run_monitor(config, run_action, stop, lambda m: err_console.print(m), metrics)
     except KeyboardInterrupt:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import errno
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+from braid.adapters.listening import AddressInUseError
 
 __all__ = ["MonitorMetrics"]
 
@@ -32,4 +36,10 @@ class MonitorMetrics:
         self.path = Gauge("braid_monitor_path", "1 for the path in use", ["path"], registry=r)
 
     def serve(self, port: int, address: str = "127.0.0.1") -> None:
-        start_http_server(port, address, registry=self.registry)
+        """Serve /metrics on `address:port`; a taken one raises `AddressInUseError`."""
+        try:
+            start_http_server(port, address, registry=self.registry)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise AddressInUseError(f"{address}:{port}") from exc
+            raise
