@@ -151,7 +151,7 @@ def serve(
             )
             _stop_on_sigterm()
             settle_heap()
-            config = uvicorn.Config(
+            web = uvicorn.Config(
                 app,
                 host=settings.host,
                 port=settings.port,
@@ -165,7 +165,7 @@ def serve(
                 ssl_keyfile=settings.tls_key,
             )
             # uvicorn shuts down gracefully on a signal, then re-raises it to us.
-            server = uvicorn.Server(config)
+            server = uvicorn.Server(web)
             with contextlib.suppress(KeyboardInterrupt):
                 server.run(sockets=[listening])
             if not server.started:

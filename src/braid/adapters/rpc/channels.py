@@ -64,6 +64,7 @@ def _listen(server: Any, address: str, tls: TlsFiles | None) -> int:
     after a line of its own on stderr: asked first, so that only braid's line is said)."""
     if taken(address):
         raise AddressInUseError(address)
+    failure: RuntimeError | None = None
     try:
         if tls is None or tls.cert is None:
             port = int(server.add_insecure_port(address))
@@ -77,8 +78,6 @@ def _listen(server: Any, address: str, tls: TlsFiles | None) -> int:
             port = int(server.add_secure_port(address, credentials))
     except RuntimeError as exc:
         port, failure = 0, exc
-    else:
-        failure = None
     if port == 0:
         if taken(address):
             raise AddressInUseError(address) from failure
