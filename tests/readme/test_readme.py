@@ -176,14 +176,33 @@ def test_the_multidomain_block_runs_in_a_fresh_directory() -> None:
     assert script.index(serve.text) < script.index("cd ..")
 
 
+def _virtualenv(into: Path) -> None:
+    """`into/.venv` as `make` leaves it: this interpreter's environment, or (when the
+    tests do not run in one) a stand-in whose `activate` puts this braid on PATH."""
+    if (BIN / "activate").is_file():
+        (into / ".venv").symlink_to(BIN.parent)
+    else:
+        (into / ".venv" / "bin").mkdir(parents=True)
+        (into / ".venv" / "bin" / "activate").write_text(f'PATH="{BIN}:$PATH"\n')
+
+
+def test_the_readme_activates_the_virtualenv_before_its_first_braid_command() -> None:
+    commands = [c for c in readme_commands(README) if c.kind is not Kind.MAKE]
+    assert commands[0].text == ". .venv/bin/activate"
+    assert commands[1].text.startswith("braid ")
+
+
 def test_the_readme_runs_as_written(tmp_path: Path) -> None:
     _sources(tmp_path)
+    _virtualenv(tmp_path)
     script = tmp_path / "readme.sh"
     script.write_text(_script(readme_commands(README)))
+    env = _environment(free_port())
+    env["PATH"] = os.environ.get("PATH", "")  # braid on it only as the README puts it there
     ran = subprocess.run(
         ["bash", str(script)],
         cwd=tmp_path,
-        env=_environment(free_port()),
+        env=env,
         capture_output=True,
         text=True,
         timeout=900,
