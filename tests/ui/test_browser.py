@@ -185,7 +185,7 @@ def _smallest_text(page: Page) -> list[Any]:
     page.evaluate(SETTLED)  # the drawings' text sized for the screen (a resize observer)
     sizes = page.evaluate(TEXT_SIZES)
     assert sizes, "no text drawn"
-    return min(sizes, key=lambda pair: pair[1])  # type: ignore[no-any-return]
+    return min(sizes, key=lambda pair: pair[1])
 
 
 def test_on_a_phone_the_booking_shows_in_view_and_drawings_keep_legible_text(
@@ -219,7 +219,8 @@ def test_on_a_phone_the_booking_shows_in_view_and_drawings_keep_legible_text(
     page.click("#b-submit")
     page.wait_for_selector("button.alt")
     page.evaluate(SETTLED)
-    assert page.locator("#result h2").bounding_box()["y"] >= 0  # type: ignore[index]
+    heading = page.locator("#result h2").bounding_box()
+    assert heading is not None and heading["y"] >= 0, heading
     assert page.locator("button.alt >> nth=0").is_visible()
     box = page.locator("button.alt >> nth=0").bounding_box()
     assert box is not None and box["y"] + box["height"] <= 844, box
