@@ -11,7 +11,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-__all__ = ["issue_certificate"]
+__all__ = ["issue_certificate", "issue_self_signed"]
 
 
 def issue_certificate(
@@ -47,3 +47,34 @@ def issue_certificate(
         )
     )
     return subject, key
+
+
+def issue_self_signed(folder: Path, name: str) -> None:
+    """Write NAME.pem and NAME.key: a certificate for 127.0.0.1 that signs itself
+    (as `openssl req -x509` makes one: no CA of its own to trust, only itself)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    (folder / f"{name}.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / f"{name}.key").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )

@@ -36,6 +36,7 @@ class Kind(Enum):
 class ReadmeCommand:
     line: int
     text: str
+    block: int = 0  # which `sh` block of the README, counted from 0
 
     @property
     def kind(self) -> Kind:
@@ -109,8 +110,8 @@ def _sh_blocks(readme: Path) -> list[list[tuple[int, str]]]:
 
 def readme_commands(readme: Path) -> list[ReadmeCommand]:
     commands = []
-    for block in _sh_blocks(readme):
+    for index, block in enumerate(_sh_blocks(readme)):
         for number, text in _logical_lines(block):
             for command in split_commands(_strip_comment(text)):
-                commands.append(ReadmeCommand(number, command))
+                commands.append(ReadmeCommand(number, command, index))
     return commands

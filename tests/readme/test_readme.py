@@ -6,11 +6,17 @@ start in the background and are waited for; the next server stops the one
 before. `ID` is the newest reservation's id. Commands that need root and
 illustrations with `...` are checked for shape: the command exists and every
 option they name is one it takes.
+
+The block that starts the multi-domain service runs in a fresh directory of
+its own, as a newcomer who starts there would run it. The bundled fig6a.yaml
+is the repository's but for its agents' ports, which are free ones: the
+file's fixed ports would collide with another run on the same host.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -18,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from braid.adapters.free_ports import free_port
+from braid.adapters.free_ports import free_port, free_ports
 from tests.readme.readme_commands import Kind, ReadmeCommand, readme_commands, split_commands
 
 REPO = Path(__file__).resolve().parents[2]
@@ -75,8 +81,34 @@ def _runnable(command: ReadmeCommand) -> bool:
     return command.kind in (Kind.RUN, Kind.SERVER) or _only_id_missing(command)
 
 
+FRESH_DIRECTORY = "braid serve --domains"  # the block with it runs in a directory of its own
+AGENT_PORT = re.compile(r'(agent: "127\.0\.0\.1:)(\d+)(")')
+
+
 def _script(commands: list[ReadmeCommand]) -> str:
-    return PRELUDE + "\n".join(_shell_step(c) for c in commands if _runnable(c)) + "\n"
+    fresh = {c.block for c in commands if c.text.startswith(FRESH_DIRECTORY)}
+    steps = []
+    for block in sorted({c.block for c in commands}):
+        runnable = [_shell_step(c) for c in commands if c.block == block and _runnable(c)]
+        if block in fresh:
+            where = f"fresh-{block}"
+            runnable = [f"mkdir {where} && ln -s ../src {where}/src && cd {where}", *runnable]
+            runnable.append("cd ..")
+        steps += runnable
+    return PRELUDE + "\n".join(steps) + "\n"
+
+
+def _sources(into: Path) -> None:
+    """`into/src` as the repository's `src`, but fig6a.yaml's agents on free ports."""
+    src, examples = REPO / "src", REPO / "src" / "braid" / "examples"
+    (into / "src" / "braid" / "examples").mkdir(parents=True)
+    for entry in [*src.iterdir(), *(src / "braid").iterdir(), *examples.iterdir()]:
+        if entry not in (src / "braid", examples, examples / "fig6a.yaml"):
+            (into / entry.relative_to(REPO)).symlink_to(entry)
+    text = (examples / "fig6a.yaml").read_text()
+    ports = iter(free_ports(len(AGENT_PORT.findall(text))))
+    moved = AGENT_PORT.sub(lambda m: f"{m[1]}{next(ports)}{m[3]}", text)
+    (into / "src" / "braid" / "examples" / "fig6a.yaml").write_text(moved)
 
 
 def _environment(port: int) -> dict[str, str]:
@@ -135,14 +167,42 @@ def test_illustrations_name_real_commands_and_options(command: ReadmeCommand) ->
         assert option in shown.stdout, f"README line {command.line}: no option {option}"
 
 
+def test_the_multidomain_block_runs_in_a_fresh_directory() -> None:
+    commands = readme_commands(README)
+    script = _script(commands)
+    serve = next(c for c in commands if c.text.startswith(FRESH_DIRECTORY))
+    assert script.index("cd fresh-") < script.index("braid topology split")
+    assert script.index("braid topology split") < script.index(serve.text)
+    assert script.index(serve.text) < script.index("cd ..")
+
+
+def _virtualenv(into: Path) -> None:
+    """`into/.venv` as `make` leaves it: this interpreter's environment, or (when the
+    tests do not run in one) a stand-in whose `activate` puts this braid on PATH."""
+    if (BIN / "activate").is_file():
+        (into / ".venv").symlink_to(BIN.parent)
+    else:
+        (into / ".venv" / "bin").mkdir(parents=True)
+        (into / ".venv" / "bin" / "activate").write_text(f'PATH="{BIN}:$PATH"\n')
+
+
+def test_the_readme_activates_the_virtualenv_before_its_first_braid_command() -> None:
+    commands = [c for c in readme_commands(README) if c.kind is not Kind.MAKE]
+    assert commands[0].text == ". .venv/bin/activate"
+    assert commands[1].text.startswith("braid ")
+
+
 def test_the_readme_runs_as_written(tmp_path: Path) -> None:
-    (tmp_path / "src").symlink_to(REPO / "src")
+    _sources(tmp_path)
+    _virtualenv(tmp_path)
     script = tmp_path / "readme.sh"
     script.write_text(_script(readme_commands(README)))
+    env = _environment(free_port())
+    env["PATH"] = os.environ.get("PATH", "")  # braid on it only as the README puts it there
     ran = subprocess.run(
         ["bash", str(script)],
         cwd=tmp_path,
-        env=_environment(free_port()),
+        env=env,
         capture_output=True,
         text=True,
         timeout=900,

@@ -131,3 +131,96 @@ def test_a_phone_width_screen_shows_every_view(browser: Browser, server: Server)
         # Nothing wider than the screen: no sideways scrolling of the page.
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shot(page, "phone-book")
+
+
+def test_bandwidths_read_right_in_every_form_the_api_gives(
+    browser: Browser, server: Server
+) -> None:
+    page = browser.new_page()
+    sign_in(page, server, "alice")
+    forms = [20000, 20000.5, "20G", "20000", "500M", "2.5Gbps", "10 Gbit/s", "1.5T", "250k"]
+    shown = page.evaluate(
+        "async (forms) => { const fmt = await import('/ui/fmt.js'); return forms.map(fmt.bw); }",
+        forms,
+    )
+    assert shown == [
+        "20 Gbit/s",
+        "20 Gbit/s",
+        "20 Gbit/s",
+        "20 Gbit/s",
+        "500 Mbit/s",
+        "2.5 Gbit/s",
+        "10 Gbit/s",
+        "1.5 Tbit/s",
+        "0.25 Mbit/s",
+    ]
+
+
+def test_the_earliest_start_alternative_says_its_bandwidth(
+    browser: Browser, server: Server
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    sign_in(page, server, "alice")
+    book_from_form(page, "50")  # the northern route full for the window
+    page.wait_for_selector("#booked-link")
+    book_from_form(page, "50")  # sent as "50G", and the alternatives echo it so
+    earliest = page.locator("button.alt[data-kind='earliest_start']")
+    expect(earliest).to_contain_text("Earliest start: 50 Gbit/s")
+    for text in page.locator("button.alt").all_text_contents():
+        assert "NaN" not in text and "bit/s" in text, text
+
+
+# Every visible SVG text's size on the screen: its font size in the drawing's
+# units times the drawing's scale there.
+TEXT_SIZES = """() => [...document.querySelectorAll("svg text")]
+  .filter((t) => t.getClientRects().length)
+  .map((t) => {
+    const m = t.getScreenCTM();
+    return [t.textContent, parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b)];
+  })"""
+SETTLED = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def _smallest_text(page: Page) -> list[Any]:
+    page.evaluate(SETTLED)  # the drawings' text sized for the screen (a resize observer)
+    sizes = page.evaluate(TEXT_SIZES)
+    assert sizes, "no text drawn"
+    return min(sizes, key=lambda pair: pair[1])
+
+
+def test_on_a_phone_the_booking_shows_in_view_and_drawings_keep_legible_text(
+    browser: Browser, server: Server
+) -> None:
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    sign_in(page, server, "alice")
+    text, size = _smallest_text(page)
+    assert size >= 10, f"map: {text!r} at {size:.1f} px"
+    book_from_form(page, "10")
+    page.wait_for_selector("#booked-link")
+    page.evaluate(SETTLED)
+    box = page.locator("#result").bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 844, box
+    text, size = _smallest_text(page)
+    assert size >= 10, f"where it fits: {text!r} at {size:.1f} px"
+    page.click("#booked-link")
+    page.wait_for_selector("#audit tbody tr")
+    text, size = _smallest_text(page)
+    assert size >= 10, f"reservation: {text!r} at {size:.1f} px"
+    for view, ready in (("#/reservations", "svg.gantt g.bar"), ("#/links/ORNL-CHIC", "svg.chart")):
+        page.goto(server.url + "/" + view)
+        page.wait_for_selector(ready)
+        text, size = _smallest_text(page)
+        assert size >= 10, f"{view}: {text!r} at {size:.1f} px"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # A refusal and its alternatives show in view too.
+    page.goto(server.url + "/#/book")
+    page.fill("#b-bw", "500")
+    expect(page.locator("#max-bw")).to_contain_text("At most")
+    page.click("#b-submit")
+    page.wait_for_selector("button.alt")
+    page.evaluate(SETTLED)
+    heading = page.locator("#result h2").bounding_box()
+    assert heading is not None and heading["y"] >= 0, heading
+    assert page.locator("button.alt >> nth=0").is_visible()
+    box = page.locator("button.alt >> nth=0").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 844, box

@@ -24,7 +24,7 @@ from braid.app.negotiation.defaults import (
     REFRESH_PERIOD,
     STRATEGY,
 )
-from braid.cli.common import fail, settle_heap
+from braid.cli.common import fail, fail_in_use, settle_heap
 from braid.core.errors import BraidError
 
 if TYPE_CHECKING:
@@ -150,6 +150,8 @@ def agent(
     from braid.bootstrap.agent import start_agent
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
+    from braid.adapters.listening import AddressInUseError
+
     try:
         handle = start_agent(
             topology,
@@ -163,6 +165,13 @@ def agent(
             policy=policy,
             synchronous=level,
         )
+    except AddressInUseError as exc:
+        where = (
+            "--listen"
+            if listen
+            else f"--listen (the default is {domain}'s agent address in {topology})"
+        )
+        fail_in_use(exc, where)
     except (BraidError, OSError, ValueError) as exc:
         fail(str(exc))
     settle_heap(_YOUNG_OBJECTS)
@@ -278,6 +287,7 @@ def orchestrator(
     """Negotiate multi-domain reservations with the agents (Orchestrator gRPC service)."""
     level = _sync_level(sync)
     _pin(cpu)
+    from braid.adapters.listening import AddressInUseError
     from braid.adapters.rpc.channels import read_token
     from braid.app.negotiation.config import OrchestratorConfig
     from braid.app.negotiation.results import check_strategy
@@ -307,6 +317,9 @@ def orchestrator(
             token=token,
         )
         serve_orchestrator(runtime, listen, tls=tls, advertise=advertise or "")
+    except AddressInUseError as exc:
+        runtime.close()
+        fail_in_use(exc, "--listen")
     except (BraidError, OSError, ValueError) as exc:
         fail(str(exc))
     settle_heap(_YOUNG_OBJECTS)

@@ -9,6 +9,7 @@ Every failure is one of two exceptions: `UnreachableError` (no answer at all) or
 
 from __future__ import annotations
 
+import ssl
 import time
 import uuid
 from collections.abc import Mapping
@@ -67,11 +68,14 @@ class BraidClient:
         *,
         timeout: float = TIMEOUT_SECONDS,
         transport: httpx.BaseTransport | None = None,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
+        """`verify`: how an https:// server is checked (an SSL context trusting a
+        given CA, or True for the system's CAs)."""
         self.url = url.rstrip("/")
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._http = httpx.Client(
-            base_url=self.url, headers=headers, timeout=timeout, transport=transport
+            base_url=self.url, headers=headers, timeout=timeout, transport=transport, verify=verify
         )
 
     def __enter__(self) -> Self:

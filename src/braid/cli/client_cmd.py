@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import ssl
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Annotated, Any, Final, NoReturn, TypeVar
 
 import typer
@@ -30,6 +32,16 @@ TokenOpt = Annotated[
     str | None,
     typer.Option(
         "--token", envvar="BRAID_TOKEN", help="API token (braid token create).", show_default=False
+    ),
+]
+CaCertOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--cacert",
+        envvar="BRAID_CACERT",
+        help="PEM file of the CA (or the self-signed certificate) to verify an https:// "
+        "server with, instead of the system's CAs.",
+        show_default=False,
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the server's JSON.")]
@@ -77,6 +89,7 @@ def reserve(
     ] = None,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Reserve bandwidth; if it does not fit, show the alternatives and how to take one."""
@@ -102,7 +115,7 @@ def reserve(
     def accept_command(kind: str) -> str:
         return _command("reserve", body, url, accept=kind)
 
-    view = call_api(url, token, as_json, book, accept_command=accept_command)
+    view = call_api(url, token, cacert, as_json, book, accept_command=accept_command)
     show_answer(view, as_json, views.reservation)
 
 
@@ -117,12 +130,14 @@ def list_reservations(
     ] = None,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """List reservations by start time (yours; operators see everyone's)."""
     found = call_api(
         url,
         token,
+        cacert,
         as_json,
         lambda b: b.find(limit=limit, state=state, owner=owner, start=start, end=end),
     )
@@ -136,11 +151,14 @@ def show(
     reservation_id: IdArg,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Show one reservation: state, window, paths, shares, VLANs, recommended streams."""
     show_answer(
-        call_api(url, token, as_json, lambda b: b.get(reservation_id)), as_json, views.reservation
+        call_api(url, token, cacert, as_json, lambda b: b.get(reservation_id)),
+        as_json,
+        views.reservation,
     )
 
 
@@ -148,10 +166,11 @@ def cancel(
     reservation_id: IdArg,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Cancel a reservation; its bandwidth is free at once."""
-    view = call_api(url, token, as_json, lambda b: b.cancel(reservation_id))
+    view = call_api(url, token, cacert, as_json, lambda b: b.cancel(reservation_id))
     show_answer(view, as_json, views.reservation)
 
 
@@ -159,10 +178,11 @@ def confirm(
     reservation_id: IdArg,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Confirm a hold (made with --hold) before it expires."""
-    view = call_api(url, token, as_json, lambda b: b.confirm(reservation_id))
+    view = call_api(url, token, cacert, as_json, lambda b: b.confirm(reservation_id))
     show_answer(view, as_json, views.reservation)
 
 
@@ -172,13 +192,14 @@ def modify(
     bandwidth: Bandwidth = None,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Change the end and/or bandwidth; if the change does not fit, nothing changes."""
     body = given_fields(end=end, bandwidth=bandwidth)
     if not body:
         fail("give --end, --bandwidth, or both")
-    view = call_api(url, token, as_json, lambda b: b.modify(reservation_id, body))
+    view = call_api(url, token, cacert, as_json, lambda b: b.modify(reservation_id, body))
     show_answer(view, as_json, views.reservation)
 
 
@@ -201,6 +222,7 @@ def availability(
     directional: Directional = False,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Ask without booking: does it fit, when is the earliest slot, how much fits, which slots."""
@@ -211,7 +233,9 @@ def availability(
         directional=directional or None,
     )  # fmt: skip
     show_answer(
-        call_api(url, token, as_json, lambda b: b.availability(query)), as_json, views.answer
+        call_api(url, token, cacert, as_json, lambda b: b.availability(query)),
+        as_json,
+        views.answer,
     )
 
 
@@ -235,6 +259,7 @@ def show_answer(
 def call_api(
     url: str,
     token: str | None,
+    cacert: Path | None,
     as_json: bool,
     action: Callable[[BraidClient], T],
     *,
@@ -242,9 +267,15 @@ def call_api(
 ) -> T:
     """Run `action` against the server; any failure is reported and ends the command."""
     try:
-        with BraidClient(url, token) as braid:
+        with BraidClient(url, token, verify=_verify(cacert)) as braid:
             return action(braid)
     except UnreachableError as exc:
+        if "CERTIFICATE_VERIFY_FAILED" in exc.why:
+            fail(
+                f"cannot reach braid at {url}: its certificate is not trusted ({exc.why})",
+                "pass --cacert FILE (or set BRAID_CACERT) with the CA that signed it, "
+                "or the server's own certificate if it is self-signed",
+            )
         err_console.print(
             f"[bold red]error:[/] cannot reach braid at {escape(url)}: is `braid serve` running?"
         )
@@ -252,6 +283,16 @@ def call_api(
         raise typer.Exit(2) from exc
     except ApiError as exc:
         _report(exc, as_json, accept_command)
+
+
+def _verify(cacert: Path | None) -> ssl.SSLContext | bool:
+    """How to verify an https:// server: with --cacert's CA, else the system's."""
+    if cacert is None:
+        return True
+    try:
+        return ssl.create_default_context(cafile=str(cacert))
+    except (OSError, ssl.SSLError) as exc:
+        fail(f"--cacert: cannot use {cacert} as a CA certificate: {exc}")
 
 
 def _report(exc: ApiError, as_json: bool, accept_command: Callable[[str], str] | None) -> NoReturn:

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from braid.adapters.listening import AddressInUseError
 from braid.core.errors import InputError
 from braid.core.model.topology import Topology
 from braid.core.model.units import parse_bandwidth
@@ -31,6 +32,12 @@ def warn_insecure(what: str) -> None:
         f"[bold yellow]warning:[/] --insecure: {escape(what)} without authentication; "
         "anyone who can reach it may use it. Do not use --insecure outside a test bench."
     )
+
+
+def fail_in_use(exc: AddressInUseError, option: str) -> NoReturn:
+    """A server's address is taken: one line (never wrapped) naming it and the option."""
+    err_console.print(f"[bold red]error:[/] {escape(exc.advice(option))}", soft_wrap=True)
+    raise typer.Exit(2)
 
 
 def settle_heap(young: int | None = None) -> None:

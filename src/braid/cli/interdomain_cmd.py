@@ -20,7 +20,16 @@ from rich.text import Text
 from braid.app.negotiation.defaults import STRATEGY
 from braid.cli import client_cmd
 from braid.cli.client import DEFAULT_URL, BraidClient, Json
-from braid.cli.client_cmd import Bandwidth, IdArg, Instant, JsonOpt, MaxPaths, TokenOpt, UrlOpt
+from braid.cli.client_cmd import (
+    Bandwidth,
+    CaCertOpt,
+    IdArg,
+    Instant,
+    JsonOpt,
+    MaxPaths,
+    TokenOpt,
+    UrlOpt,
+)
 from braid.cli.client_views import bandwidth as show_bandwidth
 from braid.cli.common import fail
 
@@ -58,6 +67,7 @@ def reserve(
     max_paths: MaxPaths = None,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Negotiate a reservation across domains; all of it is booked, or nothing."""
@@ -65,7 +75,9 @@ def reserve(
         src=_endpoint(src, "--src"), dst=_endpoint(dst, "--dst"), bandwidth=bandwidth,
         start=start, end=end, strategy=strategy, max_paths=max_paths,
     )  # fmt: skip
-    view = client_cmd.call_api(url, token, as_json, lambda b: _send(b, "POST", ROUTE, json=body))
+    view = client_cmd.call_api(
+        url, token, cacert, as_json, lambda b: _send(b, "POST", ROUTE, json=body)
+    )
     client_cmd.show_answer(view, as_json, plan)
 
 
@@ -74,11 +86,12 @@ def show(
     reservation_id: IdArg,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """One multi-domain reservation: paths, per-domain amounts, VLANs, rules, trace."""
     path = f"{ROUTE}/{quote(reservation_id, safe='')}"
-    view = client_cmd.call_api(url, token, as_json, lambda b: _send(b, "GET", path))
+    view = client_cmd.call_api(url, token, cacert, as_json, lambda b: _send(b, "GET", path))
     client_cmd.show_answer(view, as_json, plan)
 
 
@@ -87,11 +100,12 @@ def cancel(
     reservation_id: IdArg,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Release a multi-domain reservation in every domain; repeating it changes nothing."""
     path = f"{ROUTE}/{quote(reservation_id, safe='')}"
-    view = client_cmd.call_api(url, token, as_json, lambda b: _send(b, "DELETE", path))
+    view = client_cmd.call_api(url, token, cacert, as_json, lambda b: _send(b, "DELETE", path))
     client_cmd.show_answer(view, as_json, plan)
 
 
@@ -105,6 +119,7 @@ def modify(
     max_paths: MaxPaths = None,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Change a multi-domain reservation, make-before-break: the new version is committed
@@ -113,7 +128,9 @@ def modify(
         bandwidth=bandwidth, start=start, end=end, strategy=strategy, max_paths=max_paths
     )
     path = f"{ROUTE}/{quote(reservation_id, safe='')}"
-    view = client_cmd.call_api(url, token, as_json, lambda b: _send(b, "PATCH", path, json=body))
+    view = client_cmd.call_api(
+        url, token, cacert, as_json, lambda b: _send(b, "PATCH", path, json=body)
+    )
     client_cmd.show_answer(view, as_json, plan)
 
 
@@ -122,12 +139,13 @@ def list_reservations(
     limit: Annotated[int, typer.Option(min=1, max=1000, help="At most this many.")] = 100,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Your multi-domain reservations, newest first (operators see everyone's)."""
     params = {"limit": str(limit)}
     found = client_cmd.call_api(
-        url, token, as_json, lambda b: _send(b, "GET", ROUTE, params=params)
+        url, token, cacert, as_json, lambda b: _send(b, "GET", ROUTE, params=params)
     )
     if as_json:
         typer.echo(json.dumps(found, indent=2))

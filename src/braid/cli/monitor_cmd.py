@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from braid.cli.common import err_console, fail, warn_insecure
+from braid.cli.common import err_console, fail, fail_in_use, warn_insecure
 from braid.core.errors import InputError
 
 _OPTIONS = {
@@ -104,6 +104,7 @@ def monitor(
     from braid.adapters.failover.metrics import MonitorMetrics
     from braid.adapters.failover.probe import UdpEcho
     from braid.adapters.failover.runner import MonitorConfig, run_monitor
+    from braid.adapters.listening import AddressInUseError
     from braid.bootstrap.monitor import ServiceTarget, site_action
     from braid.core.failover import DetectionRule
     from braid.core.model.units import parse_bandwidth
@@ -141,11 +142,20 @@ def monitor(
         log_probes=log_probes, duration=duration,
     )  # fmt: skip
     metrics = MonitorMetrics()
-    if metrics_port is not None:
-        metrics.serve(metrics_port, token=_metrics_token(metrics_token_file, metrics_open))
+    echo = None
+    option = "--metrics-port"
+    try:
+        if metrics_port is not None:
+            metrics.serve(metrics_port, token=_metrics_token(metrics_token_file, metrics_open))
+        option = "--echo-port"
+        if echo_port is not None:
+            echo = UdpEcho(echo_port, netns)
+    except AddressInUseError as exc:
+        if run_action is not None:
+            run_action.close()
+        fail_in_use(exc, option)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    echo = UdpEcho(echo_port, netns) if echo_port is not None else None
     try:
         summary = run_monitor(config, run_action, stop, lambda m: err_console.print(m), metrics)
     except KeyboardInterrupt:

@@ -12,6 +12,7 @@ from rich.console import Console
 from braid.cli import client_views as views
 from braid.cli.client import DEFAULT_URL
 from braid.cli.client_cmd import (
+    CaCertOpt,
     IdArg,
     Instant,
     JsonOpt,
@@ -31,10 +32,11 @@ def audit(
     reservation_id: IdArg,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Every change to a reservation: who, when, from which state to which."""
-    entries = call_api(url, token, as_json, lambda b: b.audit(reservation_id))
+    entries = call_api(url, token, cacert, as_json, lambda b: b.audit(reservation_id))
     if as_json:
         typer.echo(json.dumps({"entries": entries}, indent=2))
     else:
@@ -49,13 +51,14 @@ def maintenance(
     reason: Text = None,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Take a link or a node out for a window (operators); bookings on it are re-routed."""
     if (link is None) == (node is None):
         fail("give --link or --node (one of them)")
     body = given_fields(link=link, node=node, start=start, end=end, reason=reason)
-    done = call_api(url, token, as_json, lambda b: b.maintenance(body))
+    done = call_api(url, token, cacert, as_json, lambda b: b.maintenance(body))
     show_answer(done, as_json, views.maintenance)
 
 
@@ -64,19 +67,25 @@ def link_state(
     state: Annotated[str, typer.Argument(help="up or down.")],
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Say a link is up or down (operators, monitors); its reservations fail over or back."""
-    done = call_api(url, token, as_json, lambda b: b.link_state(link, state))
+    done = call_api(url, token, cacert, as_json, lambda b: b.link_state(link, state))
     show_answer(done, as_json, views.link_state)
 
 
 @network.command("show")
 def show_network(
-    url: UrlOpt = DEFAULT_URL, token: TokenOpt = None, as_json: JsonOpt = False
+    url: UrlOpt = DEFAULT_URL,
+    token: TokenOpt = None,
+    cacert: CaCertOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """The current topology version (with --json: the whole normalised topology)."""
-    show_answer(call_api(url, token, as_json, lambda b: b.topology()), as_json, views.topology)
+    show_answer(
+        call_api(url, token, cacert, as_json, lambda b: b.topology()), as_json, views.topology
+    )
 
 
 @network.command("replace")
@@ -87,13 +96,14 @@ def replace_network(
     ] = False,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
+    cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Store a new topology version (operators); refused if bookings would no longer fit."""
     from braid.bootstrap.serve import initial_topology
 
     data = initial_topology(topology, None)
-    answer = call_api(url, token, as_json, lambda b: b.replace_topology(data, force=force))
+    answer = call_api(url, token, cacert, as_json, lambda b: b.replace_topology(data, force=force))
     if as_json:
         typer.echo(json.dumps(answer, indent=2))
         return

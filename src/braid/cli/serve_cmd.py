@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import signal
+import socket
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from braid.cli.common import fail, settle_heap, warn_insecure
+from braid.cli.common import fail, fail_in_use, settle_heap, warn_insecure
 from braid.cli.topology_cmd import DefaultCapacityOpt
 from braid.core.errors import InputError
 
@@ -48,7 +49,8 @@ def serve(
         typer.Option(
             "--domains",
             help="Multi-domain topology (with a `domains` section): serves "
-            "/v1/interdomain/reservations, negotiated with the domain agents.",
+            "/v1/interdomain/reservations, negotiated with the domain agents. Without "
+            "--topology, it is also the initial topology when the store has none.",
         ),
     ] = None,
     negotiation_db: Annotated[
@@ -150,8 +152,14 @@ def serve(
         metrics_open=metrics_open or None,
         insecure=insecure or None,
     )
+    if domains is not None and settings.topology_file is None:
+        # The whole network of the domains file is the service's own topology too:
+        # a fresh store starts from it, as it would from --topology.
+        settings = replace(settings, topology_file=str(domains))
     tls = _tls_checked(settings)
     _warn_open(settings)
+    # Bound before anything else starts: a taken port is said in one line, at once.
+    listening = _listening(settings.host, settings.port)
     # Warnings and errors of braid's own loggers (a failed tick, an unhandled
     # request error) go to stderr, as text or JSON; uvicorn keeps its own format.
     configure_logging(settings.log_format)
@@ -179,27 +187,44 @@ def serve(
             )
             _stop_on_sigterm()
             settle_heap()
+            web = uvicorn.Config(
+                app,
+                host=settings.host,
+                port=settings.port,
+                log_level="warning",
+                access_log=False,  # a log line per request costs CPU; /metrics counts them
+                # The C event loop and HTTP parser (uvicorn[standard]): less
+                # CPU per request than asyncio's loop and h11.
+                loop="uvloop",
+                http="httptools",
+                ssl_certfile=settings.tls_cert,
+                ssl_keyfile=settings.tls_key,
+                **_client_certificates(settings),
+            )
             # uvicorn shuts down gracefully on a signal, then re-raises it to us.
+            server = uvicorn.Server(web)
             with contextlib.suppress(KeyboardInterrupt):
-                uvicorn.run(
-                    app,
-                    host=settings.host,
-                    port=settings.port,
-                    log_level="warning",
-                    access_log=False,  # a log line per request costs CPU; /metrics counts them
-                    # The C event loop and HTTP parser (uvicorn[standard]): less
-                    # CPU per request than asyncio's loop and h11.
-                    loop="uvloop",
-                    ssl_certfile=settings.tls_cert,
-                    ssl_keyfile=settings.tls_key,
-                    **_client_certificates(settings),
-                )
+                server.run(sockets=[listening])
+            if not server.started:
+                fail("the web server did not start (its error is above)")
         finally:
             serving.close()
     finally:
+        listening.close()
         if interdomain is not None:
             interdomain.close()
     typer.echo("braid stopped")
+
+
+def _listening(host: str, port: int) -> socket.socket:
+    from braid.adapters.listening import AddressInUseError, listening_socket
+
+    try:
+        return listening_socket(host, port)
+    except AddressInUseError as exc:
+        fail_in_use(exc, "--port (or BRAID_PORT)")
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", "check --host and --port")
 
 
 def _tls_checked(settings: Settings) -> bool:

@@ -24,6 +24,7 @@ class FakeSwitchTables:
         self.crash_after: int | None = None
         self.changes = 0
         self.reads = 0
+        self.tries: dict[str, int] = {}  # switch -> reads asked of it, answered or not
 
     def switches(self) -> tuple[str, ...]:
         return tuple(sorted(self.network.switches))
@@ -32,6 +33,7 @@ class FakeSwitchTables:
         return self.network.switches[switch].dpid
 
     def read(self, switch: str) -> RuleSet:
+        self.tries[switch] = self.tries.get(switch, 0) + 1
         self._check(switch)
         self.reads += 1
         table = self.network.switches[switch].dump()

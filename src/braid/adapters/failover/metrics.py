@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hmac
 import threading
 from collections.abc import Callable, Iterable
@@ -10,6 +11,8 @@ from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, make_wsgi_app
 from prometheus_client.exposition import ThreadingWSGIServer
+
+from braid.adapters.listening import AddressInUseError
 
 __all__ = ["MonitorMetrics"]
 
@@ -39,12 +42,20 @@ class MonitorMetrics:
         self.path = Gauge("braid_monitor_path", "1 for the path in use", ["path"], registry=r)
 
     def serve(self, port: int, address: str = "127.0.0.1", token: str | None = None) -> None:
-        """Serve /metrics on a thread; with `token`, only to who sends it as a bearer token."""
+        """Serve /metrics on a thread; with `token`, only to who sends it as a bearer token.
+
+        A taken `address:port` raises `AddressInUseError`.
+        """
         app = make_wsgi_app(self.registry)
         guarded = app if token is None else bearer_only(app, token)
-        server = make_server(
-            address, port, guarded, ThreadingWSGIServer, handler_class=_QuietHandler
-        )
+        try:
+            server = make_server(
+                address, port, guarded, ThreadingWSGIServer, handler_class=_QuietHandler
+            )
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise AddressInUseError(f"{address}:{port}") from exc
+            raise
         threading.Thread(target=server.serve_forever, name="monitor-metrics", daemon=True).start()
 
 

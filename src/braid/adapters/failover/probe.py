@@ -29,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from braid.adapters.listening import bind
+
 __all__ = ["ProbeResult", "UdpEcho", "UdpRttProbe", "udp_socket"]
 
 _PACKET: Final = struct.Struct("!QQ")  # sequence number, send time (monotonic ns)
@@ -166,7 +168,11 @@ class UdpEcho:
 
     def __init__(self, port: int, netns: str | None = None, address: str = "0.0.0.0") -> None:
         self._sock = udp_socket(netns)
-        self._sock.bind((address, port))
+        try:
+            bind(self._sock, address, port)  # a taken port: AddressInUseError
+        except BaseException:
+            self._sock.close()
+            raise
         self.port = self._sock.getsockname()[1]
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="braid-echo", daemon=True)

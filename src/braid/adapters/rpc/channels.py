@@ -12,6 +12,8 @@ from typing import Any
 import grpc
 import uvloop
 
+from braid.adapters.listening import AddressInUseError, taken
+
 # Long-lived loopback and WAN connections: keep them alive, and let a
 # restarted peer be reached again quickly.
 _OPTIONS = [
@@ -58,18 +60,28 @@ def start_server(
 
 
 def _listen(server: Any, address: str, tls: TlsFiles | None) -> int:
-    if tls is None or tls.cert is None:
-        port = int(server.add_insecure_port(address))
-    else:
-        cert, key, ca = tls.read()
-        if key is None:
-            raise ValueError("--tls-key: a server certificate needs its key")
-        credentials = grpc.ssl_server_credentials(
-            [(key, cert)], root_certificates=ca, require_client_auth=ca is not None
-        )
-        port = int(server.add_secure_port(address, credentials))
+    """Bind `address`; a taken one raises `AddressInUseError` (gRPC says only "failed",
+    after a line of its own on stderr: asked first, so that only braid's line is said)."""
+    if taken(address):
+        raise AddressInUseError(address)
+    failure: RuntimeError | None = None
+    try:
+        if tls is None or tls.cert is None:
+            port = int(server.add_insecure_port(address))
+        else:
+            cert, key, ca = tls.read()
+            if key is None:
+                raise ValueError("--tls-key: a server certificate needs its key")
+            credentials = grpc.ssl_server_credentials(
+                [(key, cert)], root_certificates=ca, require_client_auth=ca is not None
+            )
+            port = int(server.add_secure_port(address, credentials))
+    except RuntimeError as exc:
+        port, failure = 0, exc
     if port == 0:
-        raise OSError(f"cannot listen on {address}")
+        if taken(address):
+            raise AddressInUseError(address) from failure
+        raise OSError(f"cannot listen on {address}") from failure
     return port
 
 

@@ -129,8 +129,21 @@ def _token(path: Path | None, insecure: bool = False) -> str | None:
         raise SystemExit(2) from exc
 
 
+def _check_free(args: argparse.Namespace) -> None:
+    """A taken --openflow or --api address stops the process with one line, before
+    os-ken starts (which would otherwise carry on without its listener)."""
+    from braid.adapters.listening import in_use, taken
+
+    of_host, of_port = args.openflow
+    for option, address in (("--openflow", f"{of_host}:{of_port}"), ("--api", args.api)):
+        if not address.startswith("unix:") and taken(address):
+            print(f"braid controller: {in_use(address, option)}", file=sys.stderr)
+            raise SystemExit(2)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
+    _check_free(args)
     token = _token(args.api_token_file, args.insecure)
     reporter = reporter_from(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")

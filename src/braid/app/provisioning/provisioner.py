@@ -36,9 +36,18 @@ from braid.core.provisioning.status import Phase, Status, backoff, settled
 from braid.core.rules.model import RulePlan, RuleSet, Step, StepKind
 from braid.core.rules.model import merge_rule_sets as merge
 
-__all__ = ["LEASE", "PassReport", "Provisioner", "RulesProvisioner", "Wiring"]
+__all__ = ["LEASE", "Attempt", "PassReport", "Provisioner", "RulesProvisioner", "Wiring"]
 
 LEASE = "provisioner"
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """A switch this pass tried and failed: why, how many times in a row, when next."""
+
+    error: str
+    failures: int
+    retry_in: int  # seconds until it is tried again (1, 2, 4 … 60)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +58,10 @@ class PassReport:
     changed: Mapping[str, Status] = field(default_factory=dict)
     seconds: float = 0.0
     next_change: int | None = None  # when a pass is next due, if nothing else happens
+    # Only the switches tried in this pass (not those left alone, backing off):
+    failed: Mapping[str, Attempt] = field(default_factory=dict)
+    recovered: tuple[str, ...] = ()  # failing before this pass, answering now
+    problems: Mapping[str, str] = field(default_factory=dict)  # reservation -> why not compiled
 
 
 @dataclass
@@ -99,11 +112,14 @@ class RulesProvisioner:
         actual = self._read(now, errors)
         self._mark_busy(booked, plans, before, now)
         steps = self._change(actual, desired, errors)
-        self._note_failures(errors, now)
+        failed, recovered = self._note_failures(errors, now)
         self._last = desired if not self._failures else None
         changed = self._settle(booked, plans, problems, errors, now)
         upcoming = self._upcoming(booked.values(), now)
-        return PassReport(True, steps, errors, changed, time.perf_counter() - began, upcoming)
+        seconds = time.perf_counter() - began
+        return PassReport(
+            True, steps, errors, changed, seconds, upcoming, failed, recovered, problems
+        )
 
     def _upcoming(self, booked: Iterable[Due], now: int) -> int | None:
         """When the next pass is due: a window edge, or a failing switch's retry."""
@@ -165,15 +181,24 @@ class RulesProvisioner:
                 errors[switch] = exc.message
         return done
 
-    def _note_failures(self, errors: Mapping[str, str], now: int) -> None:
+    def _note_failures(
+        self, errors: Mapping[str, str], now: int
+    ) -> tuple[dict[str, Attempt], tuple[str, ...]]:
+        """Count each tried switch's failures in a row (for its back-off); return the
+        switches tried and failed in this pass, and those answering again."""
+        tried: dict[str, Attempt] = {}
+        recovered: list[str] = []
         for switch in self.tables.switches():
             if switch not in errors:
-                self._failures.pop(switch, None)
+                if self._failures.pop(switch, None) is not None:
+                    recovered.append(switch)
             elif switch not in self._resting:
                 failed = self._failures.setdefault(switch, _Failures())
                 failed.count += 1
                 failed.retry_at = now + backoff(failed.count)
                 failed.error = errors[switch]
+                tried[switch] = Attempt(failed.error, failed.count, failed.retry_at - now)
+        return tried, tuple(recovered)
 
     # -- what operators see ----------------------------------------------------------
 

@@ -6,6 +6,11 @@ every `reconcile_every` seconds reads every switch back and repairs drift.
 The first pass after start-up reconciles, so a restart after a crash
 converges at once. `wake()` runs a pass now (the service calls it after a
 change that may be due already).
+
+A failing switch is tried again after 1, 2, 4 … up to 60 s (the provisioner
+keeps the count); the log says so once per try, not once per pass, and once
+more when it answers again. A reservation that cannot be compiled is logged
+when its reason first appears or changes.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ class ProvisioningLoop:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.last: PassReport | None = None
+        self._problems: dict[str, str] = {}  # what the log said last, per reservation
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="braid-provisioner", daemon=True)
@@ -61,12 +67,13 @@ class ProvisioningLoop:
         while not self._stop.is_set():
             due = time.monotonic() - reconciled_at >= self.reconcile_every
             self._wake.clear()
-            report = self._pass(reconcile=due)
+            report = self.run_pass(reconcile=due)
             if due and report is not None and report.leader:
                 reconciled_at = time.monotonic()
             self._wake.wait(self._pause(report))
 
-    def _pass(self, *, reconcile: bool) -> PassReport | None:
+    def run_pass(self, *, reconcile: bool = False) -> PassReport | None:
+        """One pass at the clock's time, logged; None if it raised (logged too)."""
         try:
             report = self.provisioner.step(self.clock(), reconcile=reconcile)
         except Exception:  # a pass must never kill the loop; the next one retries
@@ -77,9 +84,23 @@ class ProvisioningLoop:
             self.metrics.provisioning_pass(report.seconds, len(report.errors))
             if report.changed or reconcile:
                 self._count_states()
-        for switch, why in report.errors.items():
-            log.warning("provisioning: %s: %s", switch, why)
+        self._log(report)
         return report
+
+    def _log(self, report: PassReport) -> None:
+        for switch, attempt in report.failed.items():
+            log.warning(
+                "provisioning: switch %s: %s (failed %d time(s) in a row; next try in %d s)",
+                switch, attempt.error, attempt.failures, attempt.retry_in,
+            )  # fmt: skip
+        for switch in report.recovered:
+            log.warning("provisioning: switch %s answers again", switch)
+        if not report.leader:
+            return
+        for rid, why in report.problems.items():
+            if self._problems.get(rid) != why:
+                log.warning("provisioning: reservation %s: %s", rid, why)
+        self._problems = dict(report.problems)
 
     def _count_states(self) -> None:
         assert self.metrics is not None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -271,3 +273,35 @@ def test_the_loop_installs_on_a_change_and_counts_states() -> None:
     exposed = metrics.render(lambda: quiet).decode()
     assert 'braid_provisioning_reservations{state="installed"} 1.0' in exposed
     assert "braid_provisioning_pass_seconds_count" in exposed
+
+
+def test_an_unreachable_switch_is_tried_after_1_2_4_up_to_60_s_and_logged_once_a_try(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    world = World()
+    world.book("s1", bw=400, start=10, end=5000)
+    world.tables.refuse["s1"] = "connection refused"
+    loop = ProvisioningLoop(world.provisioner(), world.clock)
+    began = world.clock.now = T0 + 10
+    tried_at: list[int] = []
+    with caplog.at_level(logging.WARNING, logger="braid.app.provisioning.runner"):
+        for _ in range(400):  # a pass a second, as the loop runs them (the fake clock's)
+            before = world.tables.tries.get("s1", 0)
+            loop.run_pass()
+            if world.tables.tries.get("s1", 0) > before:
+                tried_at.append(world.clock.now - began)
+            world.clock.now += 1
+    assert tried_at == [0, 1, 3, 7, 15, 31, 63, 123, 183, 243, 303, 363]
+    said = [r.getMessage() for r in caplog.records if "switch s1" in r.getMessage()]
+    assert len(said) == len(tried_at)  # once per try, not once per pass
+    assert said[0].endswith("connection refused (failed 1 time(s) in a row; next try in 1 s)")
+    assert said[6].endswith("(failed 7 time(s) in a row; next try in 60 s)")
+    assert all("s2" not in r.getMessage() and "s3" not in r.getMessage() for r in caplog.records)
+    caplog.clear()
+    del world.tables.refuse["s1"]
+    with caplog.at_level(logging.WARNING, logger="braid.app.provisioning.runner"):
+        for _ in range(120):
+            loop.run_pass()
+            world.clock.now += 1
+    assert [r.getMessage() for r in caplog.records] == ["provisioning: switch s1 answers again"]
+    assert world.carries()

@@ -1,6 +1,6 @@
 // braid's web interface: sign in, then a hash router over the views.
 import { api, session } from "./api.js";
-import { clear, h } from "./dom.js";
+import { clear, h, keepTextLegible } from "./dom.js";
 import { forgetTopology, linkView, mapView } from "./views-network.js";
 import { detailView, listView } from "./views-reservations.js";
 import { bookView } from "./views-book.js";
@@ -88,6 +88,7 @@ function signIn(message) {
   token.focus();
 }
 
+keepTextLegible(main);
 window.addEventListener("hashchange", () => render());
 window.addEventListener("braid:signed-out", () => signIn("Your token is no longer accepted; sign in again."));
 render();

@@ -40,3 +40,28 @@ export function debounce(fn, ms) {
     timer = setTimeout(() => fn(...args), ms);
   };
 }
+
+// SVG text is sized in the drawing's own units, which a narrow screen scales
+// down (a 1000-unit map on a 390 px phone: 13 px labels become 5 px). Each
+// drawing under `root` gets a --zoom (style.css multiplies its text sizes by
+// it) that brings its smallest text (11 units) back to at least MIN_TEXT_PX.
+const MIN_TEXT_PX = 10.5, SMALLEST_TEXT = 11;
+const drawings = new ResizeObserver((entries) => { for (const e of entries) fitText(e.target); });
+
+function fitText(svg) {
+  const m = svg.getScreenCTM();
+  const scale = m ? Math.hypot(m.a, m.b) : 0;
+  if (!(scale > 0)) return;
+  const zoom = Math.max(1, MIN_TEXT_PX / (SMALLEST_TEXT * scale));
+  svg.style.setProperty("--zoom", zoom.toFixed(3));
+}
+
+export function keepTextLegible(root) {
+  const watch = (node) => {
+    if (node instanceof SVGSVGElement) drawings.observe(node);
+    else if (node instanceof Element) node.querySelectorAll("svg").forEach((svg) => drawings.observe(svg));
+  };
+  new MutationObserver((changes) => changes.forEach((c) => c.addedNodes.forEach(watch)))
+    .observe(root, { childList: true, subtree: true });
+  watch(root);
+}

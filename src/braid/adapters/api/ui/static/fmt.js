@@ -1,6 +1,25 @@
 // Units and instants as an operator reads them: Gbit/s, UTC.
-export function bw(mbps) {
-  if (mbps === null || mbps === undefined) return "–";
+
+// A bandwidth in any form the API uses, in Mbit/s: a number is Mbit/s, a
+// string may carry a unit as the server reads it ("20G", "500M", "2.5Gbps",
+// "1000bps" is bit/s, "800" is Mbit/s). NaN for anything else.
+const BANDWIDTH = /^\s*([+-]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMgGtT]?)(bps|bit\/s|b\/s|bit|b)?\s*$/;
+const PREFIX_MBPS = { "": 1, k: 1e-3, m: 1, g: 1e3, t: 1e6 };
+
+export function mbit(value) {
+  if (typeof value === "number") return value;
+  if (typeof value !== "string") return NaN;
+  const found = BANDWIDTH.exec(value);
+  if (!found) return NaN;
+  const amount = Number(found[1]), prefix = found[2].toLowerCase();
+  if (!prefix && found[3]) return amount / 1e6;
+  return amount * PREFIX_MBPS[prefix];
+}
+
+export function bw(value) {
+  if (value === null || value === undefined || value === "") return "–";
+  const mbps = mbit(value);
+  if (!Number.isFinite(mbps)) return typeof value === "string" ? value : "–";
   if (Math.abs(mbps) >= 1e6) return `${+(mbps / 1e6).toFixed(2)} Tbit/s`;
   if (Math.abs(mbps) >= 1000) return `${+(mbps / 1000).toFixed(2)} Gbit/s`;
   return `${+mbps.toFixed(2)} Mbit/s`;

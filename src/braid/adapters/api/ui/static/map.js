@@ -218,7 +218,9 @@ export function drawMap(topology, { levels, paths, onLink, selected } = {}) {
     const g = s("g", { class: "node", "data-node": n.id },
       s("circle", { cx: p.x, cy: p.y, r: many ? 3 : 7 }),
       s("title", {}, n.name ? `${n.id} — ${n.name}` : n.id));
-    if (!many) g.append(s("text", { x: p.x + 10, y: p.y + 4 }, n.id));
+    // Near the right edge the label goes left of its node, or a phone's larger text runs off.
+    const left = p.x > W * 0.8;
+    if (!many) g.append(s("text", { x: left ? p.x - 10 : p.x + 10, y: p.y + 4, "text-anchor": left ? "end" : null }, n.id));
     svg.append(g);
   }
   return svg;

@@ -38,11 +38,11 @@ export async function bookView(root, go) {
   };
   form.addEventListener("input", preview);
   form.addEventListener("change", modeChanged);
+  // The result right under the form (and scrolled to when it comes), not under the preview.
   root.append(h("h1", {}, "Book bandwidth"),
-    h("div", { class: "split" }, form,
+    h("div", { class: "split" }, h("div", {}, form, result),
       h("section", { class: "card", "aria-labelledby": "fits-title" },
-        h("h2", { id: "fits-title" }, "Where it fits"), maxbw, slots)),
-    result);
+        h("h2", { id: "fits-title" }, "Where it fits"), maxbw, slots)));
   modeChanged();
 }
 
@@ -149,6 +149,7 @@ async function book(req, box, go, f) {
   try {
     const r = await api("POST", "/reservations", { body });
     box.append(booked(r, go));
+    box.scrollIntoView({ block: "nearest" });
   } catch (e) {
     box.append(h("div", { class: "card error", role: "alert" },
       h("h2", {}, e.status === 409 ? "It does not fit as asked" : "Not booked"),
@@ -157,6 +158,7 @@ async function book(req, box, go, f) {
       h("ul", { class: "alternatives" }, e.alternatives.map((alt) => h("li", {},
         h("button", { type: "button", class: "alt", "data-kind": alt.kind, onclick: () => book({ body: alt.body }, box, go, f) },
           describe(alt)))))));
+    box.scrollIntoView({ block: "nearest" });
   }
 }
 
@@ -164,7 +166,7 @@ function describe(alt) {
   const b = alt.body;
   const window = b.start ? `${when(b.start)} – ${when(b.end)}` : `${span(Number(b.duration))} from ${when(b.not_before)}`;
   const kind = { earliest_start: "Earliest start", max_bandwidth: "Highest bandwidth", split: "Split over paths" }[alt.kind] || alt.kind;
-  return `${kind}: ${bw(Number(b.bandwidth))}, ${window}${b.max_paths ? `, up to ${b.max_paths} paths` : ""}`;
+  return `${kind}: ${bw(b.bandwidth)}, ${window}${b.max_paths ? `, up to ${b.max_paths} paths` : ""}`;
 }
 
 function booked(r, go) {
