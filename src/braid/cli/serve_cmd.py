@@ -196,10 +196,9 @@ def serve(
                 # The C event loop and HTTP parser (uvicorn[standard]): less
                 # CPU per request than asyncio's loop and h11.
                 loop="uvloop",
-                http="httptools",
                 ssl_certfile=settings.tls_cert,
                 ssl_keyfile=settings.tls_key,
-                **_client_certificates(settings),
+                **_client_certificates(settings),  # the HTTP parser too
             )
             # uvicorn shuts down gracefully on a signal, then re-raises it to us.
             server = uvicorn.Server(web)
