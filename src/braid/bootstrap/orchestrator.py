@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from braid.app.negotiation.negotiator import Orchestrator, OrchestratorConfig
 from braid.app.negotiation.results import NegotiationResult, TraceEvent
 from braid.app.negotiation.routing import RoutedPool
 from braid.app.nsi.participant import NsiParticipants
+from braid.app.orchestrator_access import Identities, OwnedOrchestrator
 from braid.app.periodic import Periodic
 from braid.core.errors import InputError
 from braid.core.negotiation.domains import MultiDomainNetwork, nsi_peers
@@ -62,6 +63,8 @@ class NegotiationRuntime:
     _nsi: NsiParticipants | None = None
     server: Any = None
     port: int = 0
+    # What the gRPC front needs closed after the server (owners, the token store).
+    closers: list[Callable[[], None]] = field(default_factory=list)
 
     @property
     def coordinator(self) -> str:
@@ -78,6 +81,8 @@ class NegotiationRuntime:
     def close(self) -> None:
         if self.server is not None:
             self.server.stop(1.0)
+        for close in self.closers:
+            close()
         self._refresher.stop()
         self._finisher.stop()
         self._views.close()
@@ -221,14 +226,21 @@ def serve_orchestrator(
     runtime: NegotiationRuntime,
     listen: str,
     *,
+    identities: Identities,
+    owners: Path,
     tls: TlsFiles | None = None,
     advertise: str = "",
 ) -> NegotiationRuntime:
-    """Also expose the orchestrator over gRPC (the Orchestrator service)."""
+    """Also expose the orchestrator over gRPC (the Orchestrator service): `identities`
+    names its callers, `owners` (a SQLite file, the decision log's) keeps who asked for
+    which reservation."""
     from braid.adapters.rpc.orchestrator_servicer import OrchestratorServicer
     from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 
-    servicer = OrchestratorServicer(runtime.orchestrator)
+    book = SqliteOwnerBook(owners)
+    runtime.closers.append(book.close)
+    owned = OwnedOrchestrator(runtime.orchestrator, book)
+    servicer = OrchestratorServicer(runtime.orchestrator, owned, identities)
     # On the agents' streams' loop, where there is one: a negotiation's calls to agents
     # and their answers then never leave that thread.
     runtime.server = start_aio_server(
