@@ -36,7 +36,7 @@ READY_TIMEOUT = 20.0
 # Flags that name how a server authenticates its callers: given any, the cluster
 # adds no credentials of its own to that server.
 AGENT_AUTH = ("--policy", "--tls-ca", "--peer-token-file", "--insecure")
-ORCHESTRATOR_AUTH = ("--database", "--tls-ca", "--insecure")
+ORCHESTRATOR_AUTH = ("--database", "--insecure")
 
 
 @dataclass

@@ -148,6 +148,7 @@ def agent(
     Callers must authenticate: mutual TLS (--tls-cert/--tls-key/--tls-ca), a bearer
     token (--peer-token-file) or a peer policy (--policy); --insecure serves it open."""
     level = _sync_level(sync)
+    _pin(cpu)
     tls = _tls(tls_cert, tls_key, tls_ca)
     mutual = tls is not None and tls.cert is not None and tls.ca is not None
     require_credentials(
@@ -156,7 +157,6 @@ def agent(
         insecure,
         "--peer-token-file FILE, --policy FILE or --tls-cert/--tls-key/--tls-ca",
     )
-    _pin(cpu)
     from braid.adapters.rpc.channels import read_token
     from braid.bootstrap.agent import start_agent
 
@@ -304,6 +304,7 @@ def orchestrator(
     Callers must authenticate: a token of `braid token create` (--database) or a client
     certificate (--tls-cert/--tls-key/--tls-ca); --insecure serves it open."""
     level = _sync_level(sync)
+    _pin(cpu)
     tls = _tls(tls_cert, tls_key, tls_ca)
     mutual = tls is not None and tls.cert is not None and tls.ca is not None
     require_credentials(
@@ -312,7 +313,6 @@ def orchestrator(
         insecure,
         "--database URL (tokens of braid token create) or --tls-cert/--tls-key/--tls-ca",
     )
-    _pin(cpu)
     from braid.adapters.rpc.channels import read_token
     from braid.app.negotiation.negotiator import OrchestratorConfig
     from braid.app.negotiation.results import check_strategy

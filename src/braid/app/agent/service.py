@@ -263,8 +263,10 @@ class AgentService:
                 if answer
                 else "did not answer"
             )
+            # Decided abort: this Commit cannot be honoured. Not decided yet, or not
+            # heard: the hold stays prepared and the Commit may come again.
             raise AgentError(
-                "CONFLICT",
+                "CONFLICT" if answer == "abort" else "UNDECIDED",
                 "transaction_id",
                 f"cannot commit: coordinator {hold.coordinator} has no commit decision for "
                 f"transaction {call.transaction!r} ({said})",
