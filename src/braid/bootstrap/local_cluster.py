@@ -76,6 +76,9 @@ class LocalCluster:
     peer_token: str = ""
     database: str = ""
     operator_token: str = ""
+    # The token the cluster's own calls present to agents whose credentials the flags
+    # name (a policy's token, say); None: none.
+    agent_token: str | None = None
     _channels: dict[str, Any] = field(default_factory=dict)
 
     def __enter__(self) -> LocalCluster:
@@ -259,7 +262,7 @@ class LocalCluster:
     def _token(self, name: str) -> str | None:
         if name == "orchestrator":
             return self.operator_token if self._own_tokens() else None
-        return self.peer_token if self._own_agent_token(name) else None
+        return self.peer_token if self._own_agent_token(name) else self.agent_token
 
     def _drop_channel(self, name: str) -> None:
         channel = self._channels.pop(name, None)

@@ -113,7 +113,9 @@ def start_negotiation(
     addresses a single `topology` file gives, whose parts stand in for an agent
     until it first answers); asked again every `refresh_period` seconds. `token`:
     the bearer token agents with a peer policy know this orchestrator by."""
-    graph, source, network = _domain_graph(topology, agents, timeout=timeout, tls=tls)
+    graph, source, network = _domain_graph(
+        topology, agents, timeout=timeout, tls=tls, token=token
+    )
     pool = GrpcAgentPool(
         {d: a for d, a in graph.addresses.items() if a},
         timeout=timeout,
@@ -164,7 +166,12 @@ def _nsi_participants(
 
 
 def _domain_graph(
-    topology: Path | None, agents: Sequence[str], *, timeout: float, tls: TlsFiles | None
+    topology: Path | None,
+    agents: Sequence[str],
+    *,
+    timeout: float,
+    tls: TlsFiles | None,
+    token: str | None = None,
 ) -> tuple[DomainGraph, GrpcViewSource, MultiDomainNetwork | None]:
     """The graph as the agents publish it now (a file's parts for those who do not answer;
     an NSI domain's part always comes from the file: no agent publishes it)."""
@@ -179,7 +186,7 @@ def _domain_graph(
     addresses = [*agents, *(address for address, _ in seed.values() if address)]
     if not addresses:
         raise InputError("--agent", "no agent to ask: give --agent HOST:PORT (or a --topology)")
-    source = GrpcViewSource(addresses, timeout=timeout, tls=tls)
+    source = GrpcViewSource(addresses, timeout=timeout, tls=tls, token=token)
     graph = DomainGraph(source, seed)
     graph.refresh()
     return graph, source, network
