@@ -311,7 +311,7 @@ def orchestrator(
         "braid orchestrator",
         mutual or database is not None,
         insecure,
-        "--database URL (tokens of braid token create) or --tls-cert/--tls-key/--tls-ca",
+        "--database URL (its braid tokens) or --tls-cert/--tls-key/--tls-ca",
     )
     from braid.adapters.rpc.channels import read_token
     from braid.app.negotiation.negotiator import OrchestratorConfig
