@@ -73,6 +73,10 @@ def settled(service: AgentService, call: AgentCall) -> tuple[Hold, bool]:
     return cast(tuple[Hold, bool], one(service, call))
 
 
+def state(service: AgentService, tx: str) -> HoldState:
+    return service.book.holds[tx].state
+
+
 def free(service: AgentService) -> int:
     return service.offers("q", TOKEN, (T0 + 600, T0 + 1200), [("w1-x", "w1-y")], True)[0]
 
@@ -85,11 +89,11 @@ def test_a_short_hold_without_a_coordinator_is_freed_when_its_time_is_up(
     assert free(service) == 6 * G
     clock.now += 1
     service.resolve_overdue()
-    assert service.book.holds["stranger"].state is HoldState.HELD
+    assert state(service, "stranger") is HoldState.HELD
     clock.now += 2
     expired = service.resolve_overdue()
     assert [h.transaction for h in expired] == ["stranger"]
-    assert service.book.holds["stranger"].state is HoldState.EXPIRED
+    assert state(service, "stranger") is HoldState.EXPIRED
     assert free(service) == 10 * G
     # ... and written so: a restarted agent does not bring it back.
     assert {h.transaction: h.state for h in service.store.load()}["stranger"] is HoldState.EXPIRED

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import grpc
@@ -84,7 +85,7 @@ def test_a_hold_past_its_time_is_freed_or_settled_by_its_coordinator(
     assert found == {"tx-e": pb.HOLD_STATE_EXPIRED, "tx-f": pb.HOLD_STATE_ABORTED}
     for tx in ("tx-e", "tx-f"):
         commit = pb.Commit(transaction_id=tx, token=TOKEN)
-        _, error = rejected(lambda commit=commit: w1.CommitHold(commit))
+        _, error = rejected(partial(w1.CommitHold, commit))
         assert error == "ERROR_CODE_CONFLICT"
     assert_ledgers_agree(cluster, [], {})
 
