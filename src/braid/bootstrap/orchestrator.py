@@ -113,9 +113,7 @@ def start_negotiation(
     addresses a single `topology` file gives, whose parts stand in for an agent
     until it first answers); asked again every `refresh_period` seconds. `token`:
     the bearer token agents with a peer policy know this orchestrator by."""
-    graph, source, network = _domain_graph(
-        topology, agents, timeout=timeout, tls=tls, token=token
-    )
+    graph, source, network = _domain_graph(topology, agents, timeout=timeout, tls=tls, token=token)
     pool = GrpcAgentPool(
         {d: a for d, a in graph.addresses.items() if a},
         timeout=timeout,
