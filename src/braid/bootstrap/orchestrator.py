@@ -108,11 +108,15 @@ def start_negotiation(
     linger: float = 0.010,
     token: str | None = None,
     stream: bool = True,
+    finish_now: bool = True,
 ) -> NegotiationRuntime:
     """Negotiate over the domain graph the agents publish (at `agents`, and at the
     addresses a single `topology` file gives, whose parts stand in for an agent
     until it first answers); asked again every `refresh_period` seconds. `token`:
-    the bearer token agents with a peer policy know this orchestrator by."""
+    the bearer token agents with a peer policy know this orchestrator by.
+    `finish_now=False`: the decisions recovered are re-sent by `serve_orchestrator`,
+    once agents can ask it for them (an agent commits only what its coordinator
+    says was decided)."""
     graph, source, network = _domain_graph(topology, agents, timeout=timeout, tls=tls, token=token)
     pool = GrpcAgentPool(
         {d: a for d, a in graph.addresses.items() if a},
@@ -139,7 +143,7 @@ def start_negotiation(
     recovered = orchestrator.delivery.recover()
     for tx in recovered:
         _record_recovered(log, tx)
-    if recovered:
+    if recovered and finish_now:
         orchestrator.delivery.finish()
     finisher = Finisher(orchestrator.delivery, finish_period)
     finisher.start()
@@ -258,6 +262,8 @@ def serve_orchestrator(
     # Agents ask here for decisions they missed; every Prep from now on says where.
     host = (advertise or listen).rpartition(":")[0]
     runtime.coordinator = advertise or f"{host}:{runtime.port}"
+    if runtime.recovered:  # now that agents can ask for the decisions (idempotent)
+        runtime.orchestrator.delivery.finish()
     return runtime
 
 

@@ -350,6 +350,7 @@ def orchestrator(
             stream=stream,
             linger=linger_ms / 1000,
             token=token,
+            finish_now=False,
         )
         if tokens is not None:
             runtime.closers.append(lambda: close_store(tokens))
