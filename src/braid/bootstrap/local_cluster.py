@@ -76,6 +76,9 @@ class LocalCluster:
     peer_token: str = ""
     database: str = ""
     operator_token: str = ""
+    # False: add no credentials to any process (code from before its ports were closed,
+    # which knows none of the flags).
+    own_credentials: bool = True
     # The token the cluster's own calls present to agents whose credentials the flags
     # name (a policy's token, say); None: none.
     agent_token: str | None = None
@@ -147,10 +150,12 @@ class LocalCluster:
 
     def _own_agent_token(self, domain: str) -> bool:
         given = [*self.agent_args, *self.domain_args.get(domain, ())]
-        return not any(flag in given for flag in AGENT_AUTH)
+        return self.own_credentials and not any(flag in given for flag in AGENT_AUTH)
 
     def _own_tokens(self) -> bool:
-        return not any(flag in self.orchestrator_args for flag in ORCHESTRATOR_AUTH)
+        return self.own_credentials and not any(
+            flag in self.orchestrator_args for flag in ORCHESTRATOR_AUTH
+        )
 
     def _launch(self, name: str, args: list[str], extra_env: dict[str, str] | None) -> Process:
         command = [sys.executable, "-m", "braid.cli.agent_cmd", *args, *self._cpu(name)]
@@ -209,7 +214,7 @@ class LocalCluster:
             "orchestrator", *where,
             "--store", str(self.workdir / "orchestrator.db"),
             "--listen", f"127.0.0.1:{self.ports['orchestrator']}", *self.orchestrator_args,
-            *([] if "--peer-token-file" in self.orchestrator_args
+            *([] if "--peer-token-file" in self.orchestrator_args or not self.own_credentials
               else ["--peer-token-file", str(self.peer_token_file)]),
             *(["--database", self.database] if self._own_tokens() else []),
         ]  # fmt: skip
