@@ -58,7 +58,9 @@ def interdomain(
     cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[InterdomainService]:
     db = tmp_path_factory.mktemp("serve") / "negotiation.db"
-    service = open_interdomain(cluster.file, db, config=OrchestratorConfig(hold_seconds=30))
+    service = open_interdomain(
+        cluster.file, db, config=OrchestratorConfig(hold_seconds=30), token=cluster.peer_token
+    )
     yield service
     service.close()
 

@@ -39,7 +39,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Api]
     """The API with the interdomain routes on a real port, the Fig. 6a agents behind it."""
     workdir = tmp_path_factory.mktemp("fig6a-cli")
     with LocalCluster(FIG6A, workdir / "run") as cluster:
-        service = open_interdomain(cluster.file, workdir / "negotiation.db")
+        service = open_interdomain(
+            cluster.file, workdir / "negotiation.db", token=cluster.peer_token
+        )
         api = build()
         mount_interdomain(api.app, service)
         port = free_port()

@@ -61,6 +61,7 @@ def md_server(tmp_path: Path) -> Iterator[Server]:
             str(BRAID), "serve", "--topology", str(EXAMPLE), "--database", database,
             "--host", "127.0.0.1", "--port", str(port), "--domains", str(cluster.file),
             "--negotiation-db", str(tmp_path / "negotiation.db"),
+            "--peer-token-file", str(cluster.peer_token_file),
         ]  # fmt: skip
         with (tmp_path / "serve.log").open("w") as log:
             process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)

@@ -18,7 +18,7 @@ from braid.app.agent.service import AgentService
 from braid.app.negotiation.defaults import MAX_HOLD_SECONDS
 from braid.app.provisioning.runner import ProvisioningLoop
 from braid.bootstrap.agent_southbound import start_agent_provisioning
-from braid.core.negotiation.peers import check_vlan_links
+from braid.core.negotiation.peers import Peer, PeerPolicy, check_vlan_links
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,16 @@ class AgentHandle:
         self.service.store.close()
 
 
+def token_policy(token: str | None) -> PeerPolicy | None:
+    """The policy of `--peer-token-file`: one peer, known by the token, without limits."""
+    if token is None:
+        return None
+    return PeerPolicy({TOKEN_PEER: Peer(TOKEN_PEER, token=token)})
+
+
+TOKEN_PEER = "orchestrator"  # the peer `--peer-token-file` names, as refusals say it
+
+
 def start_agent(
     topology: Path,
     domain: str,
@@ -56,13 +66,19 @@ def start_agent(
     provision_lead: int = 5,
     policy: Path | None = None,
     synchronous: str = "FULL",
+    token: str | None = None,
 ) -> AgentHandle:
     """Serve `domain` of the multi-domain `topology`, with holds kept in `store`; with a
     `southbound` wiring file, install committed rules on the domain's own switches; with
-    a `policy` file, only its peers may negotiate, within their limits; `synchronous` is
-    the hold store's SQLite level (FULL: every vote, commit and release on disk first)."""
+    a `policy` file, only its peers may negotiate, within their limits; with a `token`
+    instead, only callers that present it, without limits; `synchronous` is the hold
+    store's SQLite level (FULL: every vote, commit and release on disk first)."""
     domains = load_multidomain(topology)
-    peers = load_peer_policy(policy) if policy is not None else None
+    if policy is not None and token is not None:
+        raise ValueError(
+            "--peer-token-file: with --policy, name each peer's token in the policy (token_file)"
+        )
+    peers = load_peer_policy(policy) if policy is not None else token_policy(token)
     if peers is not None:  # before the store is opened: a bad policy changes nothing
         owned = {k: link.vlans for k, link in domains.view.links.items() if link.owner == domain}
         check_vlan_links(peers, owned, f"{policy}: peers")

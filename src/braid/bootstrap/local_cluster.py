@@ -4,14 +4,21 @@ For `braid demo`, the fault tests and the negotiation benchmark: each agent
 and the orchestrator is its own Python process speaking real gRPC, with its
 own SQLite file in `workdir`. Agent addresses in the topology file are
 rewritten to free loopback ports (kept across restarts of one process).
+
+Every port is closed, as braid's are by default: the cluster makes its own
+credentials in `workdir` (a random peer token the orchestrator presents to
+the agents, and a token store with an operator's token for the cluster's own
+calls), unless the flags it is given name other credentials.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +33,10 @@ from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 
 READY_TIMEOUT = 20.0
+# Flags that name how a server authenticates its callers: given any, the cluster
+# adds no credentials of its own to that server.
+AGENT_AUTH = ("--policy", "--tls-ca", "--peer-token-file", "--insecure")
+ORCHESTRATOR_AUTH = ("--database", "--insecure")
 
 
 @dataclass
@@ -60,6 +71,17 @@ class LocalCluster:
     env: dict[str, str] = field(default_factory=dict)
     ports: dict[str, int] = field(default_factory=dict)
     processes: dict[str, Process] = field(default_factory=dict)
+    # The cluster's own credentials (made by `start_files_only`): the agents' peer
+    # token, the token store's URL and its operator's token (the cluster's calls).
+    peer_token: str = ""
+    database: str = ""
+    operator_token: str = ""
+    # False: add no credentials to any process (code from before its ports were closed,
+    # which knows none of the flags).
+    own_credentials: bool = True
+    # The token the cluster's own calls present to agents whose credentials the flags
+    # name (a policy's token, say); None: none.
+    agent_token: str | None = None
     _channels: dict[str, Any] = field(default_factory=dict)
 
     def __enter__(self) -> LocalCluster:
@@ -96,6 +118,7 @@ class LocalCluster:
             self.ports[entry["id"]] = port
             entry["agent"] = f"127.0.0.1:{port}"
         self.ports["orchestrator"] = ports[-1]
+        self._credentials()
         self.file = self.workdir / "topology.yaml"
         self.file.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
         network = load_multidomain(self.file)  # fail here, not in a child, on a bad file
@@ -103,6 +126,35 @@ class LocalCluster:
             write_domain_files(network, self.workdir / "domains")
             if self.per_domain
             else dict.fromkeys(network.view.domains, self.file)
+        )
+
+    @property
+    def peer_token_file(self) -> Path:
+        return self.workdir / "peer.token"
+
+    def _credentials(self) -> None:
+        """The peer token (kept across restarts) and a token store with an operator."""
+        from braid.app.auth import create_token
+        from braid.bootstrap.serve import close_store, open_store
+
+        if not self.peer_token_file.exists():
+            self.peer_token_file.write_text(secrets.token_urlsafe(32) + "\n", encoding="utf-8")
+            self.peer_token_file.chmod(0o600)
+        self.peer_token = self.peer_token_file.read_text(encoding="utf-8").strip()
+        self.database = f"sqlite:///{self.workdir / 'tokens.db'}"
+        repo = open_store(self.database)
+        try:
+            self.operator_token = create_token(repo, "cluster", "operator", int(time.time()))
+        finally:
+            close_store(repo)
+
+    def _own_agent_token(self, domain: str) -> bool:
+        given = [*self.agent_args, *self.domain_args.get(domain, ())]
+        return self.own_credentials and not any(flag in given for flag in AGENT_AUTH)
+
+    def _own_tokens(self) -> bool:
+        return self.own_credentials and not any(
+            flag in self.orchestrator_args for flag in ORCHESTRATOR_AUTH
         )
 
     def _launch(self, name: str, args: list[str], extra_env: dict[str, str] | None) -> Process:
@@ -145,6 +197,8 @@ class LocalCluster:
             "--store", str(self.workdir / f"{domain}.db"),
             "--listen", f"127.0.0.1:{self.ports[domain]}", *self.agent_args,
             *self.domain_args.get(domain, ()),
+            *(["--peer-token-file", str(self.peer_token_file)]
+              if self._own_agent_token(domain) else []),
         ]  # fmt: skip
 
     def start_agent(self, domain: str, env: dict[str, str] | None = None) -> Process:
@@ -160,6 +214,9 @@ class LocalCluster:
             "orchestrator", *where,
             "--store", str(self.workdir / "orchestrator.db"),
             "--listen", f"127.0.0.1:{self.ports['orchestrator']}", *self.orchestrator_args,
+            *([] if "--peer-token-file" in self.orchestrator_args or not self.own_credentials
+              else ["--peer-token-file", str(self.peer_token_file)]),
+            *(["--database", self.database] if self._own_tokens() else []),
         ]  # fmt: skip
         return self._ready(self._launch("orchestrator", args, env))
 
@@ -200,10 +257,17 @@ class LocalCluster:
     # -- clients -----------------------------------------------------------------
 
     def channel(self, name: str) -> Any:
+        """A channel to `name` presenting the cluster's own token, where it made one."""
         if name not in self._channels:
             address = f"127.0.0.1:{self.ports[name]}"
-            self._channels[name] = open_channel(address, tls=self.client_tls)
+            token = self._token(name)
+            self._channels[name] = open_channel(address, tls=self.client_tls, token=token)
         return self._channels[name]
+
+    def _token(self, name: str) -> str | None:
+        if name == "orchestrator":
+            return self.operator_token if self._own_tokens() else None
+        return self.peer_token if self._own_agent_token(name) else self.agent_token
 
     def _drop_channel(self, name: str) -> None:
         channel = self._channels.pop(name, None)

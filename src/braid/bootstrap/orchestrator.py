@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationResult, TraceEvent
 from braid.app.negotiation.routing import RoutedPool
 from braid.app.nsi.participant import NsiParticipants
+from braid.app.orchestrator_access import Identities, OwnedOrchestrator
 from braid.app.periodic import Periodic
 from braid.core.errors import InputError
 from braid.core.negotiation.domains import MultiDomainNetwork, nsi_peers
@@ -64,6 +65,8 @@ class NegotiationRuntime:
     _nsi: NsiParticipants | None = None
     server: Any = None
     port: int = 0
+    # What the gRPC front needs closed after the server (owners, the token store).
+    closers: list[Callable[[], None]] = field(default_factory=list)
 
     @property
     def coordinator(self) -> str:
@@ -80,6 +83,8 @@ class NegotiationRuntime:
     def close(self) -> None:
         if self.server is not None:
             self.server.stop(1.0)
+        for close in self.closers:
+            close()
         self._refresher.stop()
         self._finisher.stop()
         self._views.close()
@@ -105,12 +110,16 @@ def start_negotiation(
     linger: float = BATCH_LINGER,
     token: str | None = None,
     stream: bool = True,
+    finish_now: bool = True,
 ) -> NegotiationRuntime:
     """Negotiate over the domain graph the agents publish (at `agents`, and at the
     addresses a single `topology` file gives, whose parts stand in for an agent
     until it first answers); asked again every `refresh_period` seconds. `token`:
-    the bearer token agents with a peer policy know this orchestrator by."""
-    graph, source, network = _domain_graph(topology, agents, timeout=timeout, tls=tls)
+    the bearer token agents with a peer policy know this orchestrator by.
+    `finish_now=False`: the decisions recovered are re-sent by `serve_orchestrator`,
+    once agents can ask it for them (an agent commits only what its coordinator
+    says was decided)."""
+    graph, source, network = _domain_graph(topology, agents, timeout=timeout, tls=tls, token=token)
     pool = GrpcAgentPool(
         {d: a for d, a in graph.addresses.items() if a},
         timeout=timeout,
@@ -136,7 +145,7 @@ def start_negotiation(
     recovered = orchestrator.delivery.recover()
     for tx in recovered:
         _record_recovered(log, tx)
-    if recovered:
+    if recovered and finish_now:
         orchestrator.delivery.finish()
     finisher = Finisher(orchestrator.delivery, finish_period)
     finisher.start()
@@ -161,7 +170,12 @@ def _nsi_participants(
 
 
 def _domain_graph(
-    topology: Path | None, agents: Sequence[str], *, timeout: float, tls: TlsFiles | None
+    topology: Path | None,
+    agents: Sequence[str],
+    *,
+    timeout: float,
+    tls: TlsFiles | None,
+    token: str | None = None,
 ) -> tuple[DomainGraph, GrpcViewSource, MultiDomainNetwork | None]:
     """The graph as the agents publish it now (a file's parts for those who do not answer;
     an NSI domain's part always comes from the file: no agent publishes it)."""
@@ -176,7 +190,7 @@ def _domain_graph(
     addresses = [*agents, *(address for address, _ in seed.values() if address)]
     if not addresses:
         raise InputError("--agent", "no agent to ask: give --agent HOST:PORT (or a --topology)")
-    source = GrpcViewSource(addresses, timeout=timeout, tls=tls)
+    source = GrpcViewSource(addresses, timeout=timeout, tls=tls, token=token)
     graph = DomainGraph(source, seed)
     graph.refresh()
     return graph, source, network
@@ -223,14 +237,21 @@ def serve_orchestrator(
     runtime: NegotiationRuntime,
     listen: str,
     *,
+    identities: Identities,
+    owners: Path,
     tls: TlsFiles | None = None,
     advertise: str = "",
 ) -> NegotiationRuntime:
-    """Also expose the orchestrator over gRPC (the Orchestrator service)."""
+    """Also expose the orchestrator over gRPC (the Orchestrator service): `identities`
+    names its callers, `owners` (a SQLite file, the decision log's) keeps who asked for
+    which reservation."""
     from braid.adapters.rpc.orchestrator_servicer import OrchestratorServicer
     from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
 
-    servicer = OrchestratorServicer(runtime.orchestrator)
+    book = SqliteOwnerBook(owners)
+    runtime.closers.append(book.close)
+    owned = OwnedOrchestrator(runtime.orchestrator, book)
+    servicer = OrchestratorServicer(runtime.orchestrator, owned, identities)
     # On the agents' streams' loop, where there is one: a negotiation's calls to agents
     # and their answers then never leave that thread.
     runtime.server = start_aio_server(
@@ -243,6 +264,8 @@ def serve_orchestrator(
     # Agents ask here for decisions they missed; every Prep from now on says where.
     host = (advertise or listen).rpartition(":")[0]
     runtime.coordinator = advertise or f"{host}:{runtime.port}"
+    if runtime.recovered:  # now that agents can ask for the decisions (idempotent)
+        runtime.orchestrator.delivery.finish()
     return runtime
 
 

@@ -24,7 +24,7 @@ from braid.app.negotiation.defaults import (
     REFRESH_PERIOD,
     STRATEGY,
 )
-from braid.cli.common import fail, fail_in_use, settle_heap
+from braid.cli.common import InsecureOpt, fail, fail_in_use, require_credentials, settle_heap
 from braid.core.errors import BraidError
 
 if TYPE_CHECKING:
@@ -142,28 +142,52 @@ def agent(
             "answer) or NORMAL (survives a crash of the agent, not of its machine).",
         ),
     ] = "FULL",
+    peer_token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--peer-token-file",
+            help="File holding the bearer token orchestrators must present (one word of "
+            "16+ characters; the same file as `braid orchestrator --peer-token-file`). "
+            "With --policy, name tokens in the policy instead.",
+        ),
+    ] = None,
+    insecure: InsecureOpt = False,
     cpu: CpuOpt = None,
 ) -> None:
-    """Serve one domain's offers, holds and bookings over gRPC (the D-O interface)."""
+    """Serve one domain's offers, holds and bookings over gRPC (the D-O interface).
+
+    Callers must authenticate: mutual TLS (--tls-cert/--tls-key/--tls-ca), a bearer
+    token (--peer-token-file) or a peer policy (--policy); --insecure serves it open."""
     level = _sync_level(sync)
     _pin(cpu)
+    tls = _tls(tls_cert, tls_key, tls_ca)
+    mutual = tls is not None and tls.cert is not None and tls.ca is not None
+    require_credentials(
+        f"braid agent {domain}",
+        mutual or policy is not None or peer_token_file is not None,
+        insecure,
+        "--peer-token-file FILE, --policy FILE or --tls-cert/--tls-key/--tls-ca",
+    )
+    from braid.adapters.rpc.channels import read_token
     from braid.bootstrap.agent import start_agent
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     from braid.adapters.listening import AddressInUseError
 
     try:
+        token = read_token(peer_token_file) if peer_token_file is not None else None
         handle = start_agent(
             topology,
             domain,
             store,
             listen=listen,
-            tls=_tls(tls_cert, tls_key, tls_ca),
+            tls=tls,
             max_hold_seconds=max_hold,
             southbound=southbound,
             provision_lead=provision_lead,
             policy=policy,
             synchronous=level,
+            token=token,
         )
     except AddressInUseError as exc:
         where = (
@@ -282,19 +306,58 @@ def orchestrator(
             "orchestrator by (sent with every call to an agent; use it over TLS).",
         ),
     ] = None,
+    database: Annotated[
+        str | None,
+        typer.Option(
+            "--database",
+            help="The store of `braid token create` (SQLAlchemy URL, e.g. sqlite:///braid.db): "
+            "callers may present its tokens, as on the REST API.",
+        ),
+    ] = None,
+    operator_subjects: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--operator-subject",
+            help="A client certificate name (common name or SAN) whose caller is an "
+            "operator (repeat it); other certificates' callers are users named by them.",
+        ),
+    ] = None,
+    insecure: InsecureOpt = False,
     cpu: CpuOpt = None,
 ) -> None:
-    """Negotiate multi-domain reservations with the agents (Orchestrator gRPC service)."""
+    """Negotiate multi-domain reservations with the agents (Orchestrator gRPC service).
+
+    Callers must authenticate: a token of `braid token create` (--database) or a client
+    certificate (--tls-cert/--tls-key/--tls-ca); --insecure serves it open."""
     level = _sync_level(sync)
     _pin(cpu)
     from braid.adapters.listening import AddressInUseError
+
+    tls = _tls(tls_cert, tls_key, tls_ca)
+    mutual = tls is not None and tls.cert is not None and tls.ca is not None
+    require_credentials(
+        "braid orchestrator",
+        mutual or database is not None,
+        insecure,
+        "--database URL (its braid tokens) or --tls-cert/--tls-key/--tls-ca",
+    )
     from braid.adapters.rpc.channels import read_token
     from braid.app.negotiation.config import OrchestratorConfig
     from braid.app.negotiation.results import check_strategy
+    from braid.app.orchestrator_access import Identities
     from braid.bootstrap.orchestrator import serve_orchestrator, start_negotiation
+    from braid.bootstrap.serve import StoreUnavailableError, close_store, open_store
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
-    tls = _tls(tls_cert, tls_key, tls_ca)
+    try:
+        tokens = open_store(database) if database is not None else None
+    except StoreUnavailableError as exc:
+        fail(f"--database: {exc}")
+    identities = Identities(
+        tokens,
+        operators=operator_subjects or (),
+        open=not mutual and tokens is None,
+    )
     try:
         chosen = check_strategy(strategy) or STRATEGY
         config = OrchestratorConfig(chosen, max_paths, hold, speculate)
@@ -315,8 +378,13 @@ def orchestrator(
             stream=stream,
             linger=linger_ms / 1000,
             token=token,
+            finish_now=False,
         )
-        serve_orchestrator(runtime, listen, tls=tls, advertise=advertise or "")
+        if tokens is not None:
+            runtime.closers.append(lambda: close_store(tokens))
+        serve_orchestrator(
+            runtime, listen, identities=identities, owners=store, tls=tls, advertise=advertise or ""
+        )
     except AddressInUseError as exc:
         runtime.close()
         fail_in_use(exc, "--listen")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import importlib.util
 from pathlib import Path
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -18,20 +18,43 @@ from braid.core.model.units import parse_bandwidth
 
 err_console = Console(stderr=True)
 
+# The one flag, on every command that serves a port, that opens it without
+# authentication (see `warn_insecure`).
+InsecureOpt = Annotated[
+    bool,
+    typer.Option(
+        "--insecure",
+        help="Serve without authentication: anyone who reaches the port may use it "
+        "(a warning says so at every start). Default: credentials are required.",
+    ),
+]
+
+
+def warn_insecure(what: str) -> None:
+    """Say, on every start, that `what` (e.g. "the agent's gRPC port 127.0.0.1:7101")
+    takes calls from anyone (the operator passed --insecure)."""
+    err_console.print(
+        f"[bold yellow]warning:[/] --insecure: {escape(what)} accepts calls without "
+        "authentication; anyone who reaches it may use it (for test benches only)"
+    )
+
+
+def require_credentials(what: str, has_credentials: bool, insecure: bool, options: str) -> None:
+    """Stop with a one-line error when `what` would serve with no credentials and no
+    --insecure; warn when it serves open on purpose. Credentials given are always in
+    force (--insecure beside them changes nothing). `options`: what to pass instead."""
+    if has_credentials:
+        return
+    if not insecure:
+        fail(f"{what} needs authentication: pass {options}, or --insecure to serve it open")
+    warn_insecure(what)
+
 
 def fail(message: str, hint: str = "") -> NoReturn:
     err_console.print(f"[bold red]error:[/] {escape(message)}")
     if hint:
         err_console.print(f"[dim]{escape(hint)}[/]")
     raise typer.Exit(2)
-
-
-def warn_insecure(what: str) -> None:
-    """Say on stderr, at every start, that `what` runs without authentication (`--insecure`)."""
-    err_console.print(
-        f"[bold yellow]warning:[/] --insecure: {escape(what)} without authentication; "
-        "anyone who can reach it may use it. Do not use --insecure outside a test bench."
-    )
 
 
 def fail_in_use(exc: AddressInUseError, option: str) -> NoReturn:

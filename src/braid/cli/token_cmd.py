@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
@@ -20,7 +21,9 @@ if TYPE_CHECKING:
     from braid.app.ports import Repository
     from braid.app.records import TokenInfo
 
-app = typer.Typer(help="Create, list and revoke API tokens.", no_args_is_help=True)
+app = typer.Typer(
+    help="Create, list and revoke API tokens; write peer tokens for agents.", no_args_is_help=True
+)
 
 T = TypeVar("T")
 
@@ -133,6 +136,34 @@ def revoke(
         return
     for info in revoked:
         typer.echo(f"revoked {info.id} ({info.user})")
+
+
+@app.command("peer-file")
+def peer_file(
+    path: Annotated[Path, typer.Argument(help="Where to write it (kept if it holds one).")],
+) -> None:
+    """Write a random peer token to PATH (only its owner may read it): the file agents
+    (`braid agent --peer-token-file`) and their orchestrator (`braid orchestrator` or
+    `braid serve --domains`, `--peer-token-file`) share."""
+    import os
+    import secrets
+
+    from braid.adapters.rpc.channels import read_token
+
+    if path.exists():
+        try:
+            read_token(path, "peer-file")
+        except ValueError as exc:
+            fail(f"{exc}; remove it to write a new one")
+        err_console.print(f"{path} holds a peer token already: kept")
+        return
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror}")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(secrets.token_urlsafe(32) + "\n")
+    err_console.print(f"wrote a peer token to {path}; pass it as --peer-token-file {path}")
 
 
 def _table(found: list[TokenInfo], now: int) -> object:

@@ -99,6 +99,7 @@ def tokens(tmp_path: Path) -> Iterator[LocalCluster]:
     cluster = _cluster(tmp_path)
     cluster.domain_args = _write_policies(tmp_path, {"token_file": "orch.token"})
     cluster.orchestrator_args += ["--peer-token-file", str(tmp_path / "orch.token")]
+    cluster.agent_token = TOKEN  # the test's own calls (Status) as the same peer
     with cluster:
         yield cluster
 

@@ -235,7 +235,9 @@ def test_through_braid_serve_s_rest_api_the_same_domain_commits_and_cancels(
         warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
         from tests.api.harness import build
 
-    service = open_interdomain(cluster.file, tmp_path / "serve-negotiation.db")
+    service = open_interdomain(
+        cluster.file, tmp_path / "serve-negotiation.db", token=cluster.peer_token
+    )
     try:
         api = build()
         mount_interdomain(api.app, service)

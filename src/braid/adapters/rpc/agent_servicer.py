@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, NoReturn, TypeVar, cast
 
 import grpc
@@ -40,6 +41,7 @@ STATUS_OF = {
     "CONFLICT": grpc.StatusCode.FAILED_PRECONDITION,
     "UNAUTHENTICATED": grpc.StatusCode.UNAUTHENTICATED,
     "POLICY": grpc.StatusCode.PERMISSION_DENIED,
+    "UNDECIDED": grpc.StatusCode.UNAVAILABLE,
 }
 MAX_BATCH = 256
 STATE_OF = {
@@ -117,19 +119,44 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
         """Who calls, when the agent's policy asks (an open agent does not look)."""
         return None if self.service.policy is None else caller_of(context)
 
+    async def _admitted(self, context: Any) -> None:
+        """Only a known peer, when the agent has a policy (a token or a peer file), may call."""
+        policy = self.service.policy
+        if policy is not None:
+            await _answered(context, lambda: admit(policy, caller_of(context), self.service.domain))
+
+    async def _decided(self, calls: Sequence[AgentCall], context: Any) -> dict[str, str | None]:
+        """The coordinators' decisions for the Commits among `calls`, asked together off
+        the loop (a Commit needs its coordinator's commit decision); only a known peer's
+        Commits are worth a question."""
+        service = self.service
+        holds = service.commit_questions(calls)
+        if not holds:
+            return {}
+        await self._admitted(context)
+        loop = asyncio.get_running_loop()
+        answers = await asyncio.gather(
+            *(loop.run_in_executor(None, service.ask, hold) for hold in holds)
+        )
+        return {h.transaction: a for h, a in zip(holds, answers, strict=True)}
+
     async def Describe(self, request: pb.DescribeQuery, context: Any) -> pb.DomainInfo:  # noqa: N802
+        await self._admitted(context)
         s = self.service
         return pb.DomainInfo(
             domain=s.domain, kind=KIND_OF[s.kind], visible=s.visible, points=sorted(s.points)
         )
 
     async def View(self, request: pb.ViewQuery, context: Any) -> pb.DomainView:  # noqa: N802
+        await self._admitted(context)
         return part_to_pb(self.service.part)
 
     async def _one(self, call: AgentCall, context: Any) -> object:
         """The answer to one message alone (a batch of one)."""
+        decided = await self._decided([call], context)
         return await _answered(
-            context, lambda: self.service.exchange([call], self.caller(context))[0].value()
+            context,
+            lambda: self.service.exchange([call], self.caller(context), decided)[0].value(),
         )
 
     async def RequestOffers(self, request: pb.ReqOffers, context: Any) -> pb.SendOffers:  # noqa: N802
@@ -183,15 +210,28 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
     async def Exchange(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:  # noqa: N802
         return await self.exchange_one(request, context)
 
-    def batch(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:
-        """One batch's replies, in order; raises Rejected when the whole batch is."""
+    def calls(self, request: pb.AgentBatch) -> list[AgentCall | AgentError]:
+        """A batch's messages as calls (or why an item is none); Rejected when too many."""
         items = request.items
         if not 0 < len(items) <= MAX_BATCH:
             raise Rejected("MALFORMED", f"items: a batch holds 1-{MAX_BATCH} messages")
-        domain = self.service.domain
-        calls: list[AgentCall | AgentError] = [call_of(item, domain) for item in items]
+        return [call_of(item, self.service.domain) for item in items]
+
+    def batch(
+        self,
+        request: pb.AgentBatch,
+        context: Any,
+        decided: dict[str, str | None] | None = None,
+        calls: list[AgentCall | AgentError] | None = None,
+    ) -> pb.AgentBatchReply:
+        """One batch's replies, in order; raises Rejected when the whole batch is."""
+        items = request.items
+        if calls is None:
+            calls = self.calls(request)
         valid = [c for c in calls if not isinstance(c, AgentError)]
-        outcomes = iter(_answer(lambda: self.service.exchange(valid, self.caller(context))))
+        outcomes = iter(
+            _answer(lambda: self.service.exchange(valid, self.caller(context), decided))
+        )
         reply = pb.AgentBatchReply()
         for item, call in zip(items, calls, strict=True):
             result = reply.results.add()
@@ -230,9 +270,13 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
     async def exchange_one(self, request: pb.AgentBatch, context: Any) -> pb.AgentBatchReply:
         """One batch, alone (`Exchange`) or on a stream (the fault servicer slows or ends
         some)."""
-        return await _answered(context, lambda: self.batch(request, context))
+        calls = await _answered(context, lambda: self.calls(request))
+        valid = [c for c in calls if not isinstance(c, AgentError)]
+        decided = await self._decided(valid, context)
+        return await _answered(context, lambda: self.batch(request, context, decided, calls))
 
     async def Status(self, request: pb.StatusQuery, context: Any) -> pb.StatusReport:  # noqa: N802
+        await self._admitted(context)
         holds = await _answered(context, lambda: self.service.status(request.transaction_id))
         return pb.StatusReport(
             domain=self.service.domain,

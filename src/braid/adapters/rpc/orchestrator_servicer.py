@@ -12,10 +12,18 @@ import grpc
 from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+from braid.app.errors import AuthError, ForbiddenError, NotFoundError
 from braid.app.loop_waits import in_greenlet
 from braid.app.negotiation.modification import Modification
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
+from braid.app.orchestrator_access import (
+    Credentials,
+    Identities,
+    IdTakenError,
+    OwnedOrchestrator,
+)
+from braid.app.records import User
 from braid.core.errors import BraidError, InputError
 from braid.core.negotiation.strategies import Strategy
 
@@ -47,53 +55,83 @@ class Refused(Exception):  # noqa: N818 - the answer, not a failure of the orche
 class OrchestratorServicer(pb_grpc.OrchestratorServicer):
     """The Orchestrator service, served from the event loop of the agents' streams: each
     call runs in a greenlet there (`in_greenlet`), so a negotiation waits for its agents
-    without a thread of its own and without blocking the others."""
+    without a thread of its own and without blocking the others.
 
-    def __init__(self, orchestrator: Orchestrator) -> None:
+    Reserve, Lookup, Cancel and Modify are a user's (`identities` names the caller,
+    `owned` keeps to its own reservations); Decide is a participant's, which proves
+    itself with the transaction's token (only the orchestrator and the domains it
+    sent it to know it)."""
+
+    def __init__(
+        self, orchestrator: Orchestrator, owned: OwnedOrchestrator, identities: Identities
+    ) -> None:
         self.orchestrator = orchestrator
+        self.owned = owned
+        self.identities = identities
 
     async def Reserve(self, request: pb.Reservation, context: Any) -> pb.ReservationResp:  # noqa: N802
-        return await _answer(context, self._reserve, request)
+        return await _answer(context, self._as_user(context, self._reserve), request)
 
     async def Lookup(self, request: pb.ReservationQuery, context: Any) -> pb.ReservationResp:  # noqa: N802
-        return await _answer(context, self._lookup, request)
+        return await _answer(context, self._as_user(context, self._lookup), request)
 
     async def Cancel(self, request: pb.CancelQuery, context: Any) -> pb.ReservationResp:  # noqa: N802
-        return await _answer(context, self._cancel, request)
+        return await _answer(context, self._as_user(context, self._cancel), request)
 
     async def Modify(self, request: pb.ModifyQuery, context: Any) -> pb.ReservationResp:  # noqa: N802
-        return await _answer(context, self._modify, request)
+        return await _answer(context, self._as_user(context, self._modify), request)
 
     async def Decide(self, request: pb.DecisionQuery, context: Any) -> pb.DecisionReply:  # noqa: N802
         return await _answer(context, self._decide, request)
 
-    def _reserve(self, request: pb.Reservation) -> pb.ReservationResp:
+    def _as_user(
+        self, context: Any, call: Callable[[User, Any], _Reply]
+    ) -> Callable[[Any], _Reply]:
+        """`call` for the user the caller's credentials name; the refusals as statuses."""
+        credentials = credentials_of(context)
+
+        def run(request: Any) -> _Reply:
+            try:
+                return call(self.identities.user(credentials), request)
+            except AuthError as exc:
+                raise Refused(grpc.StatusCode.UNAUTHENTICATED, str(exc)) from exc
+            except ForbiddenError as exc:
+                raise Refused(grpc.StatusCode.PERMISSION_DENIED, str(exc)) from exc
+            except NotFoundError as exc:
+                raise Refused(grpc.StatusCode.NOT_FOUND, str(exc)) from exc
+            except IdTakenError as exc:
+                raise Refused(grpc.StatusCode.ALREADY_EXISTS, str(exc)) from exc
+
+        return run
+
+    def _reserve(self, user: User, request: pb.Reservation) -> pb.ReservationResp:
         try:
-            result = self.orchestrator.reserve(request_from_proto(request))
+            result = self.owned.reserve(user, request_from_proto(request))
         except InputError as exc:
             raise Refused(grpc.StatusCode.INVALID_ARGUMENT, str(exc), "MALFORMED") from exc
         return result_to_proto(result)
 
-    def _lookup(self, request: pb.ReservationQuery) -> pb.ReservationResp:
-        result = self.orchestrator.lookup(request.id)
-        if result is None:
-            raise Refused(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
-        return result_to_proto(result)
+    def _lookup(self, user: User, request: pb.ReservationQuery) -> pb.ReservationResp:
+        return result_to_proto(self.owned.lookup(user, request.id))
 
-    def _cancel(self, request: pb.CancelQuery) -> pb.ReservationResp:
+    def _cancel(self, user: User, request: pb.CancelQuery) -> pb.ReservationResp:
         try:
-            result = self.orchestrator.cancel(request.id)
+            result = self.owned.cancel(user, request.id)
+        except (NotFoundError, IdTakenError):
+            raise
         except BraidError as exc:  # being negotiated right now
             raise Refused(grpc.StatusCode.FAILED_PRECONDITION, str(exc)) from exc
         if result is None:
             raise Refused(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
         return result_to_proto(result)
 
-    def _modify(self, request: pb.ModifyQuery) -> pb.ReservationResp:
+    def _modify(self, user: User, request: pb.ModifyQuery) -> pb.ReservationResp:
         try:
-            result = self.orchestrator.modify(request.id, modification_from_proto(request))
+            result = self.owned.modify(user, request.id, modification_from_proto(request))
         except InputError as exc:
             raise Refused(grpc.StatusCode.INVALID_ARGUMENT, str(exc), "MALFORMED") from exc
+        except (NotFoundError, IdTakenError):
+            raise
         except BraidError as exc:  # not committed, or being negotiated right now
             raise Refused(grpc.StatusCode.FAILED_PRECONDITION, str(exc)) from exc
         if result is None:
@@ -110,6 +148,20 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
         except InputError as exc:
             raise Refused(grpc.StatusCode.PERMISSION_DENIED, str(exc), "BAD_TOKEN") from exc
         return pb.DecisionReply(transaction_id=request.transaction_id, outcome=OUTCOME_OF[outcome])
+
+
+def credentials_of(context: Any) -> Credentials:
+    """The caller's verified certificate names (gRPC fills the auth context only once the
+    handshake checked the certificate against the CA) and its `authorization` metadata."""
+    names: list[str] = []
+    auth = context.auth_context() or {}
+    for key in ("x509_common_name", "x509_subject_alternative_name"):
+        names += [v.decode("utf-8", "replace") for v in auth.get(key, ())]
+    authorization = None
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str):
+            authorization = value
+    return Credentials(tuple(dict.fromkeys(names)), authorization)
 
 
 async def _answer(context: Any, call: Callable[[Any], _Reply], request: Any) -> _Reply:

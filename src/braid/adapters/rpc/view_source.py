@@ -27,11 +27,15 @@ class GrpcViewSource:
         *,
         timeout: float = CALL_TIMEOUT,
         tls: TlsFiles | None = None,
+        token: str | None = None,
     ) -> None:
         self.timeout = timeout
         # Own connections: asking a down agent must not put the negotiation's calls
-        # to it into reconnect backoff once it is back.
-        self._channels = {a: open_channel(a, tls=tls, own=True) for a in dict.fromkeys(addresses)}
+        # to it into reconnect backoff once it is back. `token`: the peer token that
+        # agents know this orchestrator by (a View needs a known peer too).
+        self._channels = {
+            a: open_channel(a, tls=tls, own=True, token=token) for a in dict.fromkeys(addresses)
+        }
         self._stubs = {a: pb_grpc.DomainAgentStub(c) for a, c in self._channels.items()}
 
     def fetch(self) -> list[Published]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar, cast
 
 from braid.app.agent.messages import (
@@ -102,6 +102,12 @@ class AgentService:
             for h in self.book.holds.values()
             if h.state is HoldState.HELD and h.coordinator
         }
+        # Prepared holds with no coordinator to ask: freed once their time is up.
+        self._expiries: dict[str, int] = {
+            h.transaction: h.expires_at
+            for h in self.book.holds.values()
+            if h.state is HoldState.HELD and not h.coordinator
+        }
 
     def now(self) -> int:
         return int(self.clock())
@@ -126,14 +132,23 @@ class AgentService:
     def release(self, transaction: str, token: str) -> tuple[Hold, bool]:
         return cast(tuple[Hold, bool], self.exchange([ReleaseCall(transaction, token)])[0].value())
 
-    def exchange(self, calls: Sequence[AgentCall], caller: Caller | None = None) -> list[Outcome]:
+    def exchange(
+        self,
+        calls: Sequence[AgentCall],
+        caller: Caller | None = None,
+        decided: Mapping[str, str | None] | None = None,
+    ) -> list[Outcome]:
         """Handle one caller's messages in order under one lock; one store write for all.
 
         Each message is handled as if it came alone; a rejected one is its own
         outcome. Every change is in the store before this returns. With a peer
         policy, a caller that is no known peer is rejected as a whole (AgentError).
+        `decided`: what the coordinators answered for the Commits (`commit_questions`;
+        asked here, before the lock, when not given).
         """
         peer = admit(self.policy, caller, self.domain)
+        if decided is None:
+            decided = {h.transaction: self.ask(h) for h in self.commit_questions(calls)}
         outcomes: list[Outcome] = []
         changes: dict[str, tuple[Hold, bool]] = {}
         rules: dict[str, Sequence[SwitchPlan]] = {}
@@ -142,7 +157,7 @@ class AgentService:
             try:
                 for call in calls:
                     try:
-                        value, change = self._apply(now, call, peer)
+                        value, change = self._apply(now, call, peer, decided)
                     except InputError as exc:
                         outcomes.append(Outcome(None, _as_agent_error(exc)))
                         continue
@@ -178,8 +193,70 @@ class AgentService:
         for hook in self.on_change:
             hook()
 
+    def commit_questions(self, calls: Sequence[AgentCall]) -> list[Hold]:
+        """The prepared holds Commits among `calls` would commit whose coordinator is to be
+        asked first: a Commit needs its coordinator's durable decision."""
+        if self.decisions is None:  # a composition with nobody to ask (tests in-process)
+            return []
+        with self._lock:
+            found = [
+                (self.book.holds.get(c.transaction), c.token)
+                for c in calls
+                if isinstance(c, CommitCall)
+            ]
+        return [
+            h
+            for h, token in found
+            if h is not None and h.state is HoldState.HELD and h.coordinator and h.token == token
+        ]
+
+    def ask(self, hold: Hold) -> str | None:
+        """The decision of `hold`'s coordinator (None: no answer)."""
+        if self.decisions is None:
+            return None
+        return self.decisions.decision(hold.coordinator, hold.transaction, hold.token, self.domain)
+
+    def _check_commit(self, now: int, call: CommitCall, decided: Mapping[str, str | None]) -> None:
+        """A prepared hold is committed only on its coordinator's commit decision, and one
+        with no coordinator only before its time is up."""
+        hold = self.book.holds.get(call.transaction)
+        if hold is None or hold.state is not HoldState.HELD or hold.token != call.token:
+            return  # unknown, settled or not the caller's: the book answers that
+        if not hold.coordinator:
+            if hold.expires_at <= now:
+                raise AgentError(
+                    "CONFLICT",
+                    "transaction_id",
+                    f"cannot commit: the hold of transaction {call.transaction!r} "
+                    f"expired at {hold.expires_at}",
+                )
+            return
+        if self.decisions is None:
+            return  # a composition with nobody to ask (tests in-process)
+        answer = decided.get(call.transaction)
+        if answer != "commit":
+            said = (
+                "was not asked: prepared in the same batch"
+                if call.transaction not in decided
+                else f"answered {answer}"
+                if answer
+                else "did not answer"
+            )
+            # Decided abort: this Commit cannot be honoured. Not decided yet, or not
+            # heard: the hold stays prepared and the Commit may come again.
+            raise AgentError(
+                "CONFLICT" if answer == "abort" else "UNDECIDED",
+                "transaction_id",
+                f"cannot commit: coordinator {hold.coordinator} has no commit decision for "
+                f"transaction {call.transaction!r} ({said})",
+            )
+
     def _apply(
-        self, now: int, call: AgentCall, peer: Peer | None
+        self,
+        now: int,
+        call: AgentCall,
+        peer: Peer | None,
+        decided: Mapping[str, str | None],
     ) -> tuple[object, tuple[Hold, bool] | None]:
         """One message's answer and the hold it changed (with: whether its row is new)."""
         if isinstance(call, OffersCall):
@@ -187,6 +264,8 @@ class AgentService:
         if isinstance(call, PrepCall):
             return self._prepare(now, call, peer)
         self._check_ids(call.transaction, call.token)
+        if isinstance(call, CommitCall):
+            self._check_commit(now, call, decided)
         book = self.book
         act = (
             book.commit
@@ -198,6 +277,7 @@ class AgentService:
         hold, changed = self._guard(lambda: act(call.transaction, call.token))
         if hold.state is not HoldState.HELD:
             self._asks.pop(hold.transaction, None)
+            self._expiries.pop(hold.transaction, None)
         # An Abort before any Prep leaves a new row (a tombstone); else only the state changes.
         return (hold, changed), ((hold, not hold.segments) if changed else None)
 
@@ -261,8 +341,11 @@ class AgentService:
             )
         except PrepRefused as exc:
             return Vote(False, None, str(exc)), None
-        if hold.coordinator and hold is not known:
-            self._asks[hold.transaction] = (hold.expires_at, 0)
+        if hold is not known:  # asked for its decision, or freed, once its time is up
+            if hold.coordinator:
+                self._asks[hold.transaction] = (hold.expires_at, 0)
+            else:
+                self._expiries[hold.transaction] = hold.expires_at
         # A repeated Prep returns the hold it already has: nothing to write.
         return Vote(True, hold), (None if hold is known else (hold, True))
 
@@ -298,11 +381,12 @@ class AgentService:
     def resolve_overdue(self) -> list[Hold]:
         """Ask the coordinator of every prepared hold that is due for its decision, and
         apply it (a background timer calls this). A yes vote is never forgotten alone:
-        a hold stays prepared until its coordinator says commit or abort."""
+        a hold stays prepared until its coordinator says commit or abort. A hold with no
+        coordinator to ask is freed (expired) once its time is up."""
         now = self.now()
+        settled = self._expire_due(now)
         with self._lock:
             due = [self.book.holds[tx] for tx, (when, _) in self._asks.items() if when <= now]
-        settled = []
         for hold in due:  # outside the lock: a question goes over the network
             answer = None
             if self.decisions is not None:
@@ -313,6 +397,23 @@ class AgentService:
             if done is not None:
                 settled.append(done)
         return settled
+
+    def _expire_due(self, now: int) -> list[Hold]:
+        """Free every prepared hold without a coordinator whose time is up (whoever
+        prepared it, however long it asked for: never past `max_hold`)."""
+        with self._lock:
+            due = [tx for tx, when in self._expiries.items() if when <= now]
+            expired = []
+            for tx in due:
+                del self._expiries[tx]
+                hold = self.book.holds.get(tx)
+                if hold is not None and hold.state is HoldState.HELD:
+                    expired.append(self.book.expire(tx))
+            if expired:
+                self.store.write([], expired)
+        if expired:
+            self._changed()
+        return expired
 
     # -- inside ------------------------------------------------------------------
 

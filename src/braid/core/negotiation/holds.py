@@ -371,6 +371,14 @@ class HoldBook:
         self.holds[transaction] = hold
         return hold, True
 
+    def expire(self, transaction: str) -> Hold:
+        """Free a prepared hold whose time is up with nobody to ask for its decision
+        (no coordinator); a hold in any other state is left as it is."""
+        hold = self.holds[transaction]
+        if hold.state is not HoldState.HELD:
+            return hold
+        return self._free(hold, HoldState.EXPIRED)
+
     def abort(self, transaction: str, token: str, *, tombstone: bool = True) -> tuple[Hold, bool]:
         """Free a hold. An Abort for an unknown transaction leaves a tombstone so that
         a Prep overtaken by its Abort is refused when it arrives."""

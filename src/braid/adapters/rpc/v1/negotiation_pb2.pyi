@@ -68,6 +68,8 @@ class _ErrorCodeEnumTypeWrapper(
     """the agent has a peer policy; no certificate or token names a peer"""
     ERROR_CODE_POLICY: _ErrorCode.ValueType  # 10
     """the agent's peer policy refuses (the message names the rule)"""
+    ERROR_CODE_UNDECIDED: _ErrorCode.ValueType  # 11
+    """Commit before its coordinator's commit decision could be read: try again"""
 
 class ErrorCode(_ErrorCode, metaclass=_ErrorCodeEnumTypeWrapper):
     """Stable error identifiers sent in the "braid-error" trailing metadata."""
@@ -93,6 +95,8 @@ ERROR_CODE_UNAUTHENTICATED: ErrorCode.ValueType  # 9
 """the agent has a peer policy; no certificate or token names a peer"""
 ERROR_CODE_POLICY: ErrorCode.ValueType  # 10
 """the agent's peer policy refuses (the message names the rule)"""
+ERROR_CODE_UNDECIDED: ErrorCode.ValueType  # 11
+"""Commit before its coordinator's commit decision could be read: try again"""
 Global___ErrorCode: _TypeAlias = ErrorCode
 
 class _HoldState:

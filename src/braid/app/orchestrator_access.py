@@ -1,0 +1,191 @@
+"""Who calls the orchestrator's own service, and what each caller may see and change.
+
+The Orchestrator service (gRPC) knows its callers as the REST API does: as a
+`User` (name, role). A bearer token is one `braid token create` made, checked
+against the same store (revoked and expired tokens refused as REST refuses
+them); a verified client certificate names a user by its common name (its
+first name), an operator when the name is listed as one. Ownership is REST's
+rule too (`InterdomainService`, `service._visible`): a caller sees, cancels and
+modifies only its own reservations; operators all of them; someone else's
+answers exactly like one that does not exist.
+
+A reservation id is the caller's: the same request under the same id answers
+the first outcome again (a retry), a different request under a taken id is
+refused, whoever asks.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Final
+
+from braid.app.auth import TokenCache, authenticate
+from braid.app.errors import AuthError, ForbiddenError, NotFoundError
+from braid.app.interdomain import Entry, OwnerBook
+from braid.app.negotiation.modification import Modification
+from braid.app.negotiation.negotiator import Orchestrator
+from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
+from braid.app.ports import Repository
+from braid.app.records import User
+from braid.core.errors import BraidError, InputError
+
+__all__ = [
+    "ANONYMOUS",
+    "Credentials",
+    "IdTakenError",
+    "Identities",
+    "OwnedOrchestrator",
+]
+
+# Who an orchestrator served with --insecure takes a caller without credentials for.
+ANONYMOUS: Final = User("anonymous", "operator")
+# Roles that may use the Orchestrator service (a monitor may only set link states).
+_ROLES: Final = ("user", "operator")
+_MISSING: Final = (
+    "no credentials: send 'authorization: Bearer <token>' metadata (braid token create) "
+    "or a client certificate signed by the orchestrator's --tls-ca"
+)
+
+
+class IdTakenError(BraidError):
+    """A reservation id already stands for another request (or another user's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """What the transport learnt of a caller: the names of its verified client
+    certificate (common name first; none without mutual TLS) and its `authorization`
+    metadata (None if none)."""
+
+    subjects: tuple[str, ...] = ()
+    authorization: str | None = None
+
+
+class Identities:
+    """Credentials to a `User`. `tokens`: the store of `braid token create` (None: no
+    tokens accepted); `operators`: certificate names that are operators; `open`: a
+    caller without credentials is `ANONYMOUS` (--insecure) instead of refused."""
+
+    def __init__(
+        self,
+        tokens: Repository | None = None,
+        *,
+        operators: Sequence[str] = (),
+        open: bool = False,
+        cache: TokenCache | None = None,
+    ) -> None:
+        self.tokens = tokens
+        self.operators = frozenset(operators)
+        self.open = open
+        self.cache = cache or TokenCache()
+
+    def user(self, credentials: Credentials) -> User:
+        """The caller, or AuthError. A token, when sent, decides (a bad one is refused
+        even beside a good certificate); else the certificate; else only an open service
+        lets the caller in."""
+        if credentials.authorization is not None:
+            if self.tokens is None:
+                raise AuthError("this orchestrator takes no bearer tokens (no --database)")
+            user = authenticate(self.tokens, credentials.authorization, self.cache)
+        elif credentials.subjects:
+            name = credentials.subjects[0]
+            role = "operator" if self.operators.intersection(credentials.subjects) else "user"
+            user = User(name, role)
+        elif self.open:
+            return ANONYMOUS
+        else:
+            raise AuthError(_MISSING)
+        if user.role not in _ROLES:
+            raise ForbiddenError(
+                f"role {user.role} may not use the orchestrator (only {' or '.join(_ROLES)})"
+            )
+        return user
+
+
+class OwnedOrchestrator:
+    """The orchestrator's reservations on behalf of users: who owns which, who may see it."""
+
+    def __init__(
+        self, orchestrator: Orchestrator, owners: OwnerBook, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.orchestrator = orchestrator
+        self.owners = owners
+        self.clock = clock
+        self._lock = threading.Lock()  # an id is claimed by one caller at a time
+
+    def reserve(self, user: User, request: NegotiationRequest) -> NegotiationResult:
+        """Negotiate `request` for `user`; the same request under the same id again answers
+        the first outcome; a taken id with another request (or another user's) is refused."""
+        asked = asked_of(request)
+        with self._lock:
+            entry = self.owners.get(request.id)
+            if entry is None:
+                self._unowned(user, request)
+                entry = Entry(request.id, user.name, int(self.clock()), asked)
+                self.owners.add(entry)  # before negotiating: it always has its owner
+                new = True
+            else:
+                new = False
+        if not new:
+            _same(user, entry, asked)
+        try:
+            return self.orchestrator.reserve(request)
+        except InputError:
+            if new:  # refused before negotiating: nothing to remember
+                self.owners.remove(request.id)
+            raise
+
+    def _unowned(self, user: User, request: NegotiationRequest) -> None:
+        """An id the log knows with no owner (made before owners were kept) is taken."""
+        known = self.orchestrator.lookup(request.id)
+        if known is not None:
+            raise IdTakenError(f"reservation id {request.id!r} is taken; use another id")
+
+    def lookup(self, user: User, reservation: str) -> NegotiationResult:
+        self._owned(user, reservation)
+        result = self.orchestrator.lookup(reservation)
+        if result is None:  # still being negotiated: no outcome yet
+            raise NotFoundError(f"unknown reservation {reservation!r}")
+        return result
+
+    def cancel(self, user: User, reservation: str) -> NegotiationResult | None:
+        """Release it in every domain (owner or operator); None while being negotiated."""
+        self._owned(user, reservation)
+        return self.orchestrator.cancel(reservation)
+
+    def modify(
+        self, user: User, reservation: str, change: Modification
+    ) -> NegotiationResult | None:
+        self._owned(user, reservation)
+        return self.orchestrator.modify(reservation, change)
+
+    def _owned(self, user: User, reservation: str) -> Entry | None:
+        """The owner's entry, or NotFoundError as for an id nobody used. An operator also
+        reaches a reservation made before owners were kept (no entry)."""
+        entry = self.owners.get(reservation)
+        if entry is not None and _may_see(user, entry):
+            return entry
+        unowned = entry is None and user.role == "operator"
+        if unowned and self.orchestrator.lookup(reservation) is not None:
+            return None
+        raise NotFoundError(f"unknown reservation {reservation!r}")
+
+
+def asked_of(request: NegotiationRequest) -> dict[str, Any]:
+    """The request as kept with its owner, to tell a retry from another request."""
+    return {"kind": "grpc", **asdict(request)}
+
+
+def _same(user: User, entry: Entry, asked: Mapping[str, Any]) -> None:
+    if not _may_see(user, entry) or dict(entry.request) != dict(asked):
+        raise IdTakenError(
+            f"reservation id {entry.id!r} is taken by a different request; use another id "
+            "(the same request again answers its first outcome)"
+        )
+
+
+def _may_see(user: User, entry: Entry) -> bool:
+    return user.role == "operator" or entry.owner == user.name
