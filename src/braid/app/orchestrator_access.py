@@ -22,7 +22,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
-from braid.app.auth import TokenCache, authenticate
 from braid.app.errors import AuthError, ForbiddenError, NotFoundError
 from braid.app.interdomain import Entry, OwnerBook
 from braid.app.negotiation.modification import Modification
@@ -30,6 +29,7 @@ from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
 from braid.app.ports import Repository
 from braid.app.records import User
+from braid.app.tokens import BearerTokens
 from braid.core.errors import BraidError, InputError
 
 __all__ = [
@@ -75,12 +75,10 @@ class Identities:
         *,
         operators: Sequence[str] = (),
         open: bool = False,
-        cache: TokenCache | None = None,
     ) -> None:
-        self.tokens = tokens
+        self.tokens = None if tokens is None else BearerTokens(tokens, _epoch_now)
         self.operators = frozenset(operators)
         self.open = open
-        self.cache = cache or TokenCache()
 
     def user(self, credentials: Credentials) -> User:
         """The caller, or AuthError. A token, when sent, decides (a bad one is refused
@@ -89,7 +87,7 @@ class Identities:
         if credentials.authorization is not None:
             if self.tokens is None:
                 raise AuthError("this orchestrator takes no bearer tokens (no --database)")
-            user = authenticate(self.tokens, credentials.authorization, self.cache)
+            user = self.tokens.authenticate(credentials.authorization)
         elif credentials.subjects:
             name = credentials.subjects[0]
             role = "operator" if self.operators.intersection(credentials.subjects) else "user"
@@ -189,3 +187,8 @@ def _same(user: User, entry: Entry, asked: Mapping[str, Any]) -> None:
 
 def _may_see(user: User, entry: Entry) -> bool:
     return user.role == "operator" or entry.owner == user.name
+
+
+def _epoch_now() -> int:
+    """Token expiries are epoch seconds: the orchestrator judges them by the wall clock."""
+    return int(time.time())

@@ -82,11 +82,12 @@ def _one_token(repo: Repository, prefix: str, user: str | None) -> TokenInfo:
     return matching[0]
 
 
-class Identities:
+class BearerTokens:
     """Who a bearer token names, by one store and one clock, with a short-lived cache.
 
-    The REST API asks it for every request; revoking here forgets the cache
-    at once, so a revoked token is refused on the next request.
+    The REST API and the orchestrator's gRPC service ask it for every call;
+    revoking here forgets the cache at once, so a revoked token is refused on
+    the next request.
     """
 
     def __init__(self, repo: Repository, clock: Callable[[], int]) -> None:

@@ -31,7 +31,7 @@ from braid.app.reservations.ports import Metrics, NoMetrics
 from braid.app.reservations.rejections import Refusal, RefusalMemo
 from braid.app.reservations.requests_rest import readable_reason, to_request
 from braid.app.reservations.results import Availability, Page, Seen
-from braid.app.tokens import Identities
+from braid.app.tokens import BearerTokens
 from braid.core.errors import InputError
 from braid.core.failover.protection import ProtectedPaths
 from braid.core.failover.standby import Standby, standby_path
@@ -93,7 +93,7 @@ class ReservationService:
         self.clock = clock
         self.hold_seconds = hold_seconds
         self.metrics: Metrics = metrics or NoMetrics()
-        self.identities = Identities(repo, clock)
+        self.identities = BearerTokens(repo, clock)
         self.group = GroupCommit(repo, timed=self.metrics.store_time)
         self.refusals = RefusalMemo()
         self.provisioning = provisioning
