@@ -40,7 +40,9 @@ def _said(tmp_path: Path, *args: str) -> list[str]:
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr and "RuntimeError" not in done.stderr, done.stderr
     # The agent warns first that it has no peer policy (a log line, not the error).
-    return [line for line in done.stderr.splitlines() if line and "no peer policy" not in line]
+    # --insecure's warning is said on every start: it is not the error under test.
+    said = [line for line in done.stderr.splitlines() if line and "no peer policy" not in line]
+    return [line for line in said if "warning: --insecure" not in line]
 
 
 def _one_line(lines: list[str], address: str, option: str) -> None:
@@ -57,7 +59,7 @@ def test_serve(tmp_path: Path, held: int) -> None:
 
 def test_agent_on_its_listen_address_and_on_the_file_s(tmp_path: Path, held: int) -> None:
     address = f"127.0.0.1:{held}"
-    common = ["agent", "-d", "site-a", "--store", str(tmp_path / "a.db")]
+    common = ["agent", "-d", "site-a", "--store", str(tmp_path / "a.db"), "--insecure"]
     _one_line(_said(tmp_path, *common, "-t", str(FIG6A), "--listen", address), address, "--listen")
     moved = tmp_path / "fig6a.yaml"
     moved.write_text(FIG6A.read_text().replace('"127.0.0.1:7101"', f'"{address}"'))
@@ -68,7 +70,7 @@ def test_agent_on_its_listen_address_and_on_the_file_s(tmp_path: Path, held: int
 
 def test_orchestrator(tmp_path: Path, held: int) -> None:
     address = f"127.0.0.1:{held}"
-    args = ["orchestrator", "-t", str(FIG6A), "--store", str(tmp_path / "o.db")]
+    args = ["orchestrator", "-t", str(FIG6A), "--store", str(tmp_path / "o.db"), "--insecure"]
     _one_line(_said(tmp_path, *args, "--listen", address), address, "--listen")
 
 
@@ -76,16 +78,16 @@ def test_monitor_echo_and_metrics(tmp_path: Path, held: int) -> None:
     base = ["monitor", "--target", "127.0.0.1", "--duration", "1"]
     lines = _said(tmp_path, *base, "--echo-port", str(held))
     _one_line(lines, f"0.0.0.0:{held}", "--echo-port")
-    lines = _said(tmp_path, *base, "--metrics-port", str(held))
+    lines = _said(tmp_path, *base, "--metrics-port", str(held), "--metrics-open")
     _one_line(lines, f"127.0.0.1:{held}", "--metrics-port")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("os_ken") is None, reason="needs os-ken")
 def test_controller_api_and_openflow(tmp_path: Path, held: int) -> None:
     address, spare = f"127.0.0.1:{held}", f"127.0.0.1:{free_port()}"
-    lines = _said(tmp_path, "controller", "--api", address, "--openflow", spare)
+    lines = _said(tmp_path, "controller", "--api", address, "--openflow", spare, "--insecure")
     _one_line(lines, address, "--api")
-    lines = _said(tmp_path, "controller", "--api", spare, "--openflow", address)
+    lines = _said(tmp_path, "controller", "--api", spare, "--openflow", address, "--insecure")
     _one_line(lines, address, "--openflow")
 
 

@@ -35,7 +35,8 @@ def warn_insecure(what: str) -> None:
     takes calls from anyone (the operator passed --insecure)."""
     err_console.print(
         f"[bold yellow]warning:[/] --insecure: {escape(what)} accepts calls without "
-        "authentication; anyone who reaches it may use it (for test benches only)"
+        "authentication; anyone who reaches it may use it (for test benches only)",
+        soft_wrap=True,
     )
 
 
@@ -51,7 +52,8 @@ def require_credentials(what: str, has_credentials: bool, insecure: bool, option
 
 
 def fail(message: str, hint: str = "") -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {escape(message)}")
+    # One line however narrow the terminal: the terminal wraps it, grep finds it whole.
+    err_console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     if hint:
         err_console.print(f"[dim]{escape(hint)}[/]")
     raise typer.Exit(2)
