@@ -27,8 +27,13 @@ from braid.adapters.store.schema import Base
 from braid.app.auth import create_token
 from braid.app.errors import RejectedError
 from braid.app.records import User
-from braid.app.reservations.commands import Reserve
-from braid.app.reservations.service import ReservationService
+
+try:
+    from braid.app.reservations.commands import Reserve
+    from braid.app.reservations.service import ReservationService
+except ModuleNotFoundError:  # --baseline: a revision from before app/reservations/
+    from braid.app.commands import Reserve  # type: ignore[import-not-found,no-redef]
+    from braid.app.service import ReservationService  # type: ignore[import-not-found,no-redef]
 from braid.bootstrap.serve import initial_topology
 from braid.core.model.instants import format_instant
 from braid.core.model.loads import capacity_lookup, peak_problems
@@ -129,9 +134,7 @@ def preload(url: str, world: World, sizes: Sizes, tick: Tick) -> dict[str, Any]:
     while placed < sizes.bookings and tried < 3 * sizes.bookings:
         tried += 1
         ask = random_ask(world, rng, 1.0)
-        if not fixed_path(
-            service.books.mirror.network, ask.src, ask.dst, ask.bps, ask.start, ask.end
-        ):
+        if not fixed_path(network_of(service), ask.src, ask.dst, ask.bps, ask.start, ask.end):
             continue
         try:
             service.reserve(user, Reserve.parse(ask.body()))
@@ -229,3 +232,10 @@ def postgres_url() -> tuple[str | None, str]:
     if done.returncode != 0:
         return None, done.stderr.strip() or "scripts/pg-test-server failed"
     return done.stdout.strip(), "scripts/pg-test-server"
+
+
+def network_of(service: ReservationService) -> Any:
+    """The service's in-memory network, in this revision's layout or a --baseline one's."""
+    books = getattr(service, "books", None)
+    mirror = books.mirror if books is not None else getattr(service, "live")  # noqa: B009
+    return mirror.network
