@@ -39,6 +39,23 @@ fn field(packet: &[u8], index: usize) -> u64 {
 }
 
 /// Answers datagrams for `seconds`, writing its turnaround into each.
+/// One probe packet into `buffer`, with its sender and arrival time; None when the
+/// read timed out (the caller checks its deadline) or the datagram is not a probe.
+fn receive_probe(socket: &UdpSocket, buffer: &mut [u8]) -> io::Result<Option<(SocketAddr, u64)>> {
+    match recv_timestamped(socket, buffer) {
+        Ok((len, peer, arrived_ns)) => Ok((len == PACKET).then_some((peer, arrived_ns))),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 pub fn echo(port: u16, seconds: f64) -> io::Result<()> {
     let socket = UdpSocket::bind(("0.0.0.0", port))?;
     enable_timestamps(&socket)?;
@@ -46,21 +63,10 @@ pub fn echo(port: u16, seconds: f64) -> io::Result<()> {
     let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let mut buffer = [0u8; 2048];
     while Instant::now() < deadline {
-        let (len, peer, arrived_ns) = match recv_timestamped(&socket, &mut buffer) {
-            Ok(got) => got,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                continue
-            }
-            Err(e) => return Err(e),
+        let (peer, arrived_ns) = match receive_probe(&socket, &mut buffer)? {
+            Some(got) => got,
+            None => continue,
         };
-        if len != PACKET {
-            continue;
-        }
         let turnaround = realtime_ns().saturating_sub(arrived_ns);
         buffer[16..24].copy_from_slice(&turnaround.to_be_bytes());
         socket.send_to(&buffer[..PACKET], peer)?;
@@ -103,21 +109,10 @@ fn receive_all(
     let mut answered = 0;
     let mut buffer = [0u8; 2048];
     while answered < count && !done.load(Ordering::Acquire) {
-        let (len, _, arrived_ns) = match recv_timestamped(socket, &mut buffer) {
-            Ok(got) => got,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                continue
-            }
-            Err(e) => return Err(e),
+        let arrived_ns = match receive_probe(socket, &mut buffer)? {
+            Some((_, arrived_ns)) => arrived_ns,
+            None => continue,
         };
-        if len != PACKET {
-            continue;
-        }
         let (sequence, sent_ns, turnaround) =
             (field(&buffer, 0), field(&buffer, 1), field(&buffer, 2));
         let slot = match rtts.get_mut(sequence as usize) {
