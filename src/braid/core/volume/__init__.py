@@ -1,0 +1,1 @@
+"""Volume transfers: bytes to move by a deadline, answered as a rate profile over time."""
