@@ -88,5 +88,6 @@ def test_me_names_the_caller_and_role(api: Api) -> None:
     assert api.client.get("/v1/me", headers=api.auth("alice")).json() == {
         "name": "alice",
         "role": "user",
+        "tz": None,
     }
     assert api.client.get("/v1/me", headers=api.auth("olga")).json()["role"] == "operator"

@@ -156,7 +156,7 @@ def authenticate(
     refused = refusal(info, now)
     if refused or info is None:
         raise AuthError(refused or _UNKNOWN)
-    user = User(info.user, info.role)
+    user = User(info.user, info.role, info.tz)
     if cache is not None:
         cache.put(authorization, user, info.expires_at)
     return user

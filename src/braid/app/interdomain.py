@@ -113,7 +113,7 @@ class InterdomainService:
         return self._pool.submit(call, *args)
 
     def reserve(self, user: User, body: Mapping[str, Any]) -> Outcome:
-        request, rest = self.check(body, f"x-{uuid.uuid4().hex[:12]}")
+        request, rest = self.check(body, f"x-{uuid.uuid4().hex[:12]}", zone=user.tz)
         now = int(self.clock())
         self._check_policy(user, request, now)
         # Written before negotiating: a reservation always has its owner, even
@@ -168,7 +168,7 @@ class InterdomainService:
         entry = self.owners.get(reservation)
         if entry is None or not _may_see(user, entry):
             raise NotFoundError(f"no multi-domain reservation {reservation!r}")
-        change = self.check_change(body, entry)
+        change = self.check_change(body, entry, zone=user.tz)
 
         def admit(request: NegotiationRequest) -> None:
             self._check_policy(user, request, int(self.clock()))
@@ -182,8 +182,12 @@ class InterdomainService:
         view = result_view(result, entry)
         return Outcome(view, result.success, () if result.success else unreachable_of(result))
 
-    def check_change(self, body: Mapping[str, Any], entry: Entry) -> Modification:
-        """A modify's fields (all optional); the end points cannot change. Errors name the field."""
+    def check_change(
+        self, body: Mapping[str, Any], entry: Entry, *, zone: str | None = None
+    ) -> Modification:
+        """A modify's fields (all optional); the end points cannot change. Errors name the field.
+        Local times without a zone are read in `zone` (the caller's tz setting)."""
+        now = int(self.clock())
         for side in ("src", "dst"):
             if side in body and body[side] != entry.request.get(side):
                 raise InputError(side, "cannot be changed by a modify; cancel and reserve anew")
@@ -193,9 +197,9 @@ class InterdomainService:
             if bandwidth > MAX_BANDWIDTH_BPS:
                 raise InputError("bandwidth", "is far more than any network carries")
         if body.get("start") is not None:
-            start = parse_instant(body["start"], "start")
+            start = parse_instant(body["start"], "start", zone=zone, now=now)
         if body.get("end") is not None:
-            end = parse_instant(body["end"], "end")
+            end = parse_instant(body["end"], "end", zone=zone, now=now)
         if start is not None and end is not None and end <= start:
             raise InputError("end", "must be after start")
         strategy = check_strategy(_optional_text(body.get("strategy"), "strategy"))
@@ -216,8 +220,11 @@ class InterdomainService:
             views.append(view)
         return views
 
-    def check(self, body: Mapping[str, Any], rid: str) -> tuple[NegotiationRequest, dict[str, Any]]:
-        """The negotiation request, and the same in REST spelling; errors name the field."""
+    def check(
+        self, body: Mapping[str, Any], rid: str, *, zone: str | None = None
+    ) -> tuple[NegotiationRequest, dict[str, Any]]:
+        """The negotiation request, and the same in REST spelling; errors name the field.
+        Local times without a zone are read in `zone` (the caller's tz setting)."""
         view = self.orchestrator.view
         ends: dict[str, tuple[str, str]] = {}
         for side in ("src", "dst"):
@@ -237,11 +244,12 @@ class InterdomainService:
         bandwidth = parse_bandwidth(body.get("bandwidth"), "bandwidth")
         if bandwidth > MAX_BANDWIDTH_BPS:
             raise InputError("bandwidth", "is far more than any network carries")
-        start = parse_instant(body.get("start"), "start")
-        end = parse_instant(body.get("end"), "end")
+        now = int(self.clock())
+        start = parse_instant(body.get("start"), "start", zone=zone, now=now)
+        end = parse_instant(body.get("end"), "end", zone=zone, now=now)
         if end <= start:
             raise InputError("end", "must be after start")
-        if start < int(self.clock()) - GRACE_SECONDS:
+        if start < now - GRACE_SECONDS:
             raise InputError("start", "is in the past")
         strategy = check_strategy(_optional_text(body.get("strategy"), "strategy"))
         max_paths = _max_paths(body.get("max_paths"))

@@ -266,6 +266,11 @@ class Repository(Protocol):
         """
         ...
 
+    def set_user_tz(self, user: str, tz: str | None) -> None:
+        """Store `user`'s time zone setting (None: none); the caller checked the name.
+        A user the store does not know (no token yet) raises NotFoundError."""
+        ...
+
 
 # -- change feed -------------------------------------------------------------------
 

@@ -69,6 +69,9 @@ class AuditEntry:
 class User:
     name: str
     role: str  # "user" or "operator"
+    # The IANA zone the user reads and writes local times in (their `tz` setting);
+    # None: none set, so a local time must name its zone or carry an offset.
+    tz: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,7 @@ class TokenInfo:
     created_at: int
     expires_at: int | None = None
     revoked_at: int | None = None
+    tz: str | None = None  # the user's time zone setting now, as `role`
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import string
 from collections.abc import Callable
+from dataclasses import replace
 
 from braid.app.auth import TokenCache, authenticate
 from braid.app.errors import ForbiddenError, NotFoundError
 from braid.app.ports import Repository
 from braid.app.records import TOKEN_ID_LENGTH, TokenInfo, User
 from braid.core.errors import InputError
+from braid.core.model.local_time import check_zone
 
 # Shorter prefixes would too easily name several tokens by accident.
 MIN_ID_LENGTH = 6
@@ -110,3 +112,16 @@ class BearerTokens:
         revoked = revoke_as(self._repo, caller, token, self._clock())
         self._cache.forget()
         return revoked
+
+    def set_tz(self, caller: User, tz: object) -> User:
+        """Set `caller`'s time zone setting (an IANA name, or None to clear it).
+
+        The cache is forgotten, so this replica reads the next request in the
+        new zone at once (others, like a role change, within the cache's seconds).
+        """
+        if tz is not None and not isinstance(tz, str):
+            raise InputError("tz", f"expected an IANA zone name such as Europe/Paris, got {tz!r}")
+        check_zone(tz, "tz")
+        self._repo.set_user_tz(caller.name, tz)
+        self._cache.forget()
+        return replace(caller, tz=tz)

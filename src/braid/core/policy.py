@@ -15,7 +15,12 @@ from typing import Any
 
 from braid.core.errors import InputError
 from braid.core.model.instants import format_instant
-from braid.core.model.units import format_bandwidth, parse_bandwidth, parse_duration
+from braid.core.model.units import (
+    format_bandwidth,
+    human_duration,
+    parse_bandwidth,
+    parse_duration,
+)
 
 __all__ = [
     "RULES",
@@ -103,11 +108,13 @@ def check_booking(
         return Violation(
             "horizon",
             f"the end {format_instant(end)} is past the horizon: bookings must end within "
-            f"{_days(limits.horizon)} of now, by {latest}",
+            f"{human_duration(limits.horizon)} of now, by {latest}",
         )
     if limits.max_duration is not None and end - start > limits.max_duration:
         return Violation(
-            "max_duration", f"{end - start} s is longer than the {limits.max_duration} s allowed"
+            "max_duration",
+            f"{human_duration(end - start)} is longer than the "
+            f"{human_duration(limits.max_duration)} allowed",
         )
     if limits.max_bandwidth is not None and bandwidth > limits.max_bandwidth:
         return Violation(
@@ -125,14 +132,6 @@ def check_booking(
                 f"{format_bandwidth(limits.quota)}",
             )
     return None
-
-
-def _days(seconds: int) -> str:
-    """A horizon as people set it: '365 days', '1 day', else '5400 s'."""
-    days, rest = divmod(seconds, 86400)
-    if rest:
-        return f"{seconds} s"
-    return "1 day" if days == 1 else f"{days} days"
 
 
 def peak_bandwidth(bookings: Iterable[Booked], start: int, end: int) -> int:

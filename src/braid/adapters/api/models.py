@@ -15,7 +15,14 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 # -- request bodies ---------------------------------------------------------------
 
-_INSTANT = {"type": "string", "format": "date-time", "examples": ["2030-01-01T10:00:00Z"]}
+_INSTANT = {
+    "type": "string",
+    "format": "date-time",
+    "description": "ISO 8601 with an offset, epoch seconds, or a local time: "
+    "'2030-01-01 10:00 Europe/Paris', 'friday 17:00', 'now+2h' (without a zone, in "
+    "the caller's tz setting, see PATCH /v1/me)",
+    "examples": ["2030-01-01T10:00:00Z"],
+}
 _BANDWIDTH = {
     "anyOf": [{"type": "number"}, {"type": "string"}],
     "description": "Mbit/s as a number, or a string with a unit: '500M', '10G', '2.5Gbps'",

@@ -81,7 +81,8 @@ async def cancel(reservation_id: str, caller: Authorized) -> FastJSON:
 )
 async def modify(reservation_id: str, body: ModifyIn, caller: Authorized) -> FastJSON:
     """Change the end and/or bandwidth; the old booking stays until the new one fits."""
-    change = Modify.parse(body.sent())
+    # Local times in the caller's zone, day words at the service's now.
+    change = Modify.parse(body.sent(), zone=caller.user.tz, now=caller.service.clock())
     seen = await off_loop(caller.service.modify, caller.user, reservation_id, change)
     return FastJSON(reservation_view(seen))
 

@@ -414,6 +414,11 @@ class SqlRepository:
         with self._writer.begin() as connection:
             return tokens.revoke(connection, now=now, actor=actor, prefix=prefix, user=user)
 
+    def set_user_tz(self, user: str, tz: str | None) -> None:
+        """See `Repository.set_user_tz`."""
+        with self._writer.begin() as connection:
+            tokens.set_tz(connection, user, tz)
+
 
 def reads_back(data: Mapping[str, Any]) -> dict[str, Any]:
     """`data` as the JSON column gives it back (tuples become lists, keys strings)."""

@@ -137,6 +137,8 @@ class UserRow(Base):
 
     name: Mapped[str] = mapped_column(String, primary_key=True)
     role: Mapped[str] = mapped_column(String)
+    # An IANA zone name (migration 0009); NULL: the user set none.
+    tz: Mapped[str | None] = mapped_column(String, nullable=True)
 
 
 class TokenRow(Base):

@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 
 from braid.adapters.store import writes
 from braid.adapters.store.codec import TOKENS, USERS
+from braid.app.errors import NotFoundError
 from braid.app.ports import ConflictError
 from braid.app.records import TokenInfo, User, token_entry, token_id
 
@@ -43,7 +44,7 @@ def found(
 ) -> list[tuple[str, TokenInfo]]:
     """(hash, token) of tokens matching `where`, with their user's role, oldest first."""
     query = (
-        select(TOKENS, USERS.c.role)
+        select(TOKENS, USERS.c.role, USERS.c.tz)
         .select_from(TOKENS.join(USERS, TOKENS.c.user_name == USERS.c.name))
         .where(*where)
         .order_by(TOKENS.c.created_at, TOKENS.c.hash)
@@ -60,10 +61,18 @@ def found(
                 row.created_at,
                 row.expires_at,
                 row.revoked_at,
+                row.tz,
             ),
         )
         for row in connection.execute(query)
     ]
+
+
+def set_tz(connection: Connection, user: str, tz: str | None) -> None:
+    """Set a user's time zone setting; an unknown user is refused, not created."""
+    done = connection.execute(update(USERS).where(USERS.c.name == user).values(tz=tz))
+    if done.rowcount == 0:
+        raise NotFoundError(f"no user {user!r}")
 
 
 def revoke(

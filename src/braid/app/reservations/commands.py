@@ -59,7 +59,8 @@ class Modify:
     bandwidth: int | None = None
 
     @staticmethod
-    def parse(body: object) -> Modify:
+    def parse(body: object, *, zone: str | None = None, now: int | None = None) -> Modify:
+        """The change `body` asks for; a local `end` is read in `zone` at `now`."""
         if not isinstance(body, Mapping):
             raise InputError("", "the body must be a JSON object")
         unknown = sorted(set(body) - {"end", "bandwidth"})
@@ -67,6 +68,6 @@ class Modify:
             raise InputError(unknown[0], "only 'end' and 'bandwidth' can be modified")
         if not body:
             raise InputError("", "give a new 'end', a new 'bandwidth', or both")
-        end = parse_instant(body["end"], "end") if "end" in body else None
+        end = parse_instant(body["end"], "end", zone=zone, now=now) if "end" in body else None
         bandwidth = parse_bandwidth(body["bandwidth"], "bandwidth") if "bandwidth" in body else None
         return Modify(end, bandwidth)

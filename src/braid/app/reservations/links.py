@@ -77,9 +77,9 @@ class LinkUsage:
 
 def levels_at(books: Books, user: User, at: object | None) -> Levels:
     """Every link's booked level at `at` (now when None)."""
-    del user  # any signed-in caller; the route has authenticated them
+    # any signed-in caller (the route has authenticated them), in their own zone
     now = books.clock()
-    instant = now if at in (None, "") else parse_instant(at, "at")
+    instant = now if at in (None, "") else parse_instant(at, "at", zone=user.tz, now=now)
     mirror = books.mirror
     mirror.catch_up(now)
     with mirror.lock:
@@ -100,8 +100,9 @@ def levels_at(books: Books, user: User, at: object | None) -> Levels:
 
 def usage(books: Books, user: User, link: str, start: object, end: object) -> LinkUsage:
     """`link`'s booked levels over [start, end), with the maintenance windows on it."""
-    del user
-    first, last = parse_instant(start, "start"), parse_instant(end, "end")
+    now = books.clock()
+    first = parse_instant(start, "start", zone=user.tz, now=now)
+    last = parse_instant(end, "end", zone=user.tz, now=now)
     if last <= first:
         raise InputError("end", "must be after start")
     if last - first > MAX_RANGE_SECONDS:

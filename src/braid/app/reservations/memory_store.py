@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from braid.app.errors import NotFoundError
 from braid.app.ports import (
     Change,
     ConflictError,
@@ -377,7 +378,9 @@ class MemoryRepository:
         with self._lock:
             if token_hash in self._tokens:
                 raise ConflictError(["this token exists already"])
-            self._users[user.name] = user
+            known = self._users.get(user.name)
+            # A new token changes the user's role, never their settings.
+            self._users[user.name] = replace(user, tz=None if known is None else known.tz)
             info = TokenInfo(token_id(token_hash), user.name, user.role, now, expires_at)
             self._tokens[token_hash] = info
             self._log(token_entry("token", info, now, actor or user.name))
@@ -409,8 +412,16 @@ class MemoryRepository:
                     revoked.append(self._with_role(info))
             return revoked
 
+    def set_user_tz(self, user: str, tz: str | None) -> None:
+        """See `Repository.set_user_tz`."""
+        with self._lock:
+            if user not in self._users:
+                raise NotFoundError(f"no user {user!r}")
+            self._users[user] = replace(self._users[user], tz=tz)
+
     def _with_role(self, info: TokenInfo) -> TokenInfo:
-        return replace(info, role=self._users[info.user].role)
+        known = self._users[info.user]
+        return replace(info, role=known.role, tz=known.tz)
 
 
 def _counting_at(now: int) -> Callable[[Reservation], bool]:

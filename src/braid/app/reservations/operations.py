@@ -101,7 +101,9 @@ def maintenance(
     if first is not None:
         return first
     links, label = _maintenance_links(books.topology, body)
-    start, end = parse_instant(body.get("start"), "start"), parse_instant(body.get("end"), "end")
+    now, zone = books.clock(), user.tz
+    start = parse_instant(body.get("start"), "start", zone=zone, now=now)
+    end = parse_instant(body.get("end"), "end", zone=zone, now=now)
     if end <= start:
         raise InputError("end", "must be after start")
 

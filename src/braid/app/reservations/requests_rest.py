@@ -22,9 +22,16 @@ SERVICE_FIELDS: Final = ("hold", "description", "protect")
 
 
 def to_request(
-    body: Mapping[str, Any], request_id: str, topology: Topology, now: int, *, booking: bool
+    body: Mapping[str, Any],
+    request_id: str,
+    topology: Topology,
+    now: int,
+    *,
+    booking: bool,
+    zone: str | None = None,
 ) -> Request:
-    """Validate a REST body (or availability query) as a planner request."""
+    """Validate a REST body (or availability query) as a planner request; local times
+    without a zone are read in `zone` (the caller's tz setting), day words against `now`."""
     if not isinstance(body, Mapping):
         raise InputError("", "the body must be a JSON object")
     data: dict[str, Any] = {k: v for k, v in body.items() if k not in SERVICE_FIELDS}
@@ -37,7 +44,7 @@ def to_request(
         raise InputError("mode", "tenant allocation is not offered over REST yet; use braid plan")
     for name in INSTANT_FIELDS:
         if data.get(name) is not None:
-            data[name] = parse_instant(data[name], name)
+            data[name] = parse_instant(data[name], name, zone=zone, now=now)
     if booking and mode == "max-bandwidth":
         data["reserve"] = True
     _not_in_the_past(data, mode, now)

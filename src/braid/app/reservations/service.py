@@ -186,7 +186,9 @@ class ReservationService:
                 # the store refused a write, read it even if the change feed
                 # has not heard of the change that got there first yet.
                 self._live.catch_up(now, fresh_since=asked, read=refused)
-                request = to_request(body, command.id or new_id(), self.topology, now, booking=True)
+                request = to_request(
+                    body, command.id or new_id(), self.topology, now, booking=True, zone=user.tz
+                )
                 planned = self._admit(request, body, protect)
             if isinstance(planned, Refusal):
                 self.metrics.rejected(planned.kind, time.perf_counter() - started)
@@ -236,7 +238,9 @@ class ReservationService:
             return decision, booking
         if not isinstance(decision, Refused | Invalid):
             raise AssertionError(f"a booking request answered with {decision!r}")
-        offers = tuple(self._offers(body, decision)) if isinstance(decision, Refused) else ()
+        offers = (
+            tuple(self._offers(body, request, decision)) if isinstance(decision, Refused) else ()
+        )
         refusal = Refusal(_refusal_kind(decision), readable_reason(decision), offers)
         self.refusals.put(state, request, body, refusal)
         return refusal
@@ -310,8 +314,8 @@ class ReservationService:
             owner=owner,
             states=_states(query.get("state")),
             at=now,
-            start=parse_instant(query["start"], "start") if query.get("start") else None,
-            end=parse_instant(query["end"], "end") if query.get("end") else None,
+            start=self._instant(query, "start", user, now),
+            end=self._instant(query, "end", user, now),
             # One row more than the page: whether it is there says if another page follows.
             limit=limit + 1,
             after=decode_cursor(query["after"]) if query.get("after") else None,
@@ -399,11 +403,13 @@ class ReservationService:
         return self.books.retry(attempt, "the reservation kept changing under us; try again")
 
     def availability(self, user: User, query: Mapping[str, Any]) -> Availability:
-        del user  # any authenticated user may ask
+        # any authenticated user may ask; their tz setting reads local times
         now = self.clock()
         with self._live.lock:
             self._live.catch_up(now)
-            request = to_request(query, "availability", self.topology, now, booking=False)
+            request = to_request(
+                query, "availability", self.topology, now, booking=False, zone=user.tz
+            )
             decision, _ = self._live.planner.decide(request)  # decide() books nothing
         return Availability(decision, request)
 
@@ -500,7 +506,16 @@ class ReservationService:
             updated_at=now,
         )
 
-    def _offers(self, body: Mapping[str, Any], refused: Refused) -> list[dict[str, Any]]:
+    @staticmethod
+    def _instant(query: Mapping[str, Any], name: str, user: User, now: int) -> int | None:
+        """An optional instant of a query, read in the user's zone."""
+        if not query.get(name):
+            return None
+        return parse_instant(query[name], name, zone=user.tz, now=now)
+
+    def _offers(
+        self, body: Mapping[str, Any], request: Request, refused: Refused
+    ) -> list[dict[str, Any]]:
         """Alternatives as ready-to-post bodies, so accepting one is a single request."""
         offers: list[dict[str, Any]] = []
         found = refused.alternatives
@@ -509,7 +524,7 @@ class ReservationService:
         split = found.max_flow is not None
         base = {k: v for k, v in body.items() if k != "max_paths" or not split}
         if found.earliest_start is not None and "start" in body and "end" in body:
-            span = parse_instant(body["end"], "end") - parse_instant(body["start"], "start")
+            span = request.end - request.start  # as read: in the caller's zone, at their now
             start = found.earliest_start
             offers.append(
                 {

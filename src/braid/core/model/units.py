@@ -107,31 +107,68 @@ def format_bandwidth(bps: int) -> str:
     return f"{bps} bit/s"
 
 
-_DURATION = re.compile(r" *([0-9]+(?:\.[0-9]+)?) *([smhd]?) *")
-_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+# One or more parts, each a number and a unit ('2h', '1h30m', '2 days 3 hours');
+# a bare number alone is seconds. Spaces only, and the whole text must match.
+_DURATION_PART = re.compile(r" *([0-9]+(?:\.[0-9]+)?) *([a-z]*) *")
+_UNIT_SECONDS: Final = {
+    **dict.fromkeys(("", "s", "sec", "secs", "second", "seconds"), 1),
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), 60),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), 3600),
+    **dict.fromkeys(("d", "day", "days"), 86400),
+    **dict.fromkeys(("w", "week", "weeks"), 7 * 86400),
+}
+_DURATION_EXAMPLES = "3600, '90s', '15m', '2h', '1h30m', '3.5h', '2 days' or '1d'"
 
 
 def parse_duration(value: object, field: str) -> int:
-    """Seconds: a number, or a string with a unit: '90s', '15m', '2h', '1d'."""
+    """Seconds: a number, or a string with units: '90s', '15m', '1h30m', '3.5 hours', '2 days'."""
     if isinstance(value, str):
-        found = _DURATION.fullmatch(value.lower())
-        if found is None:
-            raise InputError(
-                field,
-                f"expected a duration such as 3600, '90s', '15m', '2h' or '1d', got {value!r}",
-            )
-        seconds = Decimal(found[1]) * _UNIT_SECONDS[found[2]]
+        seconds = _duration_text(value, field)
         if seconds != seconds.to_integral_value():
             raise InputError(field, f"must be a whole number of seconds, got {value!r}")
         return _bounded_duration(int(seconds), value, field)
     return _bounded_duration(parse_seconds(value, field), value, field)
 
 
+def _duration_text(value: str, field: str) -> Decimal:
+    text = value.lower()
+    parts = list(_DURATION_PART.finditer(text))
+    covered = "".join(part[0] for part in parts) == text and parts
+    units = [part[2] for part in parts]
+    if (
+        not covered
+        or any(unit not in _UNIT_SECONDS for unit in units)
+        or (len(parts) > 1 and "" in units)  # '1h 30' : 30 what?
+    ):
+        raise InputError(field, f"expected a duration such as {_DURATION_EXAMPLES}, got {value!r}")
+    if sum(len(part[1]) for part in parts) > 15:  # no duration an input may name needs more
+        raise InputError(field, f"is out of range, got {shown(value)}")
+    return sum((Decimal(part[1]) * _UNIT_SECONDS[part[2]] for part in parts), Decimal(0))
+
+
+def human_duration(seconds: int) -> str:
+    """Exact and for people: '2 days 3 hours', '45 minutes', '1 hour 30 minutes 5 seconds'.
+
+    Whole units only, largest first, none left out: a refusal that says
+    '3.5 hours' would hide the odd seconds a booking was refused for. It
+    reads back with `parse_duration` to the same seconds.
+    """
+    if seconds < 0:
+        return "minus " + human_duration(-seconds)
+    parts = []
+    rest = seconds
+    for name, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        count, rest = divmod(rest, size)
+        if count:
+            parts.append(f"{count} {name}{'s' * (count != 1)}")
+    return " ".join(parts) or "0 seconds"
+
+
 def _bounded_duration(seconds: int, value: object, field: str) -> int:
     if seconds < 0:
         raise InputError(field, f"must not be negative, got {value!r}")
     if seconds > MAX_DURATION:
-        raise InputError(field, f"must be at most 100 years ({MAX_DURATION} s), got {shown(value)}")
+        raise InputError(field, f"must be at most 100 years (36525 days), got {shown(value)}")
     return seconds
 
 

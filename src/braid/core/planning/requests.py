@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from braid.core.errors import InputError
-from braid.core.model.instants import parse_instant
+from braid.core.model.instants import parse_instant, readable_instant
 from braid.core.model.topology import Topology
 from braid.core.model.units import FOREVER, MAX_INSTANT, parse_bandwidth, parse_duration
 
@@ -59,8 +59,14 @@ class Release:
     id: str
 
 
-def parse_request(data: object, topology: Topology) -> Request | Release:
-    """Validate one request object; raises InputError naming the first bad field."""
+def parse_request(
+    data: object, topology: Topology, *, zone: str | None = None, now: int | None = None
+) -> Request | Release:
+    """Validate one request object; raises InputError naming the first bad field.
+
+    Instants without an offset are read in `zone` (`braid plan --tz`), and day
+    words (`friday 17:00`, `now+2h`) against `now`, both passed in by the caller.
+    """
     if not isinstance(data, Mapping):
         raise InputError("", "each line must be a JSON object")
     request_id = data.get("id")
@@ -80,7 +86,18 @@ def parse_request(data: object, topology: Topology) -> Request | Release:
     for name in sorted(required):
         if name not in data:
             raise InputError(name, f"required in {mode} mode")
-    return _build(data, request_id, mode, topology)
+    return _build(data, request_id, mode, topology, _Reading(zone, now))
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """How a request's instants are read: the default zone, and the current time."""
+
+    zone: str | None = None
+    now: int | None = None
+
+    def instant(self, value: object, field: str) -> int:
+        return parse_instant(value, field, zone=self.zone, now=self.now)
 
 
 def _reject_unknown(data: Mapping[str, Any], allowed: set[str], mode: str = "") -> None:
@@ -90,14 +107,16 @@ def _reject_unknown(data: Mapping[str, Any], allowed: set[str], mode: str = "") 
             raise InputError(name, f"unknown or not used{where}")
 
 
-def _build(data: Mapping[str, Any], request_id: str, mode: Mode, topology: Topology) -> Request:
+def _build(
+    data: Mapping[str, Any], request_id: str, mode: Mode, topology: Topology, reading: _Reading
+) -> Request:
     src, dst = _node(data, "src", topology), _node(data, "dst", topology)
     if src == dst:
         raise InputError("dst", "must differ from src")
     fields: dict[str, Any] = {"id": request_id, "mode": mode, "src": src, "dst": dst}
     if "bandwidth" in data:
         fields["bandwidth"] = parse_bandwidth(data["bandwidth"], "bandwidth")
-    fields.update(_times(data, mode))
+    fields.update(_times(data, mode, reading))
     fields.update(_options(data, topology, src, dst))
     return Request(**fields)
 
@@ -110,9 +129,9 @@ def _node(data: Mapping[str, Any], name: str, topology: Topology) -> str:
     return value
 
 
-def _times(data: Mapping[str, Any], mode: Mode) -> dict[str, Any]:
+def _times(data: Mapping[str, Any], mode: Mode, reading: _Reading) -> dict[str, Any]:
     got = {
-        k: (parse_duration if k == "duration" else parse_instant)(data[k], k)
+        k: (parse_duration if k == "duration" else reading.instant)(data[k], k)
         for k in _TIME_FIELDS
         if data.get(k) is not None
     }
@@ -145,7 +164,8 @@ _TIME_FIELDS: Final = (
 
 def _ordered(got: dict[str, int], first: str, last: str) -> None:
     if got[last] <= got[first]:
-        raise InputError(last, f"must be after {first} ({got[first]}), got {got[last]}")
+        start, end = readable_instant(got[first]), readable_instant(got[last])
+        raise InputError(last, f"must be after {first} ({start}), got {end}")
 
 
 def _options(data: Mapping[str, Any], topology: Topology, src: str, dst: str) -> dict[str, Any]:

@@ -22,7 +22,8 @@ def test_both_forms_give_the_same_instant() -> None:
     [
         ("2027-01-01T09:00:00", "no UTC offset"),
         ("2027-01-01T09:00:00.5Z", "whole seconds"),
-        ("tomorrow", "cannot read"),
+        ("tomorrow", "a day and a time of day"),
+        ("soon", "cannot read"),
         (True, "ISO 8601"),
         (1.5, "integer number of seconds"),
         (float("inf"), "integer number of seconds"),

@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from braid.core.errors import InputError
 from braid.core.model.units import (
@@ -122,3 +124,57 @@ def test_bandwidths_with_control_characters_are_refused(value: str) -> None:
 def test_durations_with_control_characters_are_refused(value: str) -> None:
     with pytest.raises(InputError):
         parse_duration(value, "duration")
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("2 days", 172_800),
+        ("90 minutes", 5_400),
+        ("1h30m", 5_400),
+        ("1h 30m", 5_400),
+        ("3.5h", 12_600),
+        ("2d", 172_800),
+        ("1 day 2 hours", 93_600),
+        ("1 hour", 3_600),
+        ("45 mins", 2_700),
+        ("2 weeks", 1_209_600),
+        ("30 seconds", 30),
+        ("1.5 Hours", 5_400),
+    ],
+)
+def test_durations_read_in_words_and_in_several_parts(text: str, seconds: int) -> None:
+    assert parse_duration(text, "duration") == seconds
+
+
+@pytest.mark.parametrize("text", ["1h 30", "2 fortnights", "h30", "1..5h", "", "1h-30m", "1e3h"])
+def test_durations_that_do_not_read_name_the_field(text: str) -> None:
+    with pytest.raises(InputError, match="expected a duration") as caught:
+        parse_duration(text, "duration")
+    assert caught.value.field == "duration"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "said"),
+    [
+        (0, "0 seconds"),
+        (1, "1 second"),
+        (45 * 60, "45 minutes"),
+        (3 * 3600, "3 hours"),
+        (3 * 3600 + 1800, "3 hours 30 minutes"),
+        (2 * 86400 + 3 * 3600, "2 days 3 hours"),
+        (86400 + 61, "1 day 1 minute 1 second"),
+        (-90, "minus 1 minute 30 seconds"),
+    ],
+)
+def test_durations_for_people_are_exact(seconds: int, said: str) -> None:
+    from braid.core.model.units import human_duration
+
+    assert human_duration(seconds) == said
+
+
+@given(st.integers(0, 3_155_760_000))
+def test_a_human_duration_reads_back_to_its_seconds(seconds: int) -> None:
+    from braid.core.model.units import human_duration
+
+    assert parse_duration(human_duration(seconds), "duration") == seconds
