@@ -56,7 +56,7 @@ class AgentPlans:
             for order, (h, _) in enumerate(live)
         ]
 
-    def plan(self, booking: str) -> RulePlan | None:
+    def plan(self, booking: str, now: int) -> RulePlan | None:
         plans = self.service.rules.get(booking)
         if plans is None:
             return None

@@ -30,9 +30,10 @@ class PlanSource(Protocol):
         """Every booking that is or will be live (not cancelled, not ended)."""
         ...
 
-    def plan(self, booking: str) -> RulePlan | None:
-        """Its rules (also for one no longer booked, so they can be found and removed);
-        None if unknown; an InputError saying why when they cannot be compiled."""
+    def plan(self, booking: str, now: int) -> RulePlan | None:
+        """Its rules at `now` (a volume reservation's change at its profile's steps; also
+        for one no longer booked, so they can be found and removed); None if unknown; an
+        InputError saying why when they cannot be compiled."""
         ...
 
 

@@ -102,7 +102,7 @@ class RulesProvisioner:
             return PassReport(leader=False)
         booked = {r.id: r for r in self.source.booked()}
         due = [r for r in booked.values() if wanted(r.window, now, self.lead)]
-        plans, problems = self._plans(due)
+        plans, problems = self._plans(due, now)
         desired = merge(rs for plan in plans.values() for rs in plan.rule_sets())
         if not (reconcile or self._failures or problems) and desired == self._last:
             upcoming = self._upcoming(booked.values(), now)
@@ -129,7 +129,7 @@ class RulesProvisioner:
 
     # -- what should be there ------------------------------------------------------
 
-    def _plans(self, due: Iterable[Due]) -> tuple[dict[str, RulePlan], dict[str, str]]:
+    def _plans(self, due: Iterable[Due], now: int) -> tuple[dict[str, RulePlan], dict[str, str]]:
         """Compiled plans of the due reservations, oldest first; what cannot be compiled,
         or clashes with an older one, is reported by id instead."""
         plans: dict[str, RulePlan] = {}
@@ -137,7 +137,7 @@ class RulesProvisioner:
         taken: dict[str, RuleSet] = {}
         for r in sorted(due, key=lambda r: (r.created_at, r.id)):
             try:
-                plan = self.source.plan(r.id)
+                plan = self.source.plan(r.id, now)
                 if plan is None:
                     continue  # gone since it was listed
                 taken = _merged_or_clash(taken, plan)
@@ -237,7 +237,7 @@ class RulesProvisioner:
             if rid in problems:
                 status = Status(Phase.FAILED, None, problems[rid], now)
             else:
-                switches = self._switches_of(rid, plans, booked, errors)
+                switches = self._switches_of(rid, plans, errors, now)
                 status = settled(rid in plans, switches, errors, before.get(rid), now)
             if not status.same(before.get(rid)):
                 changed[rid] = status
@@ -246,17 +246,13 @@ class RulesProvisioner:
         return changed
 
     def _switches_of(
-        self,
-        rid: str,
-        plans: Mapping[str, RulePlan],
-        booked: Mapping[str, Due],
-        errors: Mapping[str, str],
+        self, rid: str, plans: Mapping[str, RulePlan], errors: Mapping[str, str], now: int
     ) -> set[str]:
         """The switches a reservation's rules are (or were) on; every failed one if unknown."""
         plan = plans.get(rid)
         if plan is None:
             try:
-                plan = self.source.plan(rid)
+                plan = self.source.plan(rid, now)
             except InputError:
                 plan = None
         return _switches(plan) or set(errors)

@@ -40,11 +40,11 @@ class ReservationPlans:
             for r in records
         ]
 
-    def plan(self, booking: str) -> RulePlan | None:
+    def plan(self, booking: str, now: int) -> RulePlan | None:
         record = self._records.get(booking) or self.repo.get(booking)
-        return None if record is None else self._compile(record)
+        return None if record is None else self._compile(record, now)
 
-    def _compile(self, r: Reservation) -> RulePlan:
+    def _compile(self, r: Reservation, now: int) -> RulePlan:
         labels = labels_of(r.plan)
         if labels is None:
             raise InputError("vlans", "booked before braid assigned VLANs; modify it to get some")

@@ -1,5 +1,9 @@
 """When a reservation's rules belong in the switches: from `lead` seconds before its start
-until its end, while it is booked (a hold is not provisioned until it is confirmed)."""
+until its end, while it is booked (a hold is not provisioned until it is confirmed).
+
+A volume reservation's rates and paths change at its profile's steps: its rules
+are wanted throughout, but they change at each step's start, so those instants
+are changes too (`Window.steps`)."""
 
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ class Window:
     start: int
     end: int
     hold_expires_at: int | None = None
+    # Instants inside [start, end) at which the rules change (a profile's step starts).
+    steps: tuple[int, ...] = ()
 
 
 def wanted(w: Window, now: int, lead: int) -> bool:
@@ -36,7 +42,7 @@ def next_change(windows: Iterable[Window], now: int, lead: int) -> int | None:
     upcoming = [
         t
         for w in windows
-        for t in (w.start - lead, w.end, w.hold_expires_at)
+        for t in (w.start - lead, w.end, w.hold_expires_at, *w.steps)
         if t is not None and t > now
     ]
     return min(upcoming, default=None)

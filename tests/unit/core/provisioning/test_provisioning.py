@@ -42,6 +42,18 @@ def test_rules_are_wanted_from_the_lead_before_start_until_the_end() -> None:
     assert next_change([w], 200, LEAD) is None
 
 
+def test_a_profile_s_step_starts_are_changes_inside_the_window() -> None:
+    stepped = Window(State.RESERVED, 100, 200, steps=(130, 170))
+    assert [next_change([stepped], t, LEAD) for t in (90, 95, 130, 169, 170)] == [
+        95,
+        130,
+        170,
+        170,
+        200,
+    ]
+    assert all(wanted(stepped, t, LEAD) for t in (95, 130, 170, 199))
+
+
 def test_a_pass_settles_the_state() -> None:
     before = Status(Phase.INSTALLED, since=1)
     assert settled(True, ["s1"], {}, None, 5).phase is Phase.INSTALLED
