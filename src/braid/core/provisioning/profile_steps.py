@@ -9,9 +9,12 @@ the last one's, until the reservation's end removes them.
 
 from __future__ import annotations
 
+from braid.core.errors import InputError
+from braid.core.model.paths import Path
+from braid.core.rules.calendar import Assigned
 from braid.core.volume.profile import Profile, Step
 
-__all__ = ["step_changes", "step_in_force"]
+__all__ = ["profile_paths", "step_changes", "step_in_force", "step_labels"]
 
 
 def step_in_force(profile: Profile, now: int) -> Step:
@@ -25,3 +28,22 @@ def step_in_force(profile: Profile, now: int) -> Step:
 def step_changes(profile: Profile) -> tuple[int, ...]:
     """The instants after the profile's start at which the rules in force change."""
     return tuple(step.start for step in profile.steps[1:])
+
+
+def profile_paths(profile: Profile) -> tuple[Path, ...]:
+    """Every path the profile uses, in the order they first appear: each gets one VLAN for
+    the whole reservation, so a path kept from one step to the next keeps its label."""
+    return tuple(dict.fromkeys(a.path for step in profile.steps for a in step.allocations))
+
+
+def step_labels(profile: Profile, labels: Assigned, step: Step) -> Assigned:
+    """The labels of `step`'s paths, out of the reservation's (one VLAN per profile path);
+    the group ids are the reservation's, so a step change modifies its groups in place."""
+    paths = profile_paths(profile)
+    if len(labels.vlans) != len(paths):
+        raise InputError(
+            "vlans", f"{len(labels.vlans)} VLANs stored for a profile over {len(paths)} paths"
+        )
+    return Assigned(
+        tuple(labels.vlans[paths.index(a.path)] for a in step.allocations), labels.group_ids
+    )

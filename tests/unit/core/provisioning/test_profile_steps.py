@@ -7,7 +7,13 @@ from hypothesis import strategies as st
 
 from braid.core.model.booking import Allocation
 from braid.core.model.paths import Path
-from braid.core.provisioning.profile_steps import step_changes, step_in_force
+from braid.core.provisioning.profile_steps import (
+    profile_paths,
+    step_changes,
+    step_in_force,
+    step_labels,
+)
+from braid.core.rules.calendar import Assigned
 from braid.core.volume.profile import Profile, Step
 
 PATH = Path(("a", "b"), ("ab",))
@@ -45,3 +51,22 @@ def test_inside_a_step_that_step_is_in_force(lengths: list[int], now: int) -> No
     if inside:
         assert step == inside[0]
     assert step_changes(profile) == tuple(s.start for s in profile.steps[1:])
+
+
+def test_each_profile_path_keeps_its_one_vlan_in_every_step() -> None:
+    other = Path(("a", "c", "b"), ("ac", "cb"))
+    profile = Profile(
+        (
+            Step(0, 10, (Allocation(PATH, 5),)),
+            Step(10, 20, (Allocation(other, 5), Allocation(PATH, 3))),
+            Step(20, 30, (Allocation(other, 9),)),
+        )
+    )
+    assert profile_paths(profile) == (PATH, other)
+    labels = Assigned((101, 102), (7, 8))
+    assert [step_labels(profile, labels, s).vlans for s in profile.steps] == [
+        (101,),
+        (102, 101),
+        (102,),
+    ]
+    assert step_labels(profile, labels, profile.steps[1]).group_ids == (7, 8)
