@@ -20,7 +20,7 @@ from rich.markup import escape
 
 from braid.cli import client_views as views
 from braid.cli.client import DEFAULT_URL, ApiError, BraidClient, UnreachableError
-from braid.cli.common import err_console, fail, relative_instant
+from braid.cli.common import TzOpt, err_console, fail, relative_instant
 
 T = TypeVar("T")
 ACCEPTABLE: Final = ("earliest_start", "max_bandwidth", "split")
@@ -50,7 +50,8 @@ Text = Annotated[str | None, typer.Option(show_default=False)]
 Instant = Annotated[
     str | None,
     typer.Option(
-        help="ISO 8601 with offset, epoch seconds, or now, now+1h, now-30m.",
+        help="ISO 8601 with offset, epoch seconds, a local time (2026-12-04 17:00 "
+        "America/Chicago; without a zone, in --tz), friday 17:00, or now, now+1h, now-30m.",
         callback=relative_instant,
         show_default=False,
     ),
@@ -59,7 +60,10 @@ Bandwidth = Annotated[
     str | None, typer.Option(help="Mbit/s, or with a unit: 500M, 10G.", show_default=False)
 ]
 Duration = Annotated[
-    str | None, typer.Option(help="Seconds, or with a unit: 90s, 15m, 2h, 1d.", show_default=False)
+    str | None,
+    typer.Option(
+        help="Seconds, or with units: 90s, 15m, 1h30m, 3.5h, '2 days'.", show_default=False
+    ),
 ]
 MaxPaths = Annotated[int | None, typer.Option(help="Split over up to N paths.", show_default=False)]
 Directional = Annotated[bool, typer.Option(help="Book one direction only.")]
@@ -91,6 +95,7 @@ def reserve(
     token: TokenOpt = None,
     cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
+    tz: TzOpt = None,
 ) -> None:
     """Reserve bandwidth; if it does not fit, show the alternatives and how to take one."""
     if accept is not None and accept not in ACCEPTABLE:
@@ -115,8 +120,8 @@ def reserve(
     def accept_command(kind: str) -> str:
         return _command("reserve", body, url, accept=kind)
 
-    view = call_api(url, token, cacert, as_json, book, accept_command=accept_command)
-    show_answer(view, as_json, views.reservation)
+    view = call_api(url, token, cacert, as_json, book, accept_command=accept_command, zone=tz)
+    show_answer(view, as_json, views.reservation, tz)
 
 
 def list_reservations(
@@ -132,6 +137,7 @@ def list_reservations(
     token: TokenOpt = None,
     cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
+    tz: TzOpt = None,
 ) -> None:
     """List reservations by start time (yours; operators see everyone's)."""
     found = call_api(
@@ -144,7 +150,7 @@ def list_reservations(
     if as_json:
         typer.echo(json.dumps({"reservations": found}, indent=2))
     else:
-        Console().print(views.reservations(found))
+        Console().print(views.reservations(found, tz))
 
 
 def show(
@@ -153,12 +159,14 @@ def show(
     token: TokenOpt = None,
     cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
+    tz: TzOpt = None,
 ) -> None:
     """Show one reservation: state, window, paths, shares, VLANs, recommended streams."""
     show_answer(
         call_api(url, token, cacert, as_json, lambda b: b.get(reservation_id)),
         as_json,
         views.reservation,
+        tz,
     )
 
 
@@ -168,10 +176,11 @@ def cancel(
     token: TokenOpt = None,
     cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
+    tz: TzOpt = None,
 ) -> None:
     """Cancel a reservation; its bandwidth is free at once."""
     view = call_api(url, token, cacert, as_json, lambda b: b.cancel(reservation_id))
-    show_answer(view, as_json, views.reservation)
+    show_answer(view, as_json, views.reservation, tz)
 
 
 def confirm(
@@ -180,10 +189,11 @@ def confirm(
     token: TokenOpt = None,
     cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
+    tz: TzOpt = None,
 ) -> None:
     """Confirm a hold (made with --hold) before it expires."""
     view = call_api(url, token, cacert, as_json, lambda b: b.confirm(reservation_id))
-    show_answer(view, as_json, views.reservation)
+    show_answer(view, as_json, views.reservation, tz)
 
 
 def modify(
@@ -194,13 +204,14 @@ def modify(
     token: TokenOpt = None,
     cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
+    tz: TzOpt = None,
 ) -> None:
     """Change the end and/or bandwidth; if the change does not fit, nothing changes."""
     body = given_fields(end=end, bandwidth=bandwidth)
     if not body:
         fail("give --end, --bandwidth, or both")
     view = call_api(url, token, cacert, as_json, lambda b: b.modify(reservation_id, body))
-    show_answer(view, as_json, views.reservation)
+    show_answer(view, as_json, views.reservation, tz)
 
 
 def availability(
@@ -224,6 +235,7 @@ def availability(
     token: TokenOpt = None,
     cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
+    tz: TzOpt = None,
 ) -> None:
     """Ask without booking: does it fit, when is the earliest slot, how much fits, which slots."""
     query = given_fields(
@@ -236,6 +248,7 @@ def availability(
         call_api(url, token, cacert, as_json, lambda b: b.availability(query)),
         as_json,
         views.answer,
+        tz,
     )
 
 
@@ -248,12 +261,18 @@ def given_fields(**fields: Any) -> dict[str, Any]:
 
 
 def show_answer(
-    data: Mapping[str, Any], as_json: bool, render: Callable[[Mapping[str, Any]], Any]
+    data: Mapping[str, Any],
+    as_json: bool,
+    render: Callable[..., Any],
+    zone: str | None = None,
 ) -> None:
+    """JSON as the server sent it (UTC), or `render`'s view with times in `zone`."""
     if as_json:
         typer.echo(json.dumps(data, indent=2))
-    else:
+    elif zone is None:
         Console().print(render(data))
+    else:
+        Console().print(render(data, zone))
 
 
 def call_api(
@@ -264,6 +283,7 @@ def call_api(
     action: Callable[[BraidClient], T],
     *,
     accept_command: Callable[[str], str] | None = None,
+    zone: str | None = None,
 ) -> T:
     """Run `action` against the server; any failure is reported and ends the command."""
     try:
@@ -282,7 +302,7 @@ def call_api(
         err_console.print(f"[dim]{escape(exc.why)}[/]")
         raise typer.Exit(2) from exc
     except ApiError as exc:
-        _report(exc, as_json, accept_command)
+        _report(exc, as_json, accept_command, zone)
 
 
 def _verify(cacert: Path | None) -> ssl.SSLContext | bool:
@@ -295,7 +315,12 @@ def _verify(cacert: Path | None) -> ssl.SSLContext | bool:
         fail(f"--cacert: cannot use {cacert} as a CA certificate: {exc}")
 
 
-def _report(exc: ApiError, as_json: bool, accept_command: Callable[[str], str] | None) -> NoReturn:
+def _report(
+    exc: ApiError,
+    as_json: bool,
+    accept_command: Callable[[str], str] | None,
+    zone: str | None = None,
+) -> NoReturn:
     if as_json:
         typer.echo(json.dumps({"status": exc.status, "error": exc.error}, indent=2))
     if exc.status == 401:
@@ -304,21 +329,23 @@ def _report(exc: ApiError, as_json: bool, accept_command: Callable[[str], str] |
             "set BRAID_TOKEN (braid token create --user NAME --role user), or pass --token",
         )
     if exc.status == 409:
-        _print_rejection(exc, accept_command)
+        _print_rejection(exc, accept_command, zone)
         raise typer.Exit(1)
     where = f"{exc.field}: " if exc.field else ""
     err_console.print(f"[bold red]error:[/] {escape(where + exc.message)}")
     raise typer.Exit(2 if exc.status == 422 else 1)
 
 
-def _print_rejection(exc: ApiError, accept_command: Callable[[str], str] | None) -> None:
+def _print_rejection(
+    exc: ApiError, accept_command: Callable[[str], str] | None, zone: str | None = None
+) -> None:
     err_console.print(f"[bold yellow]rejected:[/] {escape(exc.message)}")
     for conflict in exc.conflicts:
         err_console.print(f"  conflict: {escape(json.dumps(conflict))}")
     for alternative in exc.alternatives:
         kind = str(alternative.get("kind", "?"))
         err_console.print(
-            f"[bold]alternative {escape(kind)}[/]: {escape(views.offer(alternative))}"
+            f"[bold]alternative {escape(kind)}[/]: {escape(views.offer(alternative, zone))}"
         )
         if accept_command is not None:
             # One unwrapped line, so it can be copied and pasted whole.

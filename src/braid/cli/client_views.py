@@ -1,4 +1,8 @@
-"""Rich tables for what the REST API returns (reservations, answers, alternatives)."""
+"""Rich tables for what the REST API returns (reservations, answers, alternatives).
+
+The wire's instants are UTC; with a zone (`--tz`) each view shows them in it,
+and says in its caption which zone its times are in.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,20 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from braid.core.model.units import BPS_PER_MBPS, format_bandwidth
+from braid.cli.common import shown_zone
+from braid.core.errors import InputError
+from braid.core.model.instants import parse_instant, readable_instant_in
+from braid.core.model.units import BPS_PER_MBPS, format_bandwidth, human_duration
+
+
+def when(instant: object, zone: str | None = None) -> str:
+    """An instant from the wire (ISO 8601, UTC) as a person reads it in `zone`."""
+    if zone is None or not isinstance(instant, str):
+        return str(instant)
+    try:
+        return readable_instant_in(parse_instant(instant, "instant"), zone)
+    except InputError:  # not an instant after all: shown as sent
+        return instant
 
 
 def bandwidth(mbps: object) -> str:
@@ -19,10 +36,10 @@ def bandwidth(mbps: object) -> str:
     return str(mbps)
 
 
-def reservations(found: Sequence[Mapping[str, Any]]) -> Table | Text:
+def reservations(found: Sequence[Mapping[str, Any]], zone: str | None = None) -> Table | Text:
     if not found:
         return Text("no reservations")
-    table = Table(title=f"{len(found)} reservation(s)")
+    table = Table(title=f"{len(found)} reservation(s)", caption=shown_zone(zone))
     for column in ("id", "state", "owner", "from → to", "bandwidth", "start", "end", "paths"):
         # Ids and states are what people copy and filter by: never break them.
         whole = column in ("id", "state", "bandwidth")
@@ -40,28 +57,29 @@ def reservations(found: Sequence[Mapping[str, Any]]) -> Table | Text:
             str(r.get("owner")),
             f"{r.get('src')} → {r.get('dst')}",
             bandwidth(r.get("bandwidth")),
-            str(r.get("start")),
-            str(r.get("end")),
+            when(r.get("start"), zone),
+            when(r.get("end"), zone),
             str(len(r.get("paths") or [])),
         )
     return table
 
 
-def reservation(view: Mapping[str, Any]) -> Group:
+def reservation(view: Mapping[str, Any], zone: str | None = None) -> Group:
     """One reservation: its facts, then a row per path with its share and VLAN."""
-    facts = Table(show_header=False, title=f"reservation {view.get('id')}")
+    title = f"reservation {view.get('id')}"
+    facts = Table(show_header=False, title=title, caption=shown_zone(zone))
     facts.add_column("field", style="bold")
     facts.add_column("value")
     rows = {
         "state": view.get("state"),
         "owner": view.get("owner"),
         "from → to": f"{view.get('src')} → {view.get('dst')}",
-        "window": f"{view.get('start')} → {view.get('end')}",
+        "window": f"{when(view.get('start'), zone)} → {when(view.get('end'), zone)}",
         "bandwidth": bandwidth(view.get("bandwidth")),
         "split": view.get("split"),
         "recommended streams": view.get("recommended_streams"),
-        "hold expires": view.get("hold_expires_at"),
-        "provisioning": provisioning(view.get("provisioning")),
+        "hold expires": _maybe_when(view.get("hold_expires_at"), zone),
+        "provisioning": provisioning(view.get("provisioning"), zone),
         "version": view.get("version"),
     }
     for name, value in rows.items():
@@ -71,7 +89,11 @@ def reservation(view: Mapping[str, Any]) -> Group:
     return Group(facts, _paths(view.get("paths") or [], view.get("weights") or [], vlans))
 
 
-def provisioning(state: object) -> str | None:
+def _maybe_when(instant: object, zone: str | None) -> str | None:
+    return None if instant is None else when(instant, zone)
+
+
+def provisioning(state: object, zone: str | None = None) -> str | None:
     """What the switches hold of it: `installed`, or `failed on s2: connection refused`."""
     if not isinstance(state, Mapping):
         return None
@@ -79,44 +101,52 @@ def provisioning(state: object) -> str | None:
     if state.get("error"):
         where = f" on {state['switch']}" if state.get("switch") else ""
         text += f"{where}: {state['error']}"
-    return f"{text} (since {state.get('since')})"
+    return f"{text} (since {when(state.get('since'), zone)})"
 
 
-def answer(decision: Mapping[str, Any]) -> Group:
+def answer(decision: Mapping[str, Any], zone: str | None = None) -> Group:
     """An availability answer: status, window, bandwidth or slots, and why not."""
-    facts = Table(show_header=False, title="availability")
+    facts = Table(show_header=False, title="availability", caption=shown_zone(zone))
     facts.add_column("field", style="bold")
     facts.add_column("value")
     facts.add_row("status", str(decision.get("status")))
-    for name in ("start", "end", "reason"):
+    for name in ("start", "end"):
         if decision.get(name) is not None:
-            facts.add_row(name, str(decision[name]))
+            facts.add_row(name, when(decision[name], zone))
+    duration = decision.get("duration")
+    if isinstance(duration, int) and not isinstance(duration, bool):
+        facts.add_row("duration", human_duration(duration))
+    if decision.get("reason") is not None:
+        facts.add_row("reason", str(decision["reason"]))
     if decision.get("bandwidth") is not None:
         facts.add_row("bandwidth", bandwidth(decision["bandwidth"]))
-    _slots(facts, decision.get("slots") or [], decision.get("free") or [])
+    _slots(facts, decision.get("slots") or [], decision.get("free") or [], zone)
     for kind, value in (decision.get("alternatives") or {}).items():
-        shown = bandwidth(value) if kind in ("max_bandwidth", "max_flow") else value
-        facts.add_row(f"alternative {kind}", str(shown))
+        shown = bandwidth(value) if kind in ("max_bandwidth", "max_flow") else when(value, zone)
+        facts.add_row(f"alternative {kind}", shown)
     return Group(facts, _paths(decision.get("paths") or [], decision.get("weights") or [], {}))
 
 
-def _slots(facts: Table, slots: list[list[str]], free: list[list[str]]) -> None:
+def _slots(
+    facts: Table, slots: list[list[str]], free: list[list[str]], zone: str | None = None
+) -> None:
     """Each all-slots span: its free time (to the end of a booking at its last start),
     then the starts it allows; `slots` alone are starts, never the end of free time."""
     for n, (first, stop) in enumerate(slots):
+        starts = f"from {when(first, zone)}, before {when(stop, zone)}"
         if n < len(free):
-            facts.add_row("free slot", " → ".join(str(t) for t in free[n]))
-            facts.add_row("  can start", f"from {first}, before {stop}")
+            facts.add_row("free slot", " → ".join(when(t, zone) for t in free[n]))
+            facts.add_row("  can start", starts)
         else:  # a server that does not say the free time
-            facts.add_row("can start", f"from {first}, before {stop}")
+            facts.add_row("can start", starts)
 
 
-def offer(alternative: Mapping[str, Any]) -> str:
+def offer(alternative: Mapping[str, Any], zone: str | None = None) -> str:
     """What an alternative changes, in a few words."""
     body = alternative.get("body") or {}
     kind = alternative.get("kind")
     if kind == "earliest_start":
-        return f"start {body.get('start')}, end {body.get('end')}"
+        return f"start {when(body.get('start'), zone)}, end {when(body.get('end'), zone)}"
     if kind == "max_bandwidth":
         return f"{bandwidth(body.get('bandwidth'))} instead"
     if kind == "split":
@@ -146,25 +176,28 @@ def _paths(
     return table
 
 
-def audit(entries: Sequence[Mapping[str, Any]]) -> Table | Text:
+def audit(entries: Sequence[Mapping[str, Any]], zone: str | None = None) -> Table | Text:
     """Every change to a reservation: when, who, what, from which state to which."""
     if not entries:
         return Text("no audit entries")
-    table = Table(title=f"{len(entries)} audit entr{'y' if len(entries) == 1 else 'ies'}")
+    title = f"{len(entries)} audit entr{'y' if len(entries) == 1 else 'ies'}"
+    table = Table(title=title, caption=shown_zone(zone))
     for column in ("at", "actor", "action", "from → to", "detail"):
         table.add_column(column, overflow="fold")
     for e in entries:
         change = f"{e.get('from') or ''} → {e.get('to') or ''}" if e.get("to") else ""
         detail = ", ".join(f"{k}={v}" for k, v in (e.get("detail") or {}).items())
-        table.add_row(str(e.get("at")), str(e.get("actor")), str(e.get("action")), change, detail)
+        at = when(e.get("at"), zone)
+        table.add_row(at, str(e.get("actor")), str(e.get("action")), change, detail)
     return table
 
 
-def maintenance(done: Mapping[str, Any]) -> Group:
+def maintenance(done: Mapping[str, Any], zone: str | None = None) -> Group:
     """A maintenance window booked, and what it moved or failed."""
     window = done.get("maintenance") or {}
+    span = f"{when(window.get('start'), zone)} → {when(window.get('end'), zone)}"
     lines = [
-        Text(f"maintenance {window.get('id')}: {window.get('start')} → {window.get('end')}"),
+        Text(f"maintenance {window.get('id')}: {span} ({shown_zone(zone)})"),
         *(
             Text(f"rerouted {r.get('id')}: " + " | ".join("-".join(p["nodes"]) for p in r["paths"]))
             for r in done.get("rerouted") or []

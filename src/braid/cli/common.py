@@ -112,21 +112,66 @@ def open_topology(path: Path, default_capacity: str | None) -> Topology:
         fail(f"{path}: {exc}", hint)
 
 
-def relative_instant(value: str | None) -> str | None:
-    """`now`, `now+1h`, `now-30m` as an ISO 8601 instant; anything else as given."""
-    if value is None or not value.strip().lower().startswith("now"):
-        return value
-    import re
+def check_tz(value: str | None) -> str | None:
+    """--tz (or BRAID_TZ): an IANA zone name, checked before any instant is read."""
+    from braid.core.model.local_time import check_zone
+
+    try:
+        return check_zone(value, "--tz")
+    except InputError as exc:
+        raise typer.BadParameter(exc.message) from exc
+
+
+# The zone input instants are read in and tables show times in; UTC without it.
+TzOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--tz",
+        envvar="BRAID_TZ",
+        # Eager: read before the instant options, whose callbacks read them in this zone.
+        is_eager=True,
+        callback=check_tz,
+        help="IANA time zone (e.g. Europe/Paris) to read local times in and show times in. "
+        "Default: UTC for what is shown; local times without a zone go to the server as "
+        "given, which reads them in your tz setting.",
+        show_default=False,
+    ),
+]
+
+
+def relative_instant(
+    ctx: typer.Context, param: typer.CallbackParam, value: str | None
+) -> str | None:
+    """An instant option as the server takes it: ISO 8601 in UTC when it reads here
+    (with an offset or zone, `now+1h`, `friday 17:00` in --tz); a local time this side
+    cannot place (no --tz) goes as given, for the server's tz setting of the user."""
     import time
 
-    from braid.core.model.instants import format_instant
-    from braid.core.model.units import parse_duration
+    option = "--" + (param.name or "instant").replace("_", "-")
+    zone = ctx.params["tz"] if "tz" in ctx.params else check_tz(_env_tz())
+    return cli_instant(value, option, zone, int(time.time()))
 
-    found = re.fullmatch(r"\s*now\s*(?:([+-])\s*(\S+))?\s*", value.lower())
-    if found is None:
-        raise typer.BadParameter(f"{value!r}: use now, now+1h or now-30m")
+
+def cli_instant(value: str | None, option: str, zone: str | None, now: int) -> str | None:
+    """`relative_instant`'s reading, with the zone and the clock passed in."""
+    if value is None:
+        return None
+    from braid.core.model.instants import format_instant, parse_instant
+
     try:
-        offset = parse_duration(found[2], "offset") if found[2] else 0
+        return format_instant(parse_instant(value, option, zone=zone, now=now))
     except InputError as exc:
-        raise typer.BadParameter(f"{value!r}: {exc.message}") from exc
-    return format_instant(int(time.time()) + (-offset if found[1] == "-" else offset))
+        if zone is None and "no time zone" in exc.message:
+            return value  # the user's tz setting on the server may place it
+        raise typer.BadParameter(exc.message) from exc
+
+
+def _env_tz() -> str | None:
+    import os
+
+    return os.environ.get("BRAID_TZ") or None
+
+
+def shown_zone(tz: str | None) -> str:
+    """What a table says its times are in."""
+    return f"times in {tz}" if tz else "times in UTC"

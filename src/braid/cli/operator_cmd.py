@@ -23,7 +23,7 @@ from braid.cli.client_cmd import (
     given_fields,
     show_answer,
 )
-from braid.cli.common import fail
+from braid.cli.common import TzOpt, fail
 
 network = typer.Typer(help="The topology `braid serve` works on: show it, replace it.")
 
@@ -34,13 +34,14 @@ def audit(
     token: TokenOpt = None,
     cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
+    tz: TzOpt = None,
 ) -> None:
     """Every change to a reservation: who, when, from which state to which."""
     entries = call_api(url, token, cacert, as_json, lambda b: b.audit(reservation_id))
     if as_json:
         typer.echo(json.dumps({"entries": entries}, indent=2))
     else:
-        Console().print(views.audit(entries))
+        Console().print(views.audit(entries, tz))
 
 
 def maintenance(
@@ -53,13 +54,14 @@ def maintenance(
     token: TokenOpt = None,
     cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
+    tz: TzOpt = None,
 ) -> None:
     """Take a link or a node out for a window (operators); bookings on it are re-routed."""
     if (link is None) == (node is None):
         fail("give --link or --node (one of them)")
     body = given_fields(link=link, node=node, start=start, end=end, reason=reason)
     done = call_api(url, token, cacert, as_json, lambda b: b.maintenance(body))
-    show_answer(done, as_json, views.maintenance)
+    show_answer(done, as_json, views.maintenance, tz)
 
 
 def link_state(

@@ -14,7 +14,7 @@ import typer
 
 from braid.adapters.plan_contract import encode
 from braid.app.planning import plan_lines
-from braid.cli.common import err_console, fail, open_topology
+from braid.cli.common import TzOpt, err_console, fail, open_topology, shown_zone
 from braid.cli.topology_cmd import DefaultCapacityOpt, TopologyOpt
 from braid.core.planning.decisions import Decision, Invalid, Refused, TenantReserved
 
@@ -39,21 +39,28 @@ def plan(
         bool,
         typer.Option("--strict", help="Exit with status 1 if any line is not a valid request."),
     ] = False,
+    tz: TzOpt = None,
 ) -> None:
     """Plan requests online: one JSON decision per request line, in order.
 
     Lines that are not valid requests get an `error` decision naming the field;
     their count goes to standard error, and the exit status is 1 when every
-    line was invalid (or any, with --strict).
+    line was invalid (or any, with --strict). With --tz, local times without
+    an offset (`2026-12-04 17:00`, `friday 17:00`) are read in that zone, and
+    the table shows times in it; JSON lines keep epoch seconds.
     """
+    import time
+
     model = open_topology(topology, default_capacity)
     tally = _Tally()
     with ExitStack() as stack:
         source = _open_requests(requests, stack)
         lines = _with_progress(source, requests, stack)
-        decisions = tally.count(plan_lines(model, lines))
+        # The clock is read once, here: day words of every line mean the same day.
+        planned = plan_lines(model, lines, zone=tz, now=int(time.time()))
+        decisions = tally.count(planned)
         if table:
-            _print_table(decisions, title=f"braid plan — {topology.name}")
+            _print_table(decisions, title=f"braid plan — {topology.name}", zone=tz)
         else:
             for decision in decisions:
                 sys.stdout.write(json.dumps(encode(decision)) + "\n")
@@ -164,12 +171,16 @@ _STATUS_STYLE = {
 
 
 def _print_table(
-    decisions: Iterable[Decision], *, title: str, console: Console | None = None
+    decisions: Iterable[Decision],
+    *,
+    title: str,
+    console: Console | None = None,
+    zone: str | None = None,
 ) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=title, show_lines=False)
+    table = Table(title=title, show_lines=False, caption=shown_zone(zone))
     for column in ("id", "status", "start", "end", "Mbit/s", "paths / answer"):
         table.add_column(column, overflow="fold")
     for typed in decisions:
@@ -178,55 +189,65 @@ def _print_table(
         table.add_row(
             decision["id"],
             f"[{style}]{decision['status']}[/]",
-            _when(decision.get("start")),
-            _end(decision),
+            _when(decision.get("start"), zone),
+            _end(decision, zone),
             str(decision.get("bandwidth", decision.get("max_bandwidth", ""))),
-            _answer(decision, _reason(typed, decision)),
+            _answer(decision, _reason(typed, decision, zone), zone),
         )
     (console or Console()).print(table)
 
 
-def _end(decision: dict[str, Any]) -> str:
+def _end(decision: dict[str, Any], zone: str | None = None) -> str:
     if "start" in decision and decision.get("end") is None and decision["status"] == "reserved":
         return "open"
-    return _when(decision.get("end"))
+    return _when(decision.get("end"), zone)
 
 
-def _when(epoch: object) -> str:
-    """An instant as a person reads it (the JSON lines keep epoch seconds)."""
-    from braid.core.model.instants import format_instant
+def _when(epoch: object, zone: str | None = None) -> str:
+    """An instant as a person reads it, in `zone` (UTC without); the JSON lines keep
+    epoch seconds."""
+    from braid.core.model.instants import readable_instant_in
 
-    return (format_instant(epoch) or "") if isinstance(epoch, int) else str(epoch or "")
+    if isinstance(epoch, int) and not isinstance(epoch, bool):
+        return readable_instant_in(epoch, zone)
+    return str(epoch or "")
 
 
-def _slot_spans(slots: list[list[int]], duration: int) -> str:
+def _slot_spans(slots: list[list[int]], duration: int, zone: str | None = None) -> str:
     """All-slots spans as free time, then the starts they allow: the contract's `slots`
     are start times [a, b), free from a until a booking at the last start (b - 1) ends."""
     if not slots:
         return "slots: none"
+
+    def at(epoch: int) -> str:
+        return _when(epoch, zone)
+
     return "free " + ", ".join(
-        f"[{_when(a)}, {_when(b - 1 + duration)}) (starts [{_when(a)}, {_when(b)}))"
-        for a, b in slots
+        f"[{at(a)}, {at(b - 1 + duration)}) (starts [{at(a)}, {at(b)}))" for a, b in slots
     )
 
 
-def _reason(decision: Decision, line: dict[str, Any]) -> str | None:
-    """The line's reason for a person: a refusal's or a shortfall's instants in ISO 8601."""
-    from braid.core.model.instants import readable_instant
+def _reason(decision: Decision, line: dict[str, Any], zone: str | None = None) -> str | None:
+    """The line's reason for a person: a refusal's or a shortfall's instants written
+    for people, in `zone` (UTC's ISO 8601 without)."""
+    from braid.core.model.instants import readable_instant_in
+
+    def write(epoch: int) -> str:
+        return readable_instant_in(epoch, zone)
 
     if isinstance(decision, Refused):
-        return decision.text(readable_instant)
+        return decision.text(write)
     if isinstance(decision, TenantReserved) and decision.why is not None:
-        return decision.why.text(readable_instant)
+        return decision.why.text(write)
     return None if line.get("reason") is None else str(line["reason"])
 
 
-def _answer(decision: dict[str, Any], reason: str | None) -> str:
+def _answer(decision: dict[str, Any], reason: str | None, zone: str | None = None) -> str:
     parts = []
     for path in decision.get("paths", []):
         parts.append(f"{'-'.join(path['nodes'])} ({path['bandwidth']})")
     if "slots" in decision:
-        parts.append(_slot_spans(decision["slots"], decision.get("duration", 0)))
+        parts.append(_slot_spans(decision["slots"], decision.get("duration", 0), zone))
     if decision.get("resequence"):
         parts.append(f"resequence (MDI {decision['mdi']})")
     for moved in decision.get("reallocated", []):

@@ -18,27 +18,41 @@ def test_provisioning_reads_as_a_person_would_say_it() -> None:
     assert provisioning(failed) == "failed on s2: connection refused (since 2030-01-01T10:00:00Z)"
 
 
-def test_relative_instants_in_the_cli() -> None:
-    import time
-
+def test_instant_options_read_here_or_go_to_the_server_as_given() -> None:
+    import pytest
     import typer
 
-    from braid.cli.common import relative_instant
-    from braid.core.model.instants import parse_instant
+    from braid.cli.common import cli_instant
 
-    now = int(time.time())
-    later = relative_instant("now+1h")
-    assert later is not None and abs(parse_instant(later, "start") - (now + 3600)) <= 2
-    earlier = relative_instant("now - 30m")
-    assert earlier is not None and abs(parse_instant(earlier, "start") - (now - 1800)) <= 2
-    assert relative_instant("2030-01-01T00:00:00Z") == "2030-01-01T00:00:00Z"
-    assert relative_instant(None) is None
-    try:
-        relative_instant("now+soon")
-    except typer.BadParameter as exc:
-        assert "now+1h" in str(exc) or "duration" in str(exc)
-    else:
-        raise AssertionError("now+soon was accepted")
+    now = 1_893_456_000  # 2030-01-01T00:00:00Z
+    assert cli_instant("now+1h", "--start", None, now) == "2030-01-01T01:00:00Z"
+    assert cli_instant("now - 30m", "--start", None, now) == "2029-12-31T23:30:00Z"
+    assert cli_instant("2030-01-01T00:00:00Z", "--start", None, now) == "2030-01-01T00:00:00Z"
+    assert cli_instant(None, "--start", None, now) is None
+    paris = cli_instant("2030-01-02 10:00", "--start", "Europe/Paris", now)
+    assert paris == "2030-01-02T09:00:00Z"
+    assert cli_instant("tomorrow 10:00", "--end", "Europe/Paris", now) == "2030-01-02T09:00:00Z"
+    # no --tz: a zoneless local time is the server's to read, in the user's tz setting
+    assert cli_instant("2030-01-02 10:00", "--start", None, now) == "2030-01-02 10:00"
+    with pytest.raises(typer.BadParameter, match="duration"):
+        cli_instant("now+soon", "--start", None, now)
+    with pytest.raises(typer.BadParameter, match="does not exist"):
+        cli_instant("2030-03-31 02:30", "--start", "Europe/Paris", now)
+
+
+def test_views_show_wire_times_in_a_zone_and_say_which() -> None:
+    from rich.console import Console
+
+    from braid.cli.client_views import reservations, when
+
+    assert when("2030-01-02T09:00:00Z", "Europe/Paris") == "2030-01-02 10:00:00 CET (+01:00)"
+    assert when("2030-01-02T09:00:00Z", None) == "2030-01-02T09:00:00Z"
+    assert when(None, "Europe/Paris") == "None"
+    row = {"id": "r-1", "state": "reserved", "start": "2030-01-02T09:00:00Z", "end": "x"}
+    console = Console(width=200, record=True)
+    console.print(reservations([row], "Europe/Paris"))
+    text = console.export_text()
+    assert "2030-01-02 10:00:00 CET" in text and "times in Europe/Paris" in text
 
 
 def test_an_all_slots_answer_says_free_slots_to_the_end_of_free_time() -> None:

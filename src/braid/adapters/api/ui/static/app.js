@@ -1,6 +1,7 @@
 // braid's web interface: sign in, then a hash router over the views.
 import { api, session } from "./api.js";
 import { clear, h, keepTextLegible } from "./dom.js";
+import { showTimesIn, timesZone } from "./fmt.js";
 import { forgetTopology, linkView, mapView } from "./views-network.js";
 import { detailView, listView } from "./views-reservations.js";
 import { bookView } from "./views-book.js";
@@ -33,6 +34,7 @@ async function render(keep = null) {
   if (!session.token()) return signIn();
   if (!session.user) {
     try { session.user = await api("GET", "/me"); } catch { return signIn("That token was not accepted."); }
+    showTimesIn(session.user.tz);
     showUser();
   }
   const hash = location.hash || "#/map";
@@ -63,6 +65,8 @@ function showUser() {
   nav.querySelector('a[href="#/maintenance"]').hidden = session.user.role !== "operator";
   clear(who).append(
     h("span", {}, `${session.user.name} (${session.user.role})`),
+    // Which zone the page's times are in (forms still take UTC, as their labels say).
+    h("span", { class: "zone", title: "set with PATCH /v1/me {\"tz\": …}" }, `times in ${timesZone()}`),
     h("button", { type: "button", class: "ghost", id: "sign-out", onclick: () => {
       session.signOut(); session.user = null; forgetTopology(); signIn();
     } }, "Sign out"));

@@ -37,11 +37,34 @@ export function iso(msTime) {
   return new Date(msTime).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-// "2030-01-01 10:00 UTC"
+// The zone shown times are in: the user's tz setting (GET /v1/me), else UTC.
+// The browser's own tz database (Intl) converts; nothing is loaded for it.
+let shownZone = null;
+let wallClock = null;
+
+export function showTimesIn(zone) {
+  shownZone = null; wallClock = null;
+  if (!zone) return;
+  try {
+    wallClock = new Intl.DateTimeFormat("en-GB", {
+      timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
+      hour: "2-digit", minute: "2-digit",
+    });
+    shownZone = zone;
+  } catch { wallClock = null; }  // a zone this browser does not know: UTC it is
+}
+
+export function timesZone() {
+  return shownZone || "UTC";
+}
+
+// "2030-01-01 10:00 UTC", or "2030-01-01 11:00 Europe/Paris" with the user's tz
 export function when(value) {
   if (!value) return "–";
   const d = typeof value === "number" ? new Date(value) : new Date(value);
-  return d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  if (!wallClock) return d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  const part = Object.fromEntries(wallClock.formatToParts(d).map((p) => [p.type, p.value]));
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute} ${shownZone}`;
 }
 
 export function span(seconds) {
