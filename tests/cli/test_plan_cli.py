@@ -166,3 +166,24 @@ def test_topology_split_of_a_file_without_domains_says_which_field(tmp_path: Pat
     result = braid("topology", "split", "-t", str(TOPOLOGY), "-o", str(tmp_path / "out"))
     assert result.returncode != 0
     assert "domains" in result.stderr and not (tmp_path / "out").exists()
+
+
+def test_plan_books_a_volume_as_a_profile_and_releases_every_step() -> None:
+    lines = [
+        {"id": "big", "src": "ORNL", "dst": "NERSC", "mode": "volume", "volume": "40TB",
+         "not_before": 1798794000, "deadline": "2027-01-03T00:00:00Z"},
+        {"id": "q", "src": "ORNL", "dst": "NERSC", "mode": "quickest", "volume": "1TB",
+         "not_before": 1798794000},
+        {"id": "big", "op": "release"},
+    ]  # fmt: skip
+    stdin = "\n".join(json.dumps(line) for line in lines)
+    result = braid("plan", "--topology", str(TOPOLOGY), "-", stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    booked, quickest, released = [json.loads(line) for line in result.stdout.splitlines()]
+    assert booked["status"] == "reserved" and booked["volume"] == 40 * 10**12
+    assert booked["completion"] == booked["profile"][-1]["end"] <= 1798934400
+    assert quickest["status"] == "answered" and quickest["completion"] > 1798794000
+    assert released["status"] == "released" and released["profile"] == booked["profile"]
+    table = braid("plan", "--topology", str(TOPOLOGY), "--table", "-", stdin=stdin)
+    assert table.returncode == 0, table.stderr
+    assert "Mbit/s:" in table.stdout  # a profile step, folded to the terminal's width

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -14,7 +15,7 @@ TOPOLOGY = "src/braid/examples/science-net.yaml"
 LINE = {"id": "r1", "src": "ORNL", "dst": "NERSC", "bandwidth": "10G", "mode": "fixed"}
 
 
-def plan(*args: str, lines: list[dict[str, object]], **env: str) -> tuple[int, str, str]:
+def plan(*args: str, lines: Sequence[Mapping[str, object]], **env: str) -> tuple[int, str, str]:
     import subprocess
     import sys
 

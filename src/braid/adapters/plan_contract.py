@@ -16,16 +16,21 @@ from braid.core.model.units import FOREVER, to_mbps
 from braid.core.planning.decisions import (
     Decision,
     Invalid,
+    QuickestAnswer,
     Refused,
     Released,
     Reserved,
     SlotsAnswer,
     TenantReserved,
+    VolumeReleased,
+    VolumeReserved,
     WidestAnswer,
     share_weights,
 )
+from braid.core.planning.refusals import VolumeShort
+from braid.core.volume import Profile
 
-__all__ = ["CONTRACT_VERSION", "encode", "paths_field"]
+__all__ = ["CONTRACT_VERSION", "encode", "paths_field", "profile_field"]
 
 CONTRACT_VERSION: Final = 1
 
@@ -44,6 +49,29 @@ def paths_field(allocations: Iterable[Allocation]) -> list[dict[str, Any]]:
         }
         for a in allocations
     ]
+
+
+def profile_field(profile: Profile) -> list[dict[str, Any]]:
+    """A rate profile's steps: `[{start, end, rate, paths}]`, rates in Mbit/s."""
+    return [
+        {
+            "start": step.start,
+            "end": step.end,
+            "rate": to_mbps(step.rate),
+            "paths": paths_field(step.allocations),
+        }
+        for step in profile.steps
+    ]
+
+
+def _profile(profile: Profile) -> tuple[tuple[str, Any], ...]:
+    return (
+        ("start", profile.start),
+        ("end", profile.end),
+        ("completion", profile.end),
+        ("peak", to_mbps(profile.peak)),
+        ("profile", profile_field(profile)),
+    )
 
 
 def _line(request_id: str, status: str, *fields: tuple[str, Any]) -> dict[str, Any]:
@@ -103,6 +131,21 @@ def _(d: TenantReserved) -> dict[str, Any]:
 
 
 @_encode.register
+def _(d: VolumeReserved) -> dict[str, Any]:
+    return _line(d.id, "reserved", ("volume", d.volume), *_profile(d.profile))
+
+
+@_encode.register
+def _(d: QuickestAnswer) -> dict[str, Any]:
+    return _line(d.id, "answered", ("volume", d.volume), *_profile(d.profile))
+
+
+@_encode.register
+def _(d: VolumeReleased) -> dict[str, Any]:
+    return _line(d.id, "released", *_profile(d.profile))
+
+
+@_encode.register
 def _(d: Refused) -> dict[str, Any]:
     alternatives = None
     if d.alternatives is not None:
@@ -116,6 +159,7 @@ def _(d: Refused) -> dict[str, Any]:
             )
             if v is not None
         }
+    volume = d.why if isinstance(d.why, VolumeShort) else None
     return _line(
         d.id,
         "rejected",
@@ -123,6 +167,9 @@ def _(d: Refused) -> dict[str, Any]:
         ("max_bandwidth", _mbps(d.max_bandwidth)),
         ("tenant", d.tenant),
         ("alternatives", alternatives),
+        ("most_by_deadline", None if volume is None else volume.most_by_deadline),
+        # Absent when the volume can never all be moved.
+        ("earliest_completion", None if volume is None else volume.earliest_completion),
     )
 
 

@@ -191,10 +191,18 @@ def _print_table(
             f"[{style}]{decision['status']}[/]",
             _when(decision.get("start"), zone),
             _end(decision, zone),
-            str(decision.get("bandwidth", decision.get("max_bandwidth", ""))),
+            _mbps(decision),
             _answer(decision, _reason(typed, decision, zone), zone),
         )
     (console or Console()).print(table)
+
+
+def _mbps(decision: dict[str, Any]) -> str:
+    """The bandwidth column: what was booked or found, or a volume profile's peak."""
+    for key in ("bandwidth", "max_bandwidth", "peak"):
+        if key in decision:
+            return str(decision[key])
+    return ""
 
 
 def _end(decision: dict[str, Any], zone: str | None = None) -> str:
@@ -246,6 +254,10 @@ def _answer(decision: dict[str, Any], reason: str | None, zone: str | None = Non
     parts = []
     for path in decision.get("paths", []):
         parts.append(f"{'-'.join(path['nodes'])} ({path['bandwidth']})")
+    for step in decision.get("profile", []):
+        paths = ", ".join(f"{'-'.join(p['nodes'])} ({p['bandwidth']})" for p in step["paths"])
+        span = f"[{_when(step['start'])}, {_when(step['end'])})"
+        parts.append(f"{span} {step['rate']} Mbit/s: {paths}")
     if "slots" in decision:
         parts.append(_slot_spans(decision["slots"], decision.get("duration", 0), zone))
     if decision.get("resequence"):

@@ -17,7 +17,7 @@ from braid.app.errors import RejectedError
 from braid.app.ports import Change, ConflictError, Repository, Step, Validator, WriteStep
 from braid.app.records import Reservation, TopologyVersion
 from braid.app.request_context import current_request
-from braid.app.reservations.mirror import Mirror, as_booking
+from braid.app.reservations.mirror import Mirror, as_bookings
 from braid.core.model.loads import LinkLoad, capacity_lookup, loads_of, peak_problems
 from braid.core.model.topology import Topology
 from braid.core.planning.lifecycle import counts_against_capacity
@@ -106,7 +106,8 @@ class Books:
         `note` goes into the write's audit entry (e.g. a confirm's idempotency key).
         """
         topology = self.topology
-        loads = loads_of(as_booking(record), topology)
+        # A volume's loads are its steps', each over the step's window.
+        loads = tuple(load for b in as_bookings(record) for load in loads_of(b, topology))
         version = self.mirror.topology_version
         change = Change(record, loads, version, current_request(), note or {})
         return WriteStep(change, load_validator(topology, loads), action, expected)

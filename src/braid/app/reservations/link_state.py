@@ -30,13 +30,14 @@ from braid.app.ports import Change, Step, TopologyStep, WriteStep
 from braid.app.records import Reservation, TopologyVersion, User
 from braid.app.request_context import current_request
 from braid.app.reservations.books import Books, load_validator
-from braid.app.reservations.mirror import as_booking
+from braid.app.reservations.mirror import as_booking, as_bookings
 from braid.app.reservations.plan_facts import (
     fixed_request,
     plan_facts,
     protection_facts,
     protection_of,
 )
+from braid.app.reservations.volumes import is_volume
 from braid.core.errors import InputError
 from braid.core.failover.protection import ProtectedPaths, down_links, with_link_state
 from braid.core.model.booking import Allocation
@@ -175,7 +176,8 @@ def _planner(topology: Topology, booked: list[Reservation]) -> Planner:
     """A planner on the new topology holding every booking, to re-plan around down links."""
     planner = Planner(topology)
     for r in booked:
-        planner.network.commit(as_booking(r))
+        for booking in as_bookings(r):
+            planner.network.commit(booking)
     return planner
 
 
@@ -189,6 +191,8 @@ def _placed(
     link: str,
 ) -> tuple[Reservation, Moved] | None:
     """`r` as it should be stored now, and what happened to it; None: it stays as it is."""
+    if is_volume(r):
+        return None  # a volume's steps are not re-routed around down links yet
     paths = protection_of(r.plan)
     if paths is not None:
         return _protected(failback, r, paths, down, now, link)

@@ -27,6 +27,7 @@ from braid.app.reservations.plan_facts import (
     link_lists,
     plan_facts,
 )
+from braid.app.reservations.volumes import is_volume, step_bookings
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.network import Network
 from braid.core.model.timeline import OverbookingError
@@ -37,6 +38,7 @@ from braid.core.planning.lifecycle import counts_against_capacity
 from braid.core.planning.planner import Planner
 from braid.core.rules.calendar import LabelCalendar, NoFreeLabelError
 from braid.core.rules.compiler import group_count
+from braid.core.volume.profile import step_booking_id
 
 log = logging.getLogger(__name__)
 # Forgetting a learnt write only makes catch-up apply it again, harmlessly.
@@ -56,6 +58,35 @@ def as_booking(reservation: Reservation) -> Booking:
         booked_allocations(reservation.allocations, reservation.plan),
         reservation.symmetric,
     )
+
+
+def as_bookings(reservation: Reservation) -> tuple[Booking, ...]:
+    """What `reservation` books: one booking, or a volume's one per step (`id~i`)."""
+    return step_bookings(reservation) if is_volume(reservation) else (as_booking(reservation),)
+
+
+def held_bookings(network: Network, reservation_id: str) -> tuple[Booking, ...]:
+    """The bookings `network` holds for a reservation: itself, or a volume's steps."""
+    booking = network.bookings.get(reservation_id)
+    if booking is not None:
+        return (booking,)
+    steps: list[Booking] = []
+    while (step := network.bookings.get(step_booking_id(reservation_id, len(steps)))) is not None:
+        steps.append(step)
+    return tuple(steps)
+
+
+def commit_all(network: Network, bookings: Iterable[Booking]) -> None:
+    """Book all of `bookings` or none: a volume's steps go in together."""
+    done: list[str] = []
+    try:
+        for booking in bookings:
+            network.commit(booking)
+            done.append(booking.id)
+    except BaseException:
+        for booking_id in reversed(done):
+            network.release(booking_id)
+        raise
 
 
 class Mirror:
@@ -211,16 +242,15 @@ class Mirror:
         """
         with self.lock:
             network = self.planner.network
-            held = network.bookings.get(stored.id)
-            if held is not None:
+            held = held_bookings(network, stored.id)
+            if held:
                 self._drop(stored.id)
             if not counts_against_capacity(stored.state, stored.end, now, stored.hold_expires_at):
                 return
             try:
                 self._hold(stored)
             except (OverbookingError, KeyError):
-                if held is not None:
-                    network.commit(held)
+                commit_all(network, held)
                 return
             if len(self._learned) >= _LEARNED_LIMIT:
                 self._learned.clear()  # entries a catch-up read first linger; forget them
@@ -232,7 +262,7 @@ class Mirror:
         network = self.planner.network
         for reservation in reservations:
             self.waiting.pop(reservation.id, None)
-            if reservation.id in network.bookings:
+            if held_bookings(network, reservation.id):
                 self._drop(reservation.id)
             if not counts_against_capacity(
                 reservation.state, reservation.end, now, reservation.hold_expires_at
@@ -255,6 +285,10 @@ class Mirror:
 
     def _hold(self, r: Reservation) -> None:
         """Book `r` in the network, and its labels (if it has any) in the calendar."""
+        if is_volume(r):
+            # A volume's steps carry no labels yet: provisioning reads `profile_of`.
+            commit_all(self.planner.network, step_bookings(r))
+            return
         booking = as_booking(r)
         self.planner.network.commit(booking)
         labels = labels_of(r.plan)
@@ -262,7 +296,9 @@ class Mirror:
             self.labels.record(r.id, (r.start, r.end), link_lists(booking.allocations), labels)
 
     def _drop(self, reservation_id: str) -> None:
-        self.planner.network.release(reservation_id)
+        network = self.planner.network
+        for booking in held_bookings(network, reservation_id):
+            network.release(booking.id)
         self.labels.release(reservation_id)
 
     def take_labels(

@@ -15,16 +15,20 @@ from braid.core.model.intervals import IntervalSet
 from braid.core.model.units import format_bandwidth
 from braid.core.multipath import SplitPlan
 from braid.core.planning.refusals import TenantShort, Why, WriteInstant
+from braid.core.volume import Profile
 
 __all__ = [
     "Alternatives",
     "Decision",
     "Invalid",
+    "QuickestAnswer",
     "Refused",
     "Released",
     "Reserved",
     "SlotsAnswer",
     "TenantReserved",
+    "VolumeReleased",
+    "VolumeReserved",
     "WidestAnswer",
     "reason_of",
     "share_weights",
@@ -65,6 +69,42 @@ class TenantReserved:
     def reason(self) -> str | None:
         """`why` in words, with epoch seconds."""
         return None if self.why is None else self.why.text()
+
+
+@dataclass(frozen=True, slots=True)
+class VolumeReserved:
+    """A volume booked as a rate profile: one window booking per step (`bookings`).
+
+    `volume` is the bytes asked; the profile moves at least that (its last
+    step is rounded up to a whole second).
+    """
+
+    id: str
+    profile: Profile
+    volume: int
+    symmetric: bool = True
+
+    @property
+    def completion(self) -> int:
+        return self.profile.end
+
+    @property
+    def bookings(self) -> tuple[Booking, ...]:
+        return self.profile.bookings(self.id, symmetric=self.symmetric)
+
+
+@dataclass(frozen=True, slots=True)
+class QuickestAnswer:
+    """The earliest-completing profile for `volume` bytes from `not_before`, not booked."""
+
+    id: str
+    not_before: int
+    volume: int
+    profile: Profile
+
+    @property
+    def completion(self) -> int:
+        return self.profile.end
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +186,14 @@ class Released:
 
 
 @dataclass(frozen=True, slots=True)
+class VolumeReleased:
+    """A volume reservation released: every step of its profile."""
+
+    id: str
+    profile: Profile
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid:
     """A request the planner cannot read: `field` names what is wrong, `line` where."""
 
@@ -155,7 +203,18 @@ class Invalid:
     line: int | None = None
 
 
-Decision = Reserved | TenantReserved | Refused | WidestAnswer | SlotsAnswer | Released | Invalid
+Decision = (
+    Reserved
+    | TenantReserved
+    | VolumeReserved
+    | Refused
+    | WidestAnswer
+    | SlotsAnswer
+    | QuickestAnswer
+    | Released
+    | VolumeReleased
+    | Invalid
+)
 
 
 def share_weights(allocations: Sequence[Allocation]) -> tuple[float, ...]:

@@ -12,6 +12,7 @@ from braid.core.graph.search import widest_width
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.network import Network
 from braid.core.model.topology import Topology
+from braid.core.model.units import format_volume
 from braid.core.multipath import (
     MdiPolicy,
     SplitPlan,
@@ -27,11 +28,14 @@ from braid.core.planning.decisions import (
     Alternatives,
     Decision,
     Invalid,
+    QuickestAnswer,
     Refused,
     Released,
     Reserved,
     SlotsAnswer,
     TenantReserved,
+    VolumeReleased,
+    VolumeReserved,
     WidestAnswer,
 )
 from braid.core.planning.refusals import (
@@ -41,11 +45,19 @@ from braid.core.planning.refusals import (
     NothingFree,
     TenantShort,
     TooLittle,
+    VolumeShort,
     Why,
 )
 from braid.core.planning.requests import Release, Request
 from braid.core.schedule import all_slots, earliest_start, fixed_path, widest
 from braid.core.tenants import TenantAllocator, TenantRequest
+from braid.core.volume import (
+    BITS_PER_BYTE,
+    VolumeAsk,
+    VolumePlan,
+    plan_volume,
+    quickest_transfer,
+)
 
 
 class Planner:
@@ -54,6 +66,7 @@ class Planner:
         self.tenants = TenantAllocator(self.network)
         self.policy = policy or MdiPolicy()
         self._tenant_ids: set[str] = set()
+        self._volumes: dict[str, VolumeReserved] = {}
         self._staged: Booking | None = None
 
     def handle(self, item: Request | Release) -> Decision:
@@ -61,7 +74,31 @@ class Planner:
         decision, staged = self.decide(item)
         if staged is not None:
             self.network.commit(staged)
+        if isinstance(decision, VolumeReserved):
+            self.commit_volume(decision)
         return decision
+
+    def commit_volume(self, decision: VolumeReserved) -> None:
+        """Book every step of a decided volume, or none (a step that does not fit undoes the rest).
+
+        `decide` stages no booking for a volume: its steps are `decision.bookings`,
+        and releasing the volume's id releases them all.
+        """
+        done: list[str] = []
+        try:
+            for booking in decision.bookings:
+                self.network.commit(booking)
+                done.append(booking.id)
+        except BaseException:
+            for booking_id in reversed(done):
+                self.network.release(booking_id)
+            raise
+        self._volumes[decision.id] = decision
+
+    @property
+    def volumes(self) -> dict[str, VolumeReserved]:
+        """The volume reservations booked, by id (their steps are in `network.bookings`)."""
+        return self._volumes
 
     def decide(self, item: Request | Release) -> tuple[Decision, Booking | None]:
         """Decide without booking; the caller commits the returned booking when it may.
@@ -73,7 +110,7 @@ class Planner:
         self._staged = None
         if isinstance(item, Release):
             return self._release(item.id), None
-        if item.id in self.network.bookings:
+        if item.id in self.network.bookings or item.id in self._volumes:
             return Invalid(item.id, "already names a booking; choose a new id", field="id"), None
         handler = {
             "fixed": self._fixed,
@@ -81,6 +118,8 @@ class Planner:
             "max-bandwidth": self._max_bandwidth,
             "all-slots": self._all_slots,
             "tenant": self._tenant,
+            "volume": self._volume,
+            "quickest": self._quickest,
         }[item.mode]
         decision = handler(item)
         return decision, self._staged
@@ -164,7 +203,46 @@ class Planner:
             r.id, r.tenant, outcome.booking, outcome.shortfall, short, tuple(outcome.reallocated)
         )
 
+    def _volume(self, r: Request) -> Decision:
+        found = plan_volume(self.network, _volume_ask(r))
+        if isinstance(found, VolumePlan):
+            decision = VolumeReserved(r.id, found.profile, r.volume, r.symmetric)
+            taken = [b.id for b in decision.bookings if b.id in self.network.bookings]
+            if taken:
+                # The steps are booked as `id~i`; another booking holds one of those names.
+                reason = f"its step {taken[0]!r} would clash with a booking; choose a new id"
+                return Invalid(r.id, reason, field="id")
+            return decision
+        why = VolumeShort(
+            r.src,
+            r.dst,
+            r.volume,
+            r.not_before,
+            r.deadline,
+            found.most_by_deadline // BITS_PER_BYTE,
+            found.earliest_completion,
+            found.reason,
+        )
+        return Refused(r.id, why)
+
+    def _quickest(self, r: Request) -> Decision:
+        found = quickest_transfer(self.network, _volume_ask(r))
+        if found is None:
+            said = (
+                f"the {format_volume(r.volume)} asked can never all be moved "
+                f"from {r.src} to {r.dst}: "
+                "what is booked leaves nothing free between them for good"
+            )
+            why = VolumeShort(r.src, r.dst, r.volume, r.not_before, None, 0, None, said)
+            return Refused(r.id, why)
+        return QuickestAnswer(r.id, r.not_before, r.volume, found.profile)
+
     def _release(self, request_id: str) -> Decision:
+        volume = self._volumes.pop(request_id, None)
+        if volume is not None:
+            for step in volume.bookings:
+                self.network.release(step.id)
+            return VolumeReleased(request_id, volume.profile)
         booking = self.network.bookings.get(request_id)
         if booking is None:
             return Invalid(request_id, "nothing is booked under this id", field="id")
@@ -327,6 +405,20 @@ class Planner:
                 max_flow = bound
         best = self._widest_width(r, start, start + duration) if widest is None else widest
         return Refused(r.id, why, Alternatives(best, earliest_start, max_flow))
+
+
+def _volume_ask(r: Request) -> VolumeAsk:
+    return VolumeAsk(
+        r.src,
+        r.dst,
+        r.volume * BITS_PER_BYTE,
+        r.not_before,
+        r.deadline,
+        r.max_rate,
+        r.max_paths,
+        r.objective,
+        r.symmetric,
+    )
 
 
 def _split_why(r: Request, refusal: SplitRefusal, policy: MdiPolicy) -> Why:

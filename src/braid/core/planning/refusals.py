@@ -27,6 +27,7 @@ __all__ = [
     "NothingFree",
     "TenantShort",
     "TooLittle",
+    "VolumeShort",
     "Why",
     "WriteInstant",
 ]
@@ -144,4 +145,24 @@ class TenantShort:
         return shortfall_reason(asked, self.granted, joined=self.joined, when=when)
 
 
-Why = NoSinglePath | NoStart | NothingFree | TooLittle | DelayImbalance | TenantShort
+@dataclass(frozen=True, slots=True)
+class VolumeShort:
+    """A volume request: only `most_by_deadline` of `volume` bytes moves by the deadline
+    (from `not_before` on, when there is none); all of it would by
+    `earliest_completion`, or never (None). `said` is the volume planner's sentence,
+    written with readable instants whatever `when` is, since it is built there."""
+
+    src: str
+    dst: str
+    volume: int
+    not_before: int
+    deadline: int | None
+    most_by_deadline: int
+    earliest_completion: int | None
+    said: str
+
+    def text(self, when: WriteInstant = str) -> str:
+        return self.said
+
+
+Why = NoSinglePath | NoStart | NothingFree | TooLittle | DelayImbalance | TenantShort | VolumeShort

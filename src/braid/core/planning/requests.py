@@ -9,11 +9,19 @@ from typing import Any, Final, Literal
 from braid.core.errors import InputError
 from braid.core.model.instants import parse_instant, readable_instant
 from braid.core.model.topology import Topology
-from braid.core.model.units import FOREVER, MAX_INSTANT, parse_bandwidth, parse_duration
+from braid.core.model.units import (
+    FOREVER,
+    MAX_INSTANT,
+    parse_bandwidth,
+    parse_duration,
+    parse_volume,
+)
+from braid.core.volume import OBJECTIVES, Objective
 
-Mode = Literal["fixed", "earliest", "max-bandwidth", "all-slots", "tenant"]
+Mode = Literal["fixed", "earliest", "max-bandwidth", "all-slots", "tenant", "volume", "quickest"]
 Split = Literal["flow", "packet"]
-MODES: Final = ("fixed", "earliest", "max-bandwidth", "all-slots", "tenant")
+MODES: Final = ("fixed", "earliest", "max-bandwidth", "all-slots", "tenant", "volume", "quickest")
+VOLUME_MODES: Final = ("volume", "quickest")
 SPLITS: Final = ("flow", "packet")
 MAX_PATHS_LIMIT: Final = 16
 
@@ -27,6 +35,10 @@ _MODE_FIELDS: Final[dict[str, tuple[set[str], set[str]]]] = {
     "max-bandwidth": ({"start", "end"}, {"reserve"} | _SPLITTING),
     "all-slots": ({"bandwidth", "duration", "window_start", "window_end"}, set()),
     "tenant": ({"bandwidth", "tenant", "start"}, {"end", "main_path"}),
+    # A volume's profile may change paths from step to step; `split` has no
+    # meaning there (each step is split per flow). `quickest` answers only.
+    "volume": ({"volume", "not_before"}, {"deadline", "max_rate", "max_paths", "objective"}),
+    "quickest": ({"volume", "not_before"}, {"max_rate", "max_paths"}),
 }
 
 
@@ -48,6 +60,10 @@ class Request:
     max_paths: int = 1
     split: Split = "flow"
     directional: bool = False
+    volume: int = 0  # bytes, volume and quickest modes
+    deadline: int | None = None
+    max_rate: int | None = None
+    objective: Objective = "earliest"
 
     @property
     def symmetric(self) -> bool:
@@ -117,8 +133,24 @@ def _build(
     if "bandwidth" in data:
         fields["bandwidth"] = parse_bandwidth(data["bandwidth"], "bandwidth")
     fields.update(_times(data, mode, reading))
-    fields.update(_options(data, topology, src, dst))
+    fields.update(_options(data, topology, src, dst, mode))
+    if mode in VOLUME_MODES:
+        fields.update(_volume(data, fields))
     return Request(**fields)
+
+
+def _volume(data: Mapping[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The volume fields; `_times` has read `not_before` and `deadline` already."""
+    out: dict[str, Any] = {"volume": parse_volume(data["volume"], "volume")}
+    if data.get("max_rate") is not None:
+        out["max_rate"] = parse_bandwidth(data["max_rate"], "max_rate")
+    objective = data.get("objective", "earliest")
+    if objective not in OBJECTIVES:
+        raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}; got {objective!r}")
+    if objective == "flattest" and fields.get("deadline") is None:
+        raise InputError("deadline", "required for objective flattest: the time to spread over")
+    out["objective"] = objective
+    return out
 
 
 def _node(data: Mapping[str, Any], name: str, topology: Topology) -> str:
@@ -147,6 +179,8 @@ def _times(data: Mapping[str, Any], mode: Mode, reading: _Reading) -> dict[str, 
     elif mode == "earliest" and "not_after" in got:
         if got["not_after"] < got["not_before"] + got["duration"]:
             raise InputError("not_after", "leaves no room: must be at least not_before + duration")
+    elif mode == "volume" and "deadline" in got:
+        _ordered(got, "not_before", "deadline")
     elif mode == "all-slots":
         _ordered(got, "window_start", "window_end")
         if got["window_end"] - got["window_start"] < got["duration"]:
@@ -159,6 +193,7 @@ def _times(data: Mapping[str, Any], mode: Mode, reading: _Reading) -> dict[str, 
 
 _TIME_FIELDS: Final = (
     "start", "end", "duration", "not_before", "not_after", "window_start", "window_end",
+    "deadline",
 )  # fmt: skip
 
 
@@ -168,9 +203,12 @@ def _ordered(got: dict[str, int], first: str, last: str) -> None:
         raise InputError(last, f"must be after {first} ({start}), got {end}")
 
 
-def _options(data: Mapping[str, Any], topology: Topology, src: str, dst: str) -> dict[str, Any]:
+def _options(
+    data: Mapping[str, Any], topology: Topology, src: str, dst: str, mode: Mode
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    max_paths = data.get("max_paths", 1)
+    # A volume moves fastest over every path there is, so it asks for all by default.
+    max_paths = data.get("max_paths", MAX_PATHS_LIMIT if mode in VOLUME_MODES else 1)
     if isinstance(max_paths, bool) or not isinstance(max_paths, int):
         raise InputError("max_paths", "must be an integer")
     if not 1 <= max_paths <= MAX_PATHS_LIMIT:
