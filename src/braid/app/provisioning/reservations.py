@@ -9,8 +9,10 @@ from braid.app.ports import Repository
 from braid.app.provisioning.ports import Due
 from braid.app.records import Reservation
 from braid.app.reservations.plan_facts import labels_of, protection_of
+from braid.app.reservations.volumes import profile_of
 from braid.core.errors import InputError
 from braid.core.model.topology import Topology
+from braid.core.provisioning.profile_steps import step_changes, step_in_force, step_labels
 from braid.core.provisioning.schedule import Window
 from braid.core.rules.calendar import Assigned
 from braid.core.rules.compiler import compile_reservation
@@ -35,10 +37,7 @@ class ReservationPlans:
     def booked(self) -> list[Due]:
         records = self.repo.booked()
         self._records = {r.id: r for r in records}
-        return [
-            Due(r.id, Window(r.state, r.start, r.end, r.hold_expires_at), r.created_at)
-            for r in records
-        ]
+        return [Due(r.id, _window(r), r.created_at) for r in records]
 
     def plan(self, booking: str, now: int) -> RulePlan | None:
         record = self._records.get(booking) or self.repo.get(booking)
@@ -52,7 +51,14 @@ class ReservationPlans:
         for node, host in zip((r.src, r.dst), hosts, strict=True):
             if host is None:
                 raise InputError("hosts", f"the wiring names no host at node {node!r}")
-        request = RuleRequest(r.id, r.allocations, str(hosts[0]), str(hosts[1]))
+        allocations = r.allocations
+        profile = profile_of(r)
+        if profile is not None:
+            # A volume carries the rates and paths of the step in force; a step change
+            # is a change of the same reservation's rules, made before broken.
+            step = step_in_force(profile, now)
+            allocations, labels = step.allocations, step_labels(profile, labels, step)
+        request = RuleRequest(r.id, allocations, str(hosts[0]), str(hosts[1]))
         paths = protection_of(r.plan)
         if paths is not None:
             # The traffic's path first, the other in the fast-failover groups'
@@ -62,3 +68,12 @@ class ReservationPlans:
             if paths.on_standby:
                 labels = Assigned(labels.vlans[::-1], labels.group_ids)
         return compile_reservation(request, self.topology(), self.wiring.ports, labels)
+
+
+def _window(r: Reservation) -> Window:
+    try:
+        profile = profile_of(r)
+    except InputError:
+        profile = None  # its compile says why, for this reservation alone
+    steps = () if profile is None else step_changes(profile)
+    return Window(r.state, r.start, r.end, r.hold_expires_at, steps)
