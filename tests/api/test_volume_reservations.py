@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
+from braid.adapters.store import open_repository
+from braid.app.reservations.mirror import held_bookings
+from braid.app.reservations.service import ReservationService
 from braid.core.policy import Limits, Policy
 from tests.api.harness import NOW, Api, body, build, iso
 
@@ -132,3 +137,25 @@ def test_availability_answers_quickest_and_volume_without_booking() -> None:
     assert fits["status"] == "rejected" and fits["earliest_completion"] == iso(3600 + 89)
     assert fits["most_by_deadline"] == 450 * 10**9
     assert api.snapshot() == before
+
+
+def test_a_restarted_service_books_every_step_of_a_stored_volume(tmp_path: Path) -> None:
+    repo = open_repository(f"sqlite:///{tmp_path}/b.db")
+    try:
+        api = build(repo)
+        booked = post(api, volume(max_rate="40G", not_before=iso(3600))).json()
+        fixed = post(api, body(bandwidth="40G", start=iso(3600), end=iso(3700))).json()
+        later = post(api, volume(volume="2TB", not_before=iso(3600))).json()
+        # 10G beside both for 100 s, 50G beside the first volume, then all 90G.
+        assert [s["rate"] for s in later["volume"]["profile"]] == [10000, 50000, 90000]
+        restarted = ReservationService(api.repo, clock=api.clock)
+        restarted.start()
+        network = restarted.books.mirror.network
+        steps = len(booked["volume"]["profile"]) + len(later["volume"]["profile"])
+        assert len(network.bookings) == steps + 1 and fixed["id"] in network.bookings
+        ends = [
+            int(datetime.fromisoformat(s["end"]).timestamp()) for s in later["volume"]["profile"]
+        ]
+        assert [b.end for b in held_bookings(network, later["id"])] == ends
+    finally:
+        repo.close()
