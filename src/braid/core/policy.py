@@ -9,7 +9,7 @@ Every violation names its rule.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -29,6 +29,7 @@ __all__ = [
     "Policy",
     "Violation",
     "check_booking",
+    "check_steps",
     "limits_from_dict",
     "peak_bandwidth",
     "policy_from_dict",
@@ -131,6 +132,37 @@ def check_booking(
                 f"{format_bandwidth(bandwidth)} more is over the quota of "
                 f"{format_bandwidth(limits.quota)}",
             )
+    return None
+
+
+def check_steps(
+    limits: Limits,
+    *,
+    src: str,
+    dst: str,
+    steps: Sequence[Booked],
+    now: int,
+    others: Iterable[Booked] = (),
+) -> Violation | None:
+    """`check_booking` for a rate profile: the window is all its steps, the bandwidth
+    its peak, and the quota holds at every step with that step's rate on top."""
+    start, end = steps[0].start, steps[-1].end
+    peak = max(step.bandwidth for step in steps)
+    found = check_booking(
+        replace(limits, quota=None), src=src, dst=dst, start=start, end=end, bandwidth=peak,
+        now=now,
+    )  # fmt: skip
+    if found is not None or limits.quota is None:
+        return found
+    counted = list(others)
+    quota = Limits(quota=limits.quota)
+    for step in steps:
+        found = check_booking(
+            quota, src=src, dst=dst, start=step.start, end=step.end, bandwidth=step.bandwidth,
+            now=now, others=counted,
+        )  # fmt: skip
+        if found is not None:
+            return found
     return None
 
 

@@ -32,8 +32,9 @@ async def availability(
 def typed(query: dict[str, str]) -> dict[str, Any]:
     """Query strings the service expects typed; anything odd is left for it to reject."""
     out: dict[str, Any] = dict(query)
-    if "max_paths" in out and _INTEGER.match(out["max_paths"]):
-        out["max_paths"] = int(out["max_paths"])
+    for name in ("max_paths", "volume"):  # a bare volume is bytes, as in a body
+        if name in out and _INTEGER.match(out[name]):
+            out[name] = int(out[name])
     if "directional" in out and out["directional"].lower() in _FLAGS:
         out["directional"] = _FLAGS[out["directional"].lower()]
     return out

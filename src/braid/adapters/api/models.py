@@ -45,8 +45,20 @@ Seconds = Annotated[
 ]
 Count = Annotated[Any, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 16})]
 Mode = Annotated[
-    Any, WithJsonSchema({"type": "string", "enum": ["fixed", "earliest", "max-bandwidth"]})
+    Any,
+    WithJsonSchema({"type": "string", "enum": ["fixed", "earliest", "max-bandwidth", "volume"]}),
 ]
+Volume = Annotated[
+    Any,
+    WithJsonSchema(
+        {
+            "anyOf": [{"type": "integer", "minimum": 1}, {"type": "string"}],
+            "description": "bytes, or a string with a unit: '40TB', '500GiB' (not '40Tb': bits)",
+            "examples": ["40TB", 500_000_000],
+        }
+    ),
+]
+Objective = Annotated[Any, WithJsonSchema({"type": "string", "enum": ["earliest", "flattest"]})]
 Split = Annotated[Any, WithJsonSchema({"type": "string", "enum": ["flow", "packet"]})]
 Text = Annotated[Any, WithJsonSchema({"type": "string"})]
 
@@ -79,14 +91,24 @@ class ReservationIn(_Body):
     src: NodeId = None
     dst: NodeId = None
     bandwidth: Bandwidth = None
-    mode: Mode = Field(None, description="fixed (default), earliest or max-bandwidth")
+    mode: Mode = Field(None, description="fixed (default), earliest, max-bandwidth or volume")
     start: Instant = None
     end: Instant = None
     duration: Seconds = Field(None, description="seconds; earliest mode")
     not_before: Instant = None
     not_after: Instant = None
-    max_paths: Count = Field(None, description="split over up to this many paths (default 1)")
+    max_paths: Count = Field(
+        None, description="split over up to this many paths (default 1; 16 for a volume)"
+    )
     split: Split = None
+    volume: Volume = Field(None, description="volume mode: the bytes to move from not_before")
+    deadline: Instant = Field(
+        None, description="volume mode: all moved by then (required for objective flattest)"
+    )
+    max_rate: Bandwidth = Field(None, description="volume mode: the total rate at most")
+    objective: Objective = Field(
+        None, description="volume mode: earliest (default: done soonest) or flattest (lowest peak)"
+    )
     directional: Flag = Field(None, description="book one direction only (default both)")
     hold: Flag = Field(None, description="hold for confirmation instead of reserving")
     protect: Flag = Field(
@@ -188,6 +210,11 @@ class ReservationOut(_Out):
     version: int
     token: str
     request: dict[str, Any]
+    volume: dict[str, Any] | None = Field(
+        None,
+        description="a volume reservation's bytes, completion, peak (Mbit/s) and profile: "
+        "steps [{start, end, rate, paths}] in time order; null for a window booking",
+    )
 
 
 class ReservationList(_Out):
@@ -231,6 +258,18 @@ class AvailabilityOut(_Out):
         "to the end of a booking at its last start (last start + duration)",
     )
     alternatives: dict[str, Any] | None = None
+    volume: int | None = Field(None, description="volume, quickest: the bytes asked")
+    completion: str | None = Field(None, description="volume, quickest: when the last byte moves")
+    peak: float | None = Field(None, description="volume, quickest: the highest rate, Mbit/s")
+    profile: list[dict[str, Any]] | None = Field(
+        None, description="volume, quickest: steps [{start, end, rate, paths}] in time order"
+    )
+    most_by_deadline: int | None = Field(
+        None, description="a refused volume: the most bytes that move by the deadline"
+    )
+    earliest_completion: str | None = Field(
+        None, description="a refused volume: when all of it could move; absent: never"
+    )
 
 
 class TopologyOut(_Out):
@@ -307,7 +346,13 @@ class ListQuery(_Query):
 class AvailabilityQuery(_Query):
     """Strings as sent; the service reads and checks them like a reservation body."""
 
-    mode: str | None = Field(None, description="fixed, earliest, max-bandwidth or all-slots")
+    mode: str | None = Field(
+        None, description="fixed, earliest, max-bandwidth, all-slots, volume or quickest"
+    )
+    volume: str | None = Field(None, description="volume, quickest: bytes, or with a unit: 40TB")
+    deadline: str | None = Field(None, description="volume: all moved by then")
+    max_rate: str | None = Field(None, description="volume, quickest: total rate at most")
+    objective: str | None = Field(None, description="volume: earliest or flattest")
     src: str | None = None
     dst: str | None = None
     bandwidth: str | None = Field(None, description="Mbit/s, or with a unit: 10G")

@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from braid.adapters.plan_contract import encode, paths_field
+from braid.adapters.plan_contract import encode, paths_field, profile_field
 from braid.app.records import AuditEntry
 from braid.app.reservations.link_state import LinkStateDone
 from braid.app.reservations.plan_facts import protection_of
 from braid.app.reservations.requests_rest import readable_reason
 from braid.app.reservations.results import Availability, MaintenanceDone, Page, Seen
+from braid.app.reservations.volumes import profile_of
 from braid.core.model.instants import format_instant
 from braid.core.model.units import to_mbps
-from braid.core.planning.decisions import Refused, Reserved
+from braid.core.planning.decisions import Refused, Reserved, VolumeReserved
 from braid.core.provisioning.status import Status
 
 
@@ -47,7 +48,28 @@ def reservation_view(seen: Seen) -> dict[str, Any]:
         "updated_at": format_instant(r.updated_at),
         "version": r.version,
         "request": dict(r.request),
+        "volume": volume_view(seen),
     }
+
+
+def volume_view(seen: Seen) -> dict[str, Any] | None:
+    """A volume reservation's bytes, completion, peak and steps; None for any other kind."""
+    profile = profile_of(seen.record)
+    if profile is None:
+        return None
+    return {
+        "bytes": seen.record.plan.get("volume"),
+        "completion": format_instant(profile.end),
+        "peak": to_mbps(profile.peak),
+        "profile": profile_instants(profile_field(profile)),
+    }
+
+
+def profile_instants(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {**step, "start": format_instant(step["start"]), "end": format_instant(step["end"])}
+        for step in steps
+    ]
 
 
 def provisioning_view(status: Status | None) -> dict[str, Any] | None:
@@ -148,7 +170,7 @@ def availability_view(answer: Availability) -> dict[str, Any]:
     A booking that fits is "available": nothing was booked.
     """
     out = encode(answer.decision)
-    if isinstance(answer.decision, Reserved):
+    if isinstance(answer.decision, Reserved | VolumeReserved):
         out["status"] = "available"
     return with_instants(out, answer)
 
@@ -157,9 +179,11 @@ def with_instants(decision: Mapping[str, Any], answer: Availability) -> dict[str
     out = dict(decision)
     if isinstance(answer.decision, Refused) and "reason" in out:
         out["reason"] = readable_reason(answer.decision)
-    for name in ("start", "end"):
+    for name in ("start", "end", "completion", "earliest_completion"):
         if isinstance(out.get(name), int):
             out[name] = format_instant(out[name])
+    if "profile" in out:
+        out["profile"] = profile_instants(out["profile"])
     if "slots" in out:
         out["free"] = free_windows(out["slots"], answer.request.duration)
         out["slots"] = [[format_instant(a), format_instant(b)] for a, b in out["slots"]]

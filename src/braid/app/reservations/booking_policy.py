@@ -14,8 +14,9 @@ from contextlib import contextmanager
 
 from braid.app.ports import Filters, Repository
 from braid.app.records import Reservation
+from braid.app.reservations.volumes import profile_of
 from braid.core.planning.lifecycle import counts_against_capacity
-from braid.core.policy import Booked, Limits, Violation, check_booking
+from braid.core.policy import Booked, Limits, Violation, check_booking, check_steps
 
 __all__ = ["OwnerLocks", "policy_violation"]
 
@@ -25,6 +26,11 @@ def policy_violation(
 ) -> Violation | None:
     """The first rule `record` breaks, counting the owner's other live bookings for a quota."""
     others = _owned_bookings(repo, record, now) if limits.quota is not None else ()
+    if profile_of(record) is not None:
+        steps = _booked(record)
+        return check_steps(
+            limits, src=record.src, dst=record.dst, steps=steps, now=now, others=others
+        )
     return check_booking(
         limits,
         src=record.src,
@@ -42,10 +48,19 @@ def _owned_bookings(repo: Repository, record: Reservation, now: int) -> list[Boo
         Filters(owner=record.owner, start=record.start, end=record.end, limit=100_000)
     )
     return [
-        Booked(r.start, r.end, r.bandwidth)
+        booked
         for r in found
         if r.id != record.id and counts_against_capacity(r.state, r.end, now, r.hold_expires_at)
+        for booked in _booked(r)
     ]
+
+
+def _booked(r: Reservation) -> list[Booked]:
+    """What a reservation books over time: its window, or a volume's every step at its rate."""
+    profile = profile_of(r)
+    if profile is None:
+        return [Booked(r.start, r.end, r.bandwidth)]
+    return [Booked(step.start, step.end, step.rate) for step in profile.steps]
 
 
 class OwnerLocks:

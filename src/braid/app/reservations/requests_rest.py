@@ -16,8 +16,10 @@ from braid.core.model.topology import Topology
 from braid.core.planning.decisions import Invalid, Refused
 from braid.core.planning.requests import Request, parse_request
 
-INSTANT_FIELDS: Final = ("start", "end", "not_before", "not_after", "window_start", "window_end")
-RESERVABLE_MODES: Final = ("fixed", "earliest", "max-bandwidth")
+INSTANT_FIELDS: Final = (
+    "start", "end", "not_before", "not_after", "window_start", "window_end", "deadline",
+)  # fmt: skip
+RESERVABLE_MODES: Final = ("fixed", "earliest", "max-bandwidth", "volume")
 SERVICE_FIELDS: Final = ("hold", "description", "protect")
 
 
@@ -57,7 +59,12 @@ def _not_in_the_past(data: dict[str, Any], mode: str, now: int) -> None:
     # "Not before" a past instant means "as soon as possible", and the slots of a
     # window that began in the past are those from now on: both clamp to now. A
     # client's "now" reaches the server a moment late, so refusing would race.
-    clamped = {"earliest": "not_before", "all-slots": "window_start"}.get(mode)
+    clamped = {
+        "earliest": "not_before",
+        "all-slots": "window_start",
+        "volume": "not_before",
+        "quickest": "not_before",
+    }.get(mode)
     if clamped is not None:
         if isinstance(data.get(clamped), int) and data[clamped] < now:
             data[clamped] = now

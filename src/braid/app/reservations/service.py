@@ -31,6 +31,13 @@ from braid.app.reservations.ports import Metrics, NoMetrics
 from braid.app.reservations.rejections import Refusal, RefusalMemo
 from braid.app.reservations.requests_rest import readable_reason, to_request
 from braid.app.reservations.results import Availability, Page, Seen
+from braid.app.reservations.volumes import (
+    VOLUME_KIND,
+    is_volume,
+    profile_plan,
+    volume_note,
+    volume_offers,
+)
 from braid.app.tokens import BearerTokens
 from braid.core.errors import InputError
 from braid.core.failover.protection import ProtectedPaths
@@ -39,14 +46,14 @@ from braid.core.model.booking import Allocation, Booking
 from braid.core.model.instants import format_instant, parse_instant
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.model.units import to_mbps
-from braid.core.planning.decisions import Invalid, Refused, Reserved
+from braid.core.planning.decisions import Invalid, Refused, Reserved, VolumeReserved
 from braid.core.planning.lifecycle import (
     BOOKED,
     State,
     check_transition,
     state_at,
 )
-from braid.core.planning.refusals import TenantShort, TooLittle
+from braid.core.planning.refusals import TenantShort, TooLittle, VolumeShort
 from braid.core.planning.requests import Request
 from braid.core.policy import Limits, Policy
 from braid.core.provisioning.status import Phase, Status
@@ -199,7 +206,8 @@ class ReservationService:
                 record = replace(record, idempotency_key=command.key, request_digest=digest)
             try:
                 self._check_policy(limits, record, now)
-                stored = self.group.write(self.books.write_step(record, "created"), user.name, now)
+                step = self.books.write_step(record, "created", note=volume_note(record))
+                stored = self.group.write(step, user.name, now)
             except ConflictError:
                 self._live.return_labels(request.id)
                 first = self._keyed(user, command)  # the same key, booked meanwhile elsewhere
@@ -245,8 +253,12 @@ class ReservationService:
         self.refusals.put(state, request, body, refusal)
         return refusal
 
-    def _admit(self, request: Request, body: Mapping[str, Any], protect: bool) -> Planned | Refusal:
+    def _admit(
+        self, request: Request, body: Mapping[str, Any], protect: bool
+    ) -> Planned | VolumeReserved | Refusal:
         """The booking planned for `request` (with its standby, if `protect`) and its labels."""
+        if request.mode == "volume":
+            return self._admit_volume(request, body, protect)
         found = self._plan(request, body)
         if isinstance(found, Refusal):
             return found
@@ -255,6 +267,20 @@ class ReservationService:
         if isinstance(standby, Refusal):
             return standby
         return self._label(request, decision, booking, standby)
+
+    def _admit_volume(
+        self, request: Request, body: Mapping[str, Any], protect: bool
+    ) -> VolumeReserved | Refusal:
+        """A volume's profile, booked step by step once the store takes it; no labels yet."""
+        if protect:
+            raise InputError("protect", "a volume reservation has no standby path yet")
+        decision, _ = self._live.planner.decide(request)
+        if isinstance(decision, VolumeReserved):
+            return decision
+        if not isinstance(decision, Refused | Invalid):
+            raise AssertionError(f"a volume request answered with {decision!r}")
+        offers = tuple(volume_offers(body, decision)) if isinstance(decision, Refused) else ()
+        return Refusal(_refusal_kind(decision), readable_reason(decision), offers)
 
     def _standby(self, request: Request, booking: Booking) -> Standby | Refusal:
         """A standby path around `booking`'s primary, or why there is none.
@@ -380,6 +406,10 @@ class ReservationService:
         def attempt(now: int, refused: bool) -> Seen:
             old = self._visible(user, reservation_id)
             _require_booked(old, now)
+            if is_volume(old):
+                raise InputError(
+                    "mode", "a volume reservation cannot be modified yet; cancel and re-book"
+                )
             if protection_of(old.plan) is not None:
                 raise InputError(
                     "protect",
@@ -426,10 +456,12 @@ class ReservationService:
         self,
         user: User,
         request: Request,
-        planned: Planned,
+        planned: Planned | VolumeReserved,
         hold: bool,
         now: int,
     ) -> Reservation:
+        if isinstance(planned, VolumeReserved):
+            return self._volume_record(user, request, planned, hold, now)
         booking = planned.booking
         plan = {**plan_facts(planned.decision), **planned.labels}
         if planned.standby is not None:
@@ -448,6 +480,29 @@ class ReservationService:
             symmetric=booking.symmetric,
             request=_request_echo(request),
             plan=plan,
+            hold_expires_at=now + self.hold_seconds if hold else None,
+            created_at=now,
+            updated_at=now,
+        )
+
+    def _volume_record(
+        self, user: User, request: Request, planned: VolumeReserved, hold: bool, now: int
+    ) -> Reservation:
+        profile = planned.profile
+        return Reservation(
+            id=request.id,
+            token=secrets.token_urlsafe(24),
+            owner=user.name,
+            state=State.HELD if hold else State.RESERVED,
+            src=request.src,
+            dst=request.dst,
+            start=profile.start,
+            end=profile.end,
+            allocations=(),
+            symmetric=request.symmetric,
+            kind=VOLUME_KIND,
+            request=_volume_echo(request),
+            plan=profile_plan(profile, planned.volume),
             hold_expires_at=now + self.hold_seconds if hold else None,
             created_at=now,
             updated_at=now,
@@ -583,8 +638,27 @@ def _refusal_kind(decision: Refused | Invalid) -> str:
     if isinstance(decision, Invalid):
         return "invalid"
     why = decision.why
-    some = (isinstance(why, TooLittle) and why.bound > 0) or isinstance(why, TenantShort)
+    some = (
+        (isinstance(why, TooLittle) and why.bound > 0)
+        or isinstance(why, TenantShort)
+        or (isinstance(why, VolumeShort) and why.most_by_deadline > 0)
+    )
     return "capacity" if some else "no_path"
+
+
+def _volume_echo(request: Request) -> dict[str, Any]:
+    echo: dict[str, Any] = {
+        "mode": request.mode,
+        "volume": request.volume,
+        "not_before": format_instant(request.not_before),
+        "objective": request.objective,
+        "max_paths": request.max_paths,
+    }
+    if request.deadline is not None:
+        echo["deadline"] = format_instant(request.deadline)
+    if request.max_rate is not None:
+        echo["max_rate"] = to_mbps(request.max_rate)
+    return echo
 
 
 def _request_echo(request: Request) -> dict[str, Any]:

@@ -17,9 +17,12 @@ from typing import Any, Final
 from braid.app.records import Reservation
 from braid.core.errors import InputError
 from braid.core.model.booking import Allocation, Booking
+from braid.core.model.instants import format_instant
 from braid.core.model.loads import LinkLoad, loads_of
 from braid.core.model.paths import Path
 from braid.core.model.topology import Topology
+from braid.core.planning.decisions import Refused
+from braid.core.planning.refusals import VolumeShort
 from braid.core.volume import Profile, Step
 
 __all__ = [
@@ -29,6 +32,8 @@ __all__ = [
     "profile_plan",
     "step_bookings",
     "step_loads",
+    "volume_note",
+    "volume_offers",
 ]
 
 VOLUME_KIND: Final = "volume"
@@ -93,3 +98,28 @@ def step_bookings(reservation: Reservation) -> tuple[Booking, ...]:
 def step_loads(reservation: Reservation, topology: Topology) -> tuple[LinkLoad, ...]:
     """Every step's loads on every link direction, each over the step's window."""
     return tuple(load for b in step_bookings(reservation) for load in loads_of(b, topology))
+
+
+def volume_note(reservation: Reservation) -> dict[str, Any]:
+    """What a volume's audit entries say of it: the bytes asked and the completion."""
+    profile = profile_of(reservation)
+    if profile is None:
+        return {}
+    return {"volume": reservation.plan.get("volume"), "completion": profile.end}
+
+
+def volume_offers(body: Mapping[str, Any], refused: Refused) -> list[dict[str, Any]]:
+    """What a refused volume could ask instead: a later deadline, or less by this one."""
+    why = refused.why
+    if not isinstance(why, VolumeShort):
+        return []
+    offers: list[dict[str, Any]] = []
+    base = {k: v for k, v in body.items() if k not in ("hold", "description")}
+    if why.earliest_completion is not None:
+        deadline = format_instant(why.earliest_completion)
+        offers.append({"kind": "earliest_completion", "body": {**base, "deadline": deadline}})
+    if why.most_by_deadline > 0:
+        offers.append(
+            {"kind": "most_by_deadline", "body": {**base, "volume": why.most_by_deadline}}
+        )
+    return offers
