@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 from braid.app.ports import ChangeFeed, FeedNews, Repository
@@ -27,7 +27,7 @@ from braid.app.reservations.plan_facts import (
     link_lists,
     plan_facts,
 )
-from braid.app.reservations.volumes import is_volume, step_bookings
+from braid.app.reservations.volumes import is_volume, profile_of, step_bookings
 from braid.core.model.booking import Allocation, Booking
 from braid.core.model.network import Network
 from braid.core.model.timeline import OverbookingError
@@ -36,6 +36,7 @@ from braid.core.multipath import proportional_shares
 from braid.core.planning.decisions import Reserved, reason_of
 from braid.core.planning.lifecycle import counts_against_capacity
 from braid.core.planning.planner import Planner
+from braid.core.provisioning.profile_steps import profile_paths
 from braid.core.rules.calendar import LabelCalendar, NoFreeLabelError
 from braid.core.rules.compiler import group_count
 from braid.core.volume.profile import step_booking_id
@@ -286,8 +287,12 @@ class Mirror:
     def _hold(self, r: Reservation) -> None:
         """Book `r` in the network, and its labels (if it has any) in the calendar."""
         if is_volume(r):
-            # A volume's steps carry no labels yet: provisioning reads `profile_of`.
             commit_all(self.planner.network, step_bookings(r))
+            labels = labels_of(r.plan)
+            profile = profile_of(r)
+            if labels is not None and profile is not None:
+                paths = [p.links for p in profile_paths(profile)]
+                self.labels.record(r.id, (r.start, r.end), paths, labels)
             return
         booking = as_booking(r)
         self.planner.network.commit(booking)
@@ -314,8 +319,17 @@ class Mirror:
         gives them back if the write does not happen. Returns why not, when a
         path has no VLAN left for the window.
         """
-        paths = link_lists(booking.allocations)
         window = (booking.start, booking.end)
+        return self.take_path_labels(owner, window, link_lists(booking.allocations), protected)
+
+    def take_path_labels(
+        self,
+        owner: str,
+        window: tuple[int, int],
+        paths: Sequence[tuple[str, ...]],
+        protected: bool = False,
+    ) -> dict[str, list[int]] | str:
+        """`take_labels` for paths given as link lists (a volume's, over its whole window)."""
         with self.lock:
             try:
                 groups = group_count(len(paths) - protected, protected)

@@ -56,6 +56,7 @@ from braid.core.planning.lifecycle import (
 from braid.core.planning.refusals import TenantShort, TooLittle, VolumeShort
 from braid.core.planning.requests import Request
 from braid.core.policy import Limits, Policy
+from braid.core.provisioning.profile_steps import profile_paths
 from braid.core.provisioning.status import Phase, Status
 
 
@@ -67,6 +68,14 @@ class Planned:
     booking: Booking
     labels: dict[str, list[int]]
     standby: Standby | None = None  # a protected booking's standby path
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedVolume:
+    """A volume admission's profile, and the labels taken for its paths (one VLAN each)."""
+
+    decision: VolumeReserved
+    labels: dict[str, list[int]]
 
 
 def wall_clock() -> int:
@@ -255,7 +264,7 @@ class ReservationService:
 
     def _admit(
         self, request: Request, body: Mapping[str, Any], protect: bool
-    ) -> Planned | VolumeReserved | Refusal:
+    ) -> Planned | PlannedVolume | Refusal:
         """The booking planned for `request` (with its standby, if `protect`) and its labels."""
         if request.mode == "volume":
             return self._admit_volume(request, body, protect)
@@ -270,13 +279,19 @@ class ReservationService:
 
     def _admit_volume(
         self, request: Request, body: Mapping[str, Any], protect: bool
-    ) -> VolumeReserved | Refusal:
-        """A volume's profile, booked step by step once the store takes it; no labels yet."""
+    ) -> PlannedVolume | Refusal:
+        """A volume's profile, booked step by step once the store takes it, with a VLAN per
+        path it uses over its whole window (a path keeps its VLAN from step to step)."""
         if protect:
             raise InputError("protect", "a volume reservation has no standby path yet")
         decision, _ = self._live.planner.decide(request)
         if isinstance(decision, VolumeReserved):
-            return decision
+            profile = decision.profile
+            paths = [p.links for p in profile_paths(profile)]
+            labels = self._live.take_path_labels(request.id, (profile.start, profile.end), paths)
+            if isinstance(labels, str):
+                return Refusal("labels", labels, ())
+            return PlannedVolume(decision, labels)
         if not isinstance(decision, Refused | Invalid):
             raise AssertionError(f"a volume request answered with {decision!r}")
         offers = tuple(volume_offers(body, decision)) if isinstance(decision, Refused) else ()
@@ -456,11 +471,11 @@ class ReservationService:
         self,
         user: User,
         request: Request,
-        planned: Planned | VolumeReserved,
+        planned: Planned | PlannedVolume,
         hold: bool,
         now: int,
     ) -> Reservation:
-        if isinstance(planned, VolumeReserved):
+        if isinstance(planned, PlannedVolume):
             return self._volume_record(user, request, planned, hold, now)
         booking = planned.booking
         plan = {**plan_facts(planned.decision), **planned.labels}
@@ -486,9 +501,9 @@ class ReservationService:
         )
 
     def _volume_record(
-        self, user: User, request: Request, planned: VolumeReserved, hold: bool, now: int
+        self, user: User, request: Request, planned: PlannedVolume, hold: bool, now: int
     ) -> Reservation:
-        profile = planned.profile
+        profile = planned.decision.profile
         return Reservation(
             id=request.id,
             token=secrets.token_urlsafe(24),
@@ -502,7 +517,7 @@ class ReservationService:
             symmetric=request.symmetric,
             kind=VOLUME_KIND,
             request=_volume_echo(request),
-            plan=profile_plan(profile, planned.volume),
+            plan={**profile_plan(profile, planned.decision.volume), **planned.labels},
             hold_expires_at=now + self.hold_seconds if hold else None,
             created_at=now,
             updated_at=now,
