@@ -1,0 +1,116 @@
+"""ALL-SLOTS over several paths: every start at which at most k paths carry `need`.
+
+A window [s, s + duration) covers the instants s .. s + duration - 1, and
+the booked levels are constant between breakpoints. Moving s by one second
+changes which pieces the window covers only where a piece leaves it (s is a
+breakpoint) or one enters it (s + duration - 1 is a breakpoint). Between two
+consecutive such instants the window's free capacities are the same, and so
+is whether a split fits: each of these elementary spans is decided once, at
+its first start, and the feasible ones are merged.
+
+Most spans are settled without a flow search: one path with room settles a
+span at once, and a cut that offers too little (`hopeless.CutBounds`) rules
+out every span until the first start at which it offers enough
+(`first_start_reaching`), read from that cut's own links only.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from braid.core.graph.search import shortest_feasible_path
+from braid.core.model.intervals import IntervalSet, Span
+from braid.core.model.network import Network
+from braid.core.multipath.hopeless import CutBounds, first_start_reaching
+from braid.core.multipath.mdi import DEFAULT_POLICY, MdiPolicy
+from braid.core.multipath.plan import Gate
+from braid.core.multipath.split import check_positive, check_request, has_plan
+from braid.core.schedule import all_slots
+
+
+def split_all_slots(
+    network: Network,
+    src: str,
+    dst: str,
+    need: int,
+    duration: int,
+    first_start: int,
+    stop: int,
+    *,
+    max_paths: int,
+    mode: str = "flow",
+    symmetric: bool = True,
+    policy: MdiPolicy = DEFAULT_POLICY,
+) -> IntervalSet:
+    """Starts s in [first_start, stop) at which `split_fixed` plans [s, s + duration).
+
+    With one path allowed this is what `schedule.all_slots` answers, found
+    by the span sweep alone (the tests hold the two against each other).
+    With more, the single-path answer is worked out first (its starts all
+    have a plan: the one path) and only the spans outside it are searched.
+    """
+    check_request(network, src, dst, max_paths, mode)
+    check_positive(need, "need")
+    check_positive(duration, "duration")
+    if first_start >= stop:
+        return IntervalSet()
+    bounds = CutBounds(network, src, dst, need, max_paths, symmetric)
+    if bounds.never():
+        return IntervalSet()  # no path, nor any set of them, fits with nothing booked
+    known = IntervalSet()
+    if max_paths > 1:
+        known = all_slots(network, src, dst, need, duration, first_start, stop, symmetric=symmetric)
+    sweep = _Sweep(bounds, Gate(network.topology, mode, policy), duration, stop)
+    starts = span_starts(network, duration, first_start, stop)
+    return known.union(IntervalSet.of(sweep.feasible(starts, known)))
+
+
+def span_starts(network: Network, duration: int, first_start: int, stop: int) -> list[int]:
+    """The first start of every elementary span in [first_start, stop), in order.
+
+    `first_start`, every breakpoint b (a piece leaves the window at s = b)
+    and every b - duration + 1 (a piece enters it) that falls inside.
+    """
+    cuts = {first_start}
+    for b in network.breakpoints(first_start, stop + duration):
+        cuts.update(s for s in (b, b - duration + 1) if first_start < s < stop)
+    return sorted(cuts)
+
+
+class _Sweep:
+    """Decides the elementary spans in order, skipping the runs a small cut rules out."""
+
+    def __init__(self, bounds: CutBounds, gate: Gate, duration: int, stop: int) -> None:
+        self.bounds, self.gate, self.duration, self.stop = bounds, gate, duration, stop
+
+    def feasible(self, starts: list[int], known: IntervalSet) -> list[Span]:
+        """The feasible spans among those beginning at `starts` (and ending at the next)."""
+        found: list[Span] = []
+        i = 0
+        while i < len(starts):
+            start = starts[i]
+            end = starts[i + 1] if i + 1 < len(starts) else self.stop
+            if start in known:
+                i += 1  # a span's answer is constant: inside the known set whole
+                continue
+            fits, hopeless_until = self._decide(start)
+            if fits:
+                found.append((start, end))
+            # Every span before `hopeless_until` is as hopeless as this one.
+            i = i + 1 if hopeless_until is None else bisect_left(starts, hopeless_until, i + 1)
+        return found
+
+    def _decide(self, start: int) -> tuple[bool, int | None]:
+        """Whether the span fits, and when it does not, the first start that might."""
+        b = self.bounds
+        view = b.network.window(start, start + self.duration, symmetric=b.symmetric)
+        cut = b.known_cut(view.usable)
+        if cut is None:
+            path = shortest_feasible_path(view.topology, b.src, b.dst, view.usable, b.need)
+            if path is not None:
+                return True, None
+            cut = b.hopeless(view.usable, known_tried=True)
+        if cut is not None:
+            reached = first_start_reaching(b, cut, start, self.stop, self.duration)
+            return False, self.stop if reached is None else reached
+        return has_plan(view, b.src, b.dst, b.need, b.paths, self.gate), None
