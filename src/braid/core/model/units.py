@@ -153,3 +153,75 @@ def parse_seconds(value: object, field: str) -> int:
     if number and number.adjusted() >= 12:
         raise InputError(field, f"is out of range, got {shown(value)}")
     return int(number)
+
+
+# Volumes are bytes: powers of 1000 for the SI units, of 1024 for the binary ones.
+_VOLUME_UNITS: Final = {
+    "": 1,
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "pb": 10**15,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+    "pib": 2**50,
+}
+# The largest volume an input may name: 1 EB, a thousand times what the
+# largest science transfers move in a campaign, still exact in int64 as bits.
+MAX_VOLUME: Final = 10**18
+_VOLUME_RE: Final = re.compile(r" *(?P<num>[0-9]*\.?[0-9]+) *(?P<unit>[kKmMgGtTpP]?i?[bB])? *")
+_VOLUME_HINT: Final = "write e.g. 40TB, 500GiB or 1.5TB (bytes)"
+
+
+def parse_volume(value: object, field: str = "volume") -> int:
+    """A volume in bytes: an integer is bytes; a string may carry B, kB .. PB or KiB .. PiB.
+
+    A lowercase 'b' after a prefix ('40Tb') reads as bits, as bandwidths
+    are written, so it is refused with a hint rather than guessed.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise InputError(field, f"expected a volume such as 40TB or 500GiB, got {shown(value)}")
+    if isinstance(value, int):
+        return _bounded_volume(Decimal(value), value, field)
+    match = _VOLUME_RE.fullmatch(value)
+    unit = (match["unit"] or "") if match is not None else ""
+    if match is None or unit.lower() not in _VOLUME_UNITS:
+        raise InputError(field, f"cannot read {shown(value)} as a volume; {_VOLUME_HINT}")
+    if unit.endswith("b"):
+        prefix = unit[:-1]
+        written = ("k" if prefix == "k" else prefix[:1].upper()) + prefix[1:] + "B"
+        raise InputError(
+            field, f"{shown(value)} reads as bits ('{unit}'); volumes are bytes: write {written}"
+        )
+    # The regex lets ASCII digits alone by, so Decimal reads them exactly.
+    amount = Decimal(match["num"]) * _VOLUME_UNITS[unit.lower()]
+    if amount != amount.to_integral_value():
+        raise InputError(field, f"must be a whole number of bytes, got {shown(value)}")
+    return _bounded_volume(amount, value, field)
+
+
+def _bounded_volume(amount: Decimal, given: object, field: str) -> int:
+    if amount <= 0:
+        raise InputError(field, f"must be positive, got {shown(given)}")
+    if amount > MAX_VOLUME:
+        raise InputError(field, f"must be at most 1 EB (1000PB), got {shown(given)}")
+    return int(amount)
+
+
+def format_volume(count: int) -> str:
+    """Bytes for a person: '40 TB', '1.5 GB', '512 B' (powers of 1000, as inputs mostly are)."""
+    for unit, size in (
+        ("EB", 10**18),
+        ("PB", 10**15),
+        ("TB", 10**12),
+        ("GB", 10**9),
+        ("MB", 10**6),
+        ("kB", 10**3),
+    ):
+        if count >= size:
+            return f"{count / size:.4g} {unit}"
+    return f"{count} B"
