@@ -8,10 +8,15 @@ consecutive such instants the window's free capacities are the same, and so
 is whether a split fits: each of these elementary spans is decided once, at
 its first start, and the feasible ones are merged.
 
-Most spans are settled without a flow search: one path with room settles a
-span at once, and a cut that offers too little (`hopeless.CutBounds`) rules
-out every span until the first start at which it offers enough
-(`first_start_reaching`), read from that cut's own links only.
+Most spans are settled without a flow search. A breakpoint on one link
+often leaves every window maximum as it was (a piece enters lower than the
+window's peak), so many spans see free capacities another span saw: the
+decision is a function of those capacities alone and is kept per vector of
+them (read for all spans at once, `free_from_many`). One path with room
+settles a span at once, and a cut that offers too little
+(`hopeless.CutBounds`) rules out every span until the first start at which
+it offers enough (`first_start_reaching`), read from that cut's own links
+only.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from bisect import bisect_left
 from braid.core.graph.search import shortest_feasible_path
 from braid.core.model.intervals import IntervalSet, Span
 from braid.core.model.network import Network
+from braid.core.model.timeline import free_from_many
+from braid.core.multipath.chains import Skeleton
 from braid.core.multipath.hopeless import CutBounds, first_start_reaching
 from braid.core.multipath.mdi import DEFAULT_POLICY, MdiPolicy
 from braid.core.multipath.plan import Gate
@@ -61,6 +68,7 @@ def split_all_slots(
     if max_paths > 1:
         known = all_slots(network, src, dst, need, duration, first_start, stop, symmetric=symmetric)
     sweep = _Sweep(bounds, Gate(network.topology, mode, policy), duration, stop)
+    sweep.single_known = max_paths > 1
     starts = span_starts(network, duration, first_start, stop)
     return known.union(IntervalSet.of(sweep.feasible(starts, known)))
 
@@ -77,23 +85,61 @@ def span_starts(network: Network, duration: int, first_start: int, stop: int) ->
     return sorted(cuts)
 
 
+def free_vectors(bounds: CutBounds, starts: list[int], duration: int) -> list[bytes]:
+    """Per start, the free capacity over its window of every link a path may take, as a key.
+
+    A simple path between the ends never enters a tree hanging off the
+    graph (it could not come back), so only the links of the pair's
+    skeleton count: two windows with the same key offer the same room on
+    every hop a plan may use, and a split fits in both or in neither.
+    """
+    import numpy as np  # loaded only by the vectorised scans that need it
+
+    network = bounds.network
+    # A pair joined by one chain only may have no chain listed: then every link.
+    links = (
+        Skeleton.of(network.topology, (bounds.src, bounds.dst)).on_link or network.topology.links
+    )
+    timelines = [
+        network.timeline(link, forward)
+        for link in sorted(links)
+        for forward in ((True, False) if network.one_way.get(link) else (True,))
+    ]
+    if not starts:
+        return []
+    free = free_from_many(timelines, np.asarray(starts, dtype=np.int64), duration)
+    return [row.tobytes() for row in np.ascontiguousarray(free.T)]
+
+
 class _Sweep:
     """Decides the elementary spans in order, skipping the runs a small cut rules out."""
 
     def __init__(self, bounds: CutBounds, gate: Gate, duration: int, stop: int) -> None:
         self.bounds, self.gate, self.duration, self.stop = bounds, gate, duration, stop
+        # Whether the spans one path serves are known already: then a span
+        # left to decide has no single path, and none is looked for.
+        self.single_known = False
 
     def feasible(self, starts: list[int], known: IntervalSet) -> list[Span]:
         """The feasible spans among those beginning at `starts` (and ending at the next)."""
         found: list[Span] = []
+        # A span's answer is constant: one inside the known set is known whole.
+        left = [i for i, start in enumerate(starts) if start not in known]
+        vectors = free_vectors(self.bounds, [starts[i] for i in left], self.duration)
+        keys = dict(zip(left, vectors, strict=True))
+        decided: dict[bytes, bool] = {}
         i = 0
         while i < len(starts):
             start = starts[i]
             end = starts[i + 1] if i + 1 < len(starts) else self.stop
-            if start in known:
-                i += 1  # a span's answer is constant: inside the known set whole
+            key = keys.get(i)
+            if key is None or key in decided:
+                if key is not None and decided[key]:
+                    found.append((start, end))
+                i += 1
                 continue
             fits, hopeless_until = self._decide(start)
+            decided[key] = fits
             if fits:
                 found.append((start, end))
             # Every span before `hopeless_until` is as hopeless as this one.
@@ -105,10 +151,11 @@ class _Sweep:
         b = self.bounds
         view = b.network.window(start, start + self.duration, symmetric=b.symmetric)
         cut = b.known_cut(view.usable)
-        if cut is None:
+        if cut is None and not self.single_known:
             path = shortest_feasible_path(view.topology, b.src, b.dst, view.usable, b.need)
             if path is not None:
                 return True, None
+        if cut is None:
             cut = b.hopeless(view.usable, known_tried=True)
         if cut is not None:
             reached = first_start_reaching(b, cut, start, self.stop, self.duration)
