@@ -111,6 +111,36 @@ def free_vectors(bounds: CutBounds, starts: list[int], duration: int) -> list[by
     return [row.tobytes() for row in np.ascontiguousarray(free.T)]
 
 
+class _Keys:
+    """The key (`free_vectors`) of each span left to decide, read as the sweep reaches it.
+
+    Read in batches that double up to a bound: a sweep that a cut carries
+    far ahead reads little it then skips, and one that decides span after
+    span reads them in few numpy passes.
+    """
+
+    FIRST, MOST = 32, 1024
+
+    def __init__(self, bounds: CutBounds, starts: list[int], left: list[int], duration: int):
+        self.bounds, self.starts, self.left, self.duration = bounds, starts, left, duration
+        self.keys: dict[int, bytes] = {}
+        self.size = self.FIRST
+
+    def get(self, i: int) -> bytes | None:
+        """Span i's key, or None for a span not left to decide."""
+        key = self.keys.get(i)
+        if key is not None:
+            return key
+        at = bisect_left(self.left, i)
+        if at == len(self.left) or self.left[at] != i:
+            return None
+        batch = self.left[at : at + self.size]
+        self.size = min(2 * self.size, self.MOST)
+        vectors = free_vectors(self.bounds, [self.starts[j] for j in batch], self.duration)
+        self.keys.update(zip(batch, vectors, strict=True))
+        return self.keys[i]
+
+
 class _Sweep:
     """Decides the elementary spans in order, skipping the runs a small cut rules out."""
 
@@ -125,8 +155,7 @@ class _Sweep:
         found: list[Span] = []
         # A span's answer is constant: one inside the known set is known whole.
         left = [i for i, start in enumerate(starts) if start not in known]
-        vectors = free_vectors(self.bounds, [starts[i] for i in left], self.duration)
-        keys = dict(zip(left, vectors, strict=True))
+        keys = _Keys(self.bounds, starts, left, self.duration)
         decided: dict[bytes, bool] = {}
         i = 0
         while i < len(starts):
