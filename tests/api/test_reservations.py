@@ -204,6 +204,26 @@ def test_all_slots_say_free_time_to_the_end_of_a_booking_at_the_last_start(api: 
     assert answer["free"] == [[iso(0), iso(7200)], [iso(10800), iso(18000)]]
 
 
+def test_all_slots_over_several_paths_open_starts_one_path_lacks(api: Api) -> None:
+    # No single route carries 60G (the same ask books over several paths above).
+    query = {
+        "mode": "all-slots", "src": "ORNL", "dst": "NERSC", "bandwidth": "60G",
+        "duration": "3600", "window_start": iso(0), "window_end": iso(18000),
+    }  # fmt: skip
+    alone = api.client.get("/v1/availability", params=query, headers=api.auth("bob"))
+    assert alone.status_code == 200, alone.text
+    assert alone.json()["slots"] == []
+    split = api.client.get(
+        "/v1/availability", params={**query, "max_paths": "4"}, headers=api.auth("bob")
+    )
+    assert split.status_code == 200, split.text
+    assert split.json()["slots"] == [[iso(0), iso(14401)]]
+    bad = api.client.get(
+        "/v1/availability", params={**query, "max_paths": "0"}, headers=api.auth("bob")
+    )
+    assert bad.status_code == 422 and "max_paths" in bad.text, bad.text
+
+
 def test_listing_comes_in_pages_that_a_client_follows_to_the_end(api: Api) -> None:
     made = [
         reserve(api, bandwidth="1G", start=iso(3600 + n), end=iso(7200))["id"] for n in range(7)

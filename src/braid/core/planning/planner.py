@@ -22,6 +22,7 @@ from braid.core.multipath import (
     split_fixed,
     split_max_bandwidth,
 )
+from braid.core.multipath.all_slots import split_all_slots
 from braid.core.multipath.earliest import split_earliest_start
 from braid.core.multipath.maxflow import flow_ceiling
 from braid.core.planning.decisions import (
@@ -169,16 +170,11 @@ class Planner:
         return WidestAnswer(r.id, r.start, r.end, granted, plan.allocations, max_flow)
 
     def _all_slots(self, r: Request) -> Decision:
-        slots = all_slots(
-            self.network,
-            r.src,
-            r.dst,
-            r.bandwidth,
-            r.duration,
-            r.start,
-            r.end - r.duration + 1,
-            symmetric=r.symmetric,
-        )
+        where = (r.src, r.dst, r.bandwidth, r.duration, r.start, r.end - r.duration + 1)
+        if r.max_paths == 1:
+            slots = all_slots(self.network, *where, symmetric=r.symmetric)
+        else:
+            slots = split_all_slots(self.network, *where, **self._split_options(r))
         return SlotsAnswer(r.id, r.start, r.end, r.duration, r.bandwidth, slots)
 
     def _tenant(self, r: Request) -> Decision:

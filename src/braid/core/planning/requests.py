@@ -28,12 +28,12 @@ MAX_PATHS_LIMIT: Final = 16
 _COMMON: Final = {"id", "op", "src", "dst", "mode", "directional"}
 _SPLITTING: Final = {"max_paths", "split"}
 _MODE_FIELDS: Final[dict[str, tuple[set[str], set[str]]]] = {
-    # mode: (required, optional); all-slots answers for single paths, and a
-    # tenant's sub-paths are chosen by the tenant allocator, so neither splits.
+    # mode: (required, optional); a tenant's sub-paths are chosen by the
+    # tenant allocator, so it does not split.
     "fixed": ({"bandwidth", "start", "end"}, _SPLITTING),
     "earliest": ({"bandwidth", "duration", "not_before"}, {"not_after"} | _SPLITTING),
     "max-bandwidth": ({"start", "end"}, {"reserve"} | _SPLITTING),
-    "all-slots": ({"bandwidth", "duration", "window_start", "window_end"}, set()),
+    "all-slots": ({"bandwidth", "duration", "window_start", "window_end"}, _SPLITTING),
     "tenant": ({"bandwidth", "tenant", "start"}, {"end", "main_path"}),
     # A volume's profile may change paths from step to step; `split` has no
     # meaning there (each step is split per flow). `quickest` answers only.

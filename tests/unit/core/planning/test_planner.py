@@ -129,6 +129,19 @@ def test_all_slots_lists_start_times() -> None:
     assert got["slots"] == [[0, 51], [200, 351]]
 
 
+def test_all_slots_over_two_paths_find_starts_no_single_path_has() -> None:
+    planner = Planner(square())
+    run(planner, id="a", src="A", dst="D", bandwidth=8, start=100, end=200)
+    ask = {"mode": "all-slots", "src": "A", "dst": "D", "bandwidth": 12, "duration": 50}
+    window = {"window_start": 0, "window_end": 400}
+    alone = run(planner, id="s1", **ask, **window)
+    assert alone["status"] == "answered" and alone["slots"] == []
+    # 2 Mbit/s left on A-B-D while "a" lasts, 10 on A-C-D: 12 together throughout.
+    split = run(planner, id="s2", **ask, **window, max_paths=2)
+    assert split["slots"] == [[0, 351]]
+    assert set(planner.network.bookings) == {"a"}
+
+
 def test_tenants_get_their_throughput_and_report_reallocations() -> None:
     planner = Planner(square())
     first = run(

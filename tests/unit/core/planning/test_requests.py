@@ -57,6 +57,23 @@ def test_every_mode_parses() -> None:
         TOPOLOGY,
     )
     assert isinstance(slots, Request) and (slots.start, slots.end) == (0, 600)
+    split_slots = parse_request(
+        {
+            "id": "s2",
+            "mode": "all-slots",
+            "src": "A",
+            "dst": "C",
+            "bandwidth": 5,
+            "duration": 60,
+            "window_start": 0,
+            "window_end": 600,
+            "max_paths": 3,
+            "split": "packet",
+        },
+        TOPOLOGY,
+    )
+    assert isinstance(split_slots, Request)
+    assert (split_slots.max_paths, split_slots.split) == (3, "packet")
     tenant = parse_request(
         {
             "id": "t",
@@ -146,7 +163,7 @@ def test_missing_fields_are_named() -> None:
                 "duration": 60,
                 "window_start": 0,
                 "window_end": 600,
-                "max_paths": 2,
+                "max_paths": 17,
             },
             TOPOLOGY,
         )
