@@ -9,6 +9,7 @@ from braid.app.ports import Repository
 from braid.app.provisioning.ports import Due
 from braid.app.records import Reservation
 from braid.app.reservations.plan_facts import labels_of, protection_of
+from braid.app.reservations.volumes import is_volume
 from braid.core.errors import InputError
 from braid.core.model.topology import Topology
 from braid.core.provisioning.schedule import Window
@@ -33,7 +34,9 @@ class ReservationPlans:
         self._records: dict[str, Reservation] = {}
 
     def booked(self) -> list[Due]:
-        records = self.repo.booked()
+        # A volume's rules change at each step of its profile (`volumes.profile_of`),
+        # which this source does not compile yet: it is left unprovisioned, not failed.
+        records = [r for r in self.repo.booked() if not is_volume(r)]
         self._records = {r.id: r for r in records}
         return [
             Due(r.id, Window(r.state, r.start, r.end, r.hold_expires_at), r.created_at)
@@ -42,7 +45,7 @@ class ReservationPlans:
 
     def plan(self, booking: str) -> RulePlan | None:
         record = self._records.get(booking) or self.repo.get(booking)
-        return None if record is None else self._compile(record)
+        return None if record is None or is_volume(record) else self._compile(record)
 
     def _compile(self, r: Reservation) -> RulePlan:
         labels = labels_of(r.plan)
