@@ -269,3 +269,22 @@ def test_a_booking_whose_answer_was_lost_is_sent_again_and_booked_once(
     assert len(sent) == 2 and sent[0] == sent[1] and sent[0].startswith("braid-cli-")
     created = [e.reservation_id for e in api.repo.audit() if e.action == "created"]
     assert created == [booked["id"]]
+
+
+def test_a_volume_is_reserved_shown_as_steps_and_refused_with_its_completion(
+    client_env: dict[str, str],
+) -> None:
+    env = client_env
+    ask = ["--src", "ORNL", "--dst", "NERSC", "--volume", "1TB", "--not-before", iso(1)]
+    quickest = run_json(env, "availability", *ask)
+    assert quickest["status"] == "answered" and quickest["completion"] == iso(1 + 89 / 3600)
+    late = braid("reserve", *ask, "--deadline", iso(1 + 40 / 3600), env=env)
+    assert late.returncode == 1, late.stderr
+    assert "450 GB" in late.stderr and "--accept earliest_completion" in late.stderr
+    view = run_json(env, "reserve", *ask, "--deadline", iso(1 + 40 / 3600),
+                    "--accept", "earliest_completion")  # fmt: skip
+    assert view["kind"] == "volume" and view["volume"]["completion"] == iso(1 + 89 / 3600)
+    table = braid("show", view["id"], env=env)
+    assert table.returncode == 0 and "profile" in table.stdout and "completion" in table.stdout
+    bad = braid("reserve", *ask, "--objective", "flattest", env=env)
+    assert bad.returncode == 2 and "deadline:" in bad.stderr

@@ -10,6 +10,7 @@ import json
 import os
 import shlex
 import ssl
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Final, NoReturn, TypeVar
@@ -20,10 +21,12 @@ from rich.markup import escape
 
 from braid.cli import client_views as views
 from braid.cli.client import DEFAULT_URL, ApiError, BraidClient, UnreachableError
-from braid.cli.common import TzOpt, err_console, fail, relative_instant
+from braid.cli.common import TzOpt, cli_instant, err_console, fail, relative_instant
 
 T = TypeVar("T")
-ACCEPTABLE: Final = ("earliest_start", "max_bandwidth", "split")
+ACCEPTABLE: Final = (
+    "earliest_start", "max_bandwidth", "split", "earliest_completion", "most_by_deadline",
+)  # fmt: skip
 
 UrlOpt = Annotated[
     str, typer.Option("--url", envvar="BRAID_URL", help="Where `braid serve` listens.")
@@ -67,6 +70,33 @@ Duration = Annotated[
 ]
 MaxPaths = Annotated[int | None, typer.Option(help="Split over up to N paths.", show_default=False)]
 Directional = Annotated[bool, typer.Option(help="Book one direction only.")]
+Volume = Annotated[
+    str | None,
+    typer.Option(
+        help="Bytes to move (volume mode): 40TB, 500GiB, or a number of bytes.",
+        show_default=False,
+    ),
+]
+Deadline = Annotated[
+    str | None,
+    typer.Option(
+        help="Volume mode: all of it moved by then (ISO 8601, epoch seconds, now+1d).",
+        callback=relative_instant,
+        show_default=False,
+    ),
+]
+MaxRate = Annotated[
+    str | None,
+    typer.Option(help="Volume mode: the total rate at most (10G).", show_default=False),
+]
+ObjectiveOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--objective",
+        help="Volume mode: earliest (done soonest, default) or flattest (lowest peak).",
+        show_default=False,
+    ),
+]
 
 
 def reserve(
@@ -75,12 +105,18 @@ def reserve(
     bandwidth: Bandwidth = None,
     start: Instant = None,
     end: Instant = None,
-    mode: Annotated[str | None, typer.Option(help="fixed, earliest or max-bandwidth.")] = None,
+    mode: Annotated[
+        str | None, typer.Option(help="fixed, earliest, max-bandwidth or volume.")
+    ] = None,
     duration: Duration = None,
     not_before: Instant = None,
     not_after: Instant = None,
     max_paths: MaxPaths = None,
     split: Annotated[str | None, typer.Option(help="flow or packet.")] = None,
+    volume: Volume = None,
+    deadline: Deadline = None,
+    max_rate: MaxRate = None,
+    objective: ObjectiveOpt = None,
     directional: Directional = False,
     hold: Annotated[bool, typer.Option(help="Hold it; confirm with `braid confirm`.")] = False,
     protect: Annotated[
@@ -97,14 +133,19 @@ def reserve(
     as_json: JsonOpt = False,
     tz: TzOpt = None,
 ) -> None:
-    """Reserve bandwidth; if it does not fit, show the alternatives and how to take one."""
+    """Reserve bandwidth, or a volume by a deadline (--volume 40TB --deadline ...);
+    if it does not fit, show the alternatives and how to take one."""
     if accept is not None and accept not in ACCEPTABLE:
         fail(f"--accept takes one of {', '.join(ACCEPTABLE)}, not {accept!r}")
+    if volume is not None and mode is None:
+        mode = "volume"
+        # "From now" is what a transfer without --not-before means.
+        not_before = not_before or cli_instant("now", "--not-before", tz, int(time.time()))
     body = given_fields(
         src=src, dst=dst, bandwidth=bandwidth, start=start, end=end, mode=mode,
         duration=duration, not_before=not_before, not_after=not_after, max_paths=max_paths,
-        split=split, directional=directional or None, hold=hold or None,
-        protect=protect or None,
+        split=split, volume=volume, deadline=deadline, max_rate=max_rate, objective=objective,
+        directional=directional or None, hold=hold or None, protect=protect or None,
     )  # fmt: skip
 
     def book(braid: BraidClient) -> dict[str, Any]:
@@ -216,7 +257,8 @@ def modify(
 
 def availability(
     mode: Annotated[
-        str | None, typer.Option(help="fixed, earliest, max-bandwidth or all-slots.")
+        str | None,
+        typer.Option(help="fixed, earliest, max-bandwidth, all-slots, volume or quickest."),
     ] = None,
     src: Text = None,
     dst: Text = None,
@@ -230,6 +272,10 @@ def availability(
     window_end: Instant = None,
     max_paths: MaxPaths = None,
     split: Annotated[str | None, typer.Option(help="flow or packet.")] = None,
+    volume: Volume = None,
+    deadline: Deadline = None,
+    max_rate: MaxRate = None,
+    objective: ObjectiveOpt = None,
     directional: Directional = False,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
@@ -237,11 +283,17 @@ def availability(
     as_json: JsonOpt = False,
     tz: TzOpt = None,
 ) -> None:
-    """Ask without booking: does it fit, when is the earliest slot, how much fits, which slots."""
+    """Ask without booking: does it fit, when is the earliest slot, how much fits, which
+    slots; with --volume, when it would all have moved at the soonest (quickest)."""
+    if volume is not None and mode is None:
+        # By a deadline: does it fit; without one: when could it all have moved.
+        mode = "volume" if deadline is not None else "quickest"
+        not_before = not_before or cli_instant("now", "--not-before", tz, int(time.time()))
     query = given_fields(
         mode=mode, src=src, dst=dst, bandwidth=bandwidth, start=start, end=end,
         duration=duration, not_before=not_before, not_after=not_after,
         window_start=window_start, window_end=window_end, max_paths=max_paths, split=split,
+        volume=volume, deadline=deadline, max_rate=max_rate, objective=objective,
         directional=directional or None,
     )  # fmt: skip
     show_answer(

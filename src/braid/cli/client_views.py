@@ -16,7 +16,7 @@ from rich.text import Text
 from braid.cli.common import shown_zone
 from braid.core.errors import InputError
 from braid.core.model.instants import parse_instant, readable_instant_in
-from braid.core.model.units import BPS_PER_MBPS, format_bandwidth, human_duration
+from braid.core.model.units import BPS_PER_MBPS, format_bandwidth, format_volume, human_duration
 
 
 def when(instant: object, zone: str | None = None) -> str:
@@ -85,12 +85,46 @@ def reservation(view: Mapping[str, Any], zone: str | None = None) -> Group:
     for name, value in rows.items():
         if value is not None:
             facts.add_row(name, str(value))
+    shown = view.get("volume")
+    if isinstance(shown, Mapping):
+        facts.add_row("volume", volume(shown.get("bytes")))
+        facts.add_row("completion", str(shown.get("completion")))
+        facts.add_row("peak", bandwidth(shown.get("peak")))
+        return Group(facts, profile(shown.get("profile") or []))
     vlans = {v.get("path"): v.get("vlan") for v in view.get("vlans") or []}
     return Group(facts, _paths(view.get("paths") or [], view.get("weights") or [], vlans))
 
 
 def _maybe_when(instant: object, zone: str | None) -> str | None:
     return None if instant is None else when(instant, zone)
+
+
+def volume(count: object) -> str:
+    """Bytes from the wire, in the unit a person reads best."""
+    if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+        return format_volume(count)
+    return str(count)
+
+
+def profile(steps: Sequence[Mapping[str, Any]], zone: str | None = None) -> Table | Text:
+    """A volume's steps: when, at what rate, over which paths."""
+    if not steps:
+        return Text("")
+    table = Table(title="profile")
+    for column in ("start", "end", "rate", "paths"):
+        table.add_column(column, overflow="fold", justify="right" if column == "rate" else "left")
+    for step in steps:
+        paths = "\n".join(
+            f"{' → '.join(p.get('nodes') or [])} ({bandwidth(p.get('bandwidth'))})"
+            for p in step.get("paths") or []
+        )
+        table.add_row(
+            when(step.get("start"), zone),
+            when(step.get("end"), zone),
+            bandwidth(step.get("rate")),
+            paths,
+        )
+    return table
 
 
 def provisioning(state: object, zone: str | None = None) -> str | None:
@@ -120,11 +154,29 @@ def answer(decision: Mapping[str, Any], zone: str | None = None) -> Group:
         facts.add_row("reason", str(decision["reason"]))
     if decision.get("bandwidth") is not None:
         facts.add_row("bandwidth", bandwidth(decision["bandwidth"]))
+    _volume_facts(facts, decision, zone)
+    if decision.get("profile"):
+        return Group(facts, profile(decision["profile"], zone))
     _slots(facts, decision.get("slots") or [], decision.get("free") or [], zone)
     for kind, value in (decision.get("alternatives") or {}).items():
         shown = bandwidth(value) if kind in ("max_bandwidth", "max_flow") else when(value, zone)
         facts.add_row(f"alternative {kind}", shown)
     return Group(facts, _paths(decision.get("paths") or [], decision.get("weights") or [], {}))
+
+
+def _volume_facts(facts: Table, decision: Mapping[str, Any], zone: str | None = None) -> None:
+    """A volume answer's bytes, completion and peak, or a refusal's most by the deadline."""
+    if decision.get("volume") is not None:
+        facts.add_row("volume", volume(decision["volume"]))
+    if decision.get("completion") is not None:
+        facts.add_row("completion", when(decision["completion"], zone))
+    if decision.get("peak") is not None:
+        facts.add_row("peak", bandwidth(decision["peak"]))
+    if decision.get("most_by_deadline") is not None:
+        facts.add_row("most by the deadline", volume(decision["most_by_deadline"]))
+        # A refused volume without an earliest completion never completes.
+        earliest = decision.get("earliest_completion", "never")
+        facts.add_row("earliest completion", when(earliest, zone))
 
 
 def _slots(
@@ -151,6 +203,10 @@ def offer(alternative: Mapping[str, Any], zone: str | None = None) -> str:
         return f"{bandwidth(body.get('bandwidth'))} instead"
     if kind == "split":
         return f"split over up to {body.get('max_paths')} paths"
+    if kind == "earliest_completion":
+        return f"all of it by {body.get('deadline')}"
+    if kind == "most_by_deadline":
+        return f"{volume(body.get('volume'))} by the deadline instead"
     return ", ".join(f"{k}={v}" for k, v in body.items())
 
 
