@@ -11,9 +11,15 @@ from typing import Any
 import pytest
 
 from braid.app.agent.messages import PrepCall
+from braid.app.errors import RejectedError
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.ports import PrepReply
-from braid.app.negotiation.volume import VolumeRequest, cancel_volume, reserve_volume
+from braid.app.negotiation.volume import (
+    VolumeRequest,
+    cancel_volume,
+    lookup_volume,
+    reserve_volume,
+)
 from braid.core.errors import InputError
 from braid.core.negotiation.holds import HoldState
 from braid.core.negotiation.transaction import Decision
@@ -149,9 +155,31 @@ def test_cancel_releases_every_step_in_every_domain(world: Callable[[], Any]) ->
     assert orchestrator.reserve(busy).success
     outcome = reserve_volume(orchestrator, ask("vol", 10**12, busy.start - 600))
     assert outcome.success
+    kept = lookup_volume(orchestrator, "vol")
+    assert kept is not None and kept["status"] == "committed"
+    assert kept["completion"] == outcome.completion and kept["volume_bytes"] == 10**12
+    assert [(s["start"], s["end"]) for s in kept["steps"]] == [
+        (s.start, s.end) for s in outcome.steps
+    ]
     cancel_volume(orchestrator, outcome)
     for holds in holds_of(pool, outcome.transaction).values():
         assert all(h.state is HoldState.RELEASED for h in holds)
+    released = lookup_volume(orchestrator, "vol")
+    assert released is not None and released["status"] == "released"
+
+
+def test_a_volume_id_is_not_a_window_reservation_nor_booked_twice(
+    world: Callable[[], Any],
+) -> None:
+    orchestrator, _ = world()
+    start = int(time.time()) + 60
+    assert reserve_volume(orchestrator, ask("vol", 10**9, start)).success
+    with pytest.raises(InputError) as raised:
+        reserve_volume(orchestrator, ask("vol", 10**9, start))
+    assert raised.value.field == "id"
+    with pytest.raises(RejectedError, match="cancel and re-book"):
+        orchestrator.lookup("vol")
+    assert lookup_volume(orchestrator, "nothing") is None
 
 
 @pytest.mark.parametrize(
@@ -171,3 +199,26 @@ def test_bad_input_names_the_field(
     with pytest.raises(InputError) as raised:
         reserve_volume(orchestrator, replace(base, **change))
     assert raised.value.field == field
+
+
+def test_a_crash_after_the_decision_commits_every_step_on_recovery(
+    world: Callable[[], Any],
+) -> None:
+    orchestrator, pool = world()
+    busy = request("bw", 6, "partial-offers", 1, 1)
+    assert orchestrator.reserve(busy).success
+
+    def die(tx: Any) -> None:
+        raise CrashError  # decided and written, nobody told yet
+
+    orchestrator.hooks.after_decide = die
+    with pytest.raises(CrashError):
+        reserve_volume(orchestrator, ask("vol", 10**12, busy.start - 600))
+    restarted = Orchestrator(orchestrator.view, pool, orchestrator.decisions)
+    found = restarted.delivery.recover()
+    assert len(found) == 2 and all(tx.decision is Decision.COMMIT for tx in found)
+    assert restarted.delivery.finish() == 0
+    held = [h for s in pool.services.values() for h in s.status() if ".s" in h.transaction]
+    assert len(held) == 6 and all(h.state is HoldState.COMMITTED for h in held)
+    kept = lookup_volume(restarted, "vol")
+    assert kept is not None and kept["status"] == "committed"

@@ -20,6 +20,7 @@ import secrets
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, Final
 
 from braid.app.agent.messages import OffersCall, PrepCall, SpanOffer
 from braid.app.negotiation.context import RunContext
@@ -29,7 +30,7 @@ from braid.core.errors import InputError
 from braid.core.negotiation.holds import SegmentAsk
 from braid.core.negotiation.routes import Leg
 from braid.core.negotiation.strategies import Offer
-from braid.core.negotiation.transaction import Decision, Transaction, Vote
+from braid.core.negotiation.transaction import RELEASE_LABEL, Decision, Transaction, Vote
 from braid.core.negotiation.volume_offers import (
     OfferStep,
     RateStep,
@@ -42,11 +43,14 @@ __all__ = [
     "VolumeOutcome",
     "VolumeRequest",
     "cancel_volume",
+    "lookup_volume",
     "reserve_volume",
     "step_transaction",
 ]
 
 Spans = dict[str, list[tuple[int, str, str]]]
+# Marks a volume reservation's result in the decision log (beside window ones).
+VOLUME_KIND: Final = "volume"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +99,8 @@ def step_transaction(transaction: str, index: int) -> str:
 def reserve_volume(context: RunContext, request: VolumeRequest) -> VolumeOutcome:
     """Negotiate `request` with the domains (see the module's note for the protocol)."""
     _check(request)
+    if context.decisions.result(request.id) is not None:
+        raise InputError("id", f"reservation {request.id!r} already exists")
     run = VolumeOutcome(request, False, "", uuid.uuid4().hex, secrets.token_urlsafe(24))
     k = request.max_paths or context.config.max_paths
     route = (request.src_domain, request.src_point, request.dst_domain, request.dst_point, k)
@@ -129,6 +135,40 @@ def cancel_volume(context: RunContext, outcome: VolumeOutcome) -> None:
     for tx in outcome.transactions:
         if tx.decision is Decision.COMMIT:
             context.delivery.release(tx, "cancelled", outcome.trace.append)
+
+
+def volume_body(run: VolumeOutcome) -> dict[str, Any]:
+    """The committed profile as kept in the decision log (with the steps' decision)."""
+    r = run.request
+    return {
+        "kind": VOLUME_KIND,
+        "id": r.id,
+        "transaction": run.transaction,
+        "src": [r.src_domain, r.src_point],
+        "dst": [r.dst_domain, r.dst_point],
+        "volume_bytes": r.volume_bytes,
+        "not_before": r.not_before,
+        "deadline": r.deadline,
+        "completion": run.completion,
+        "steps": [
+            {"start": s.start, "end": s.end, "path_rates": list(s.path_rates)} for s in run.steps
+        ],
+        "paths": [[leg.domain for leg in legs] for legs in run.legs],
+        "step_transactions": [tx.id for tx in run.transactions],
+    }
+
+
+def lookup_volume(context: RunContext, reservation: str) -> dict[str, Any] | None:
+    """A committed volume reservation as stored, with its present status
+    ("committed", or "released" once every step is released); None if unknown."""
+    body = context.decisions.result(reservation)
+    if body is None or body.get("kind") != VOLUME_KIND:
+        return None
+    released = [
+        context.decisions.transaction(f"{tx}/{RELEASE_LABEL}") for tx in body["step_transactions"]
+    ]
+    status = "released" if all(t is not None for t in released) else "committed"
+    return {**body, "status": status}
 
 
 # -- offers ---------------------------------------------------------------------
@@ -229,15 +269,18 @@ def _commit_steps(context: RunContext, run: VolumeOutcome) -> VolumeOutcome:
         reason = next(tx.reason for tx in txs if tx.decision is Decision.ABORT)
         for tx in txs:  # one no anywhere aborts every step
             tx.decision, tx.reason = Decision.ABORT, f"step {tx.id}: {reason}"
-    # Every step's decision in one durable write, before anyone hears any of them.
-    context.decisions.save(txs[0], also=txs[1:])
+    run.transactions = tuple(txs)
+    committed = txs[0].decision is Decision.COMMIT
+    body = volume_body(run) if committed else None
+    # Every step's decision (and the profile) in one durable write, before anyone
+    # hears any of them: a crash leaves all steps decided alike, or none decided.
+    context.decisions.save(txs[0], result=body, also=txs[1:])
     if context.hooks.after_decide is not None:
         context.hooks.after_decide(txs[0])
     for tx in txs:
-        context.delivery.deliver(tx, run.trace.append)
+        context.delivery.deliver(tx, run.trace.append, switches=())
         context.forget_live(tx.id)
-    run.transactions = tuple(txs)
-    if txs[0].decision is not Decision.COMMIT:
+    if not committed:
         run.steps = ()
         return _fail(run, txs[0].reason)
     run.success = True
