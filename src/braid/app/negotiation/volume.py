@@ -42,6 +42,7 @@ from braid.core.volume.profile import BITS_PER_BYTE
 __all__ = [
     "VolumeOutcome",
     "VolumeRequest",
+    "cancel_stored",
     "cancel_volume",
     "lookup_volume",
     "reserve_volume",
@@ -101,6 +102,10 @@ def reserve_volume(context: RunContext, request: VolumeRequest) -> VolumeOutcome
     _check(request)
     if context.decisions.result(request.id) is not None:
         raise InputError("id", f"reservation {request.id!r} already exists")
+    return _remember_failure(context, _negotiate(context, request))
+
+
+def _negotiate(context: RunContext, request: VolumeRequest) -> VolumeOutcome:
     run = VolumeOutcome(request, False, "", uuid.uuid4().hex, secrets.token_urlsafe(24))
     k = request.max_paths or context.config.max_paths
     route = (request.src_domain, request.src_point, request.dst_domain, request.dst_point, k)
@@ -128,6 +133,20 @@ def reserve_volume(context: RunContext, request: VolumeRequest) -> VolumeOutcome
             return _fail(run, _refusal_reason(composed, run))
         run.steps = composed.steps
         return _commit_steps(context, run)
+
+
+def _remember_failure(context: RunContext, run: VolumeOutcome) -> VolumeOutcome:
+    """A refusal is kept too (nothing is held), so a lookup tells why."""
+    if not run.success:
+        body = {
+            **volume_body(run),
+            "status": "failed",
+            "reason": run.reason,
+            "most_by_deadline": run.most_by_deadline,
+            "earliest_completion": run.earliest_completion,
+        }
+        context.decisions.save_result(run.request.id, body)
+    return run
 
 
 def cancel_volume(context: RunContext, outcome: VolumeOutcome) -> None:
@@ -158,12 +177,26 @@ def volume_body(run: VolumeOutcome) -> dict[str, Any]:
     }
 
 
+def cancel_stored(context: RunContext, reservation: str) -> dict[str, Any] | None:
+    """Release every step of a stored volume reservation (idempotent); its view after."""
+    body = lookup_volume(context, reservation)
+    if body is None or body["status"] != "committed":
+        return body
+    for tx_id in body["step_transactions"]:
+        tx = context.decisions.transaction(tx_id)
+        if tx is not None and tx.decision is Decision.COMMIT:
+            context.delivery.release(tx, "cancelled", lambda event: None)
+    return lookup_volume(context, reservation)
+
+
 def lookup_volume(context: RunContext, reservation: str) -> dict[str, Any] | None:
-    """A committed volume reservation as stored, with its present status
-    ("committed", or "released" once every step is released); None if unknown."""
+    """A volume reservation as stored, with its present status ("failed", "committed",
+    or "released" once every step is released); None if unknown or not a volume."""
     body = context.decisions.result(reservation)
     if body is None or body.get("kind") != VOLUME_KIND:
         return None
+    if body.get("status") == "failed":
+        return body
     released = [
         context.decisions.transaction(f"{tx}/{RELEASE_LABEL}") for tx in body["step_transactions"]
     ]
