@@ -381,7 +381,7 @@ def test_a_volume_commits_a_profile_in_every_domain_and_cancel_frees_it(
     gone = api.client.delete(
         f"/v1/interdomain/reservations/{view['id']}", headers=api.auth("alice")
     )
-    assert gone.status_code == 200 and gone.json()["status"] == "released"
+    assert gone.status_code == 200 and gone.json()["status"] == "cancelled"
 
 
 def test_a_volume_too_big_is_409_with_the_most_by_the_deadline(api: Api) -> None:

@@ -165,7 +165,7 @@ def test_cancel_releases_every_step_in_every_domain(world: Callable[[], Any]) ->
     for holds in holds_of(pool, outcome.transaction).values():
         assert all(h.state is HoldState.RELEASED for h in holds)
     released = lookup_volume(orchestrator, "vol")
-    assert released is not None and released["status"] == "released"
+    assert released is not None and released["status"] == "cancelled"
 
 
 def test_a_volume_id_is_not_a_window_reservation_nor_booked_twice(

@@ -191,7 +191,7 @@ def cancel_stored(context: RunContext, reservation: str) -> dict[str, Any] | Non
 
 def lookup_volume(context: RunContext, reservation: str) -> dict[str, Any] | None:
     """A volume reservation as stored, with its present status ("failed", "committed",
-    or "released" once every step is released); None if unknown or not a volume."""
+    or "cancelled" once every step is released); None if unknown or not a volume."""
     body = context.decisions.result(reservation)
     if body is None or body.get("kind") != VOLUME_KIND:
         return None
@@ -200,7 +200,7 @@ def lookup_volume(context: RunContext, reservation: str) -> dict[str, Any] | Non
     released = [
         context.decisions.transaction(f"{tx}/{RELEASE_LABEL}") for tx in body["step_transactions"]
     ]
-    status = "released" if all(t is not None for t in released) else "committed"
+    status = "cancelled" if all(t is not None for t in released) else "committed"
     return {**body, "status": status}
 
 
