@@ -28,6 +28,7 @@ from braid.app.negotiation.ports import CallFailedError, Pending, PrepReply
 from braid.app.negotiation.results import TraceEvent
 from braid.core.errors import InputError
 from braid.core.negotiation.holds import SegmentAsk
+from braid.core.negotiation.result_rules import CommittedPath, SwitchPlan
 from braid.core.negotiation.routes import Leg
 from braid.core.negotiation.strategies import Offer
 from braid.core.negotiation.transaction import RELEASE_LABEL, Decision, Transaction, Vote
@@ -294,9 +295,12 @@ def _commit_steps(context: RunContext, run: VolumeOutcome) -> VolumeOutcome:
             }
             for tx, s, w in zip(txs, run.steps, wanted, strict=True)
         ]
-    for tx, step_calls in zip(txs, calls, strict=True):
+    vlans: list[list[tuple[str, int, int]]] = [[] for _ in txs]
+    for index, (tx, step_calls) in enumerate(zip(txs, calls, strict=True)):
         for domain, call in step_calls.items():
-            tx.record_vote(domain, _vote(call))
+            vote, picked = _vote(call)
+            tx.record_vote(domain, vote)
+            vlans[index] += picked
     decided = [tx.decide() for tx in txs]
     if any(d is Decision.ABORT for d in decided):
         reason = next(tx.reason for tx in txs if tx.decision is Decision.ABORT)
@@ -310,8 +314,11 @@ def _commit_steps(context: RunContext, run: VolumeOutcome) -> VolumeOutcome:
     context.decisions.save(txs[0], result=body, also=txs[1:])
     if context.hooks.after_decide is not None:
         context.hooks.after_decide(txs[0])
-    for tx in txs:
-        context.delivery.deliver(tx, run.trace.append, switches=())
+    for index, tx in enumerate(txs):
+        # Each step's Commit carries its SDX/edge rules, so every agent provisions the
+        # step like any hold, for the step's own window.
+        plan = _rule_plan(context, tx.id, run, index, vlans[index]) if committed else ()
+        context.delivery.deliver(tx, run.trace.append, switches=plan)
         context.forget_live(tx.id)
     if not committed:
         run.steps = ()
@@ -329,12 +336,38 @@ def _segments(legs: Sequence[tuple[Leg, ...]], step: RateStep) -> dict[str, tupl
     return {d: tuple(s) for d, s in out.items()}
 
 
-def _vote(call: Pending[PrepReply]) -> Vote:
+def _vote(call: Pending[PrepReply]) -> tuple[Vote, tuple[tuple[str, int, int], ...]]:
+    """The vote, and the VLANs a yes picked (link, VLAN, path index)."""
     try:
         reply = call.result()
     except CallFailedError as exc:
-        return Vote(False, f"{exc.status}: {exc.message}")
-    return Vote(reply.yes, reply.reason)
+        return Vote(False, f"{exc.status}: {exc.message}"), ()
+    return Vote(reply.yes, reply.reason), tuple(reply.vlans) if reply.yes else ()
+
+
+def _rule_plan(
+    context: RunContext,
+    step_id: str,
+    run: VolumeOutcome,
+    index: int,
+    vlans: Sequence[tuple[str, int, int]],
+) -> tuple[SwitchPlan, ...]:
+    """One step's SDX/edge rules, named after its sub-transaction."""
+    step = run.steps[index]
+    paths = [
+        CommittedPath(
+            tuple(leg.domain for leg in run.legs[i]),
+            rate,
+            {link: vlan for link, vlan, path in vlans if path == i},
+        )
+        for i, rate in enumerate(step.path_rates)
+        if rate > 0
+    ]
+    try:
+        return context.caches.rule_plan(step_id, paths)
+    except InputError as exc:
+        run.trace.append(TraceEvent("rules", "", f"step {index}: no rule plan: {exc}"))
+        return ()
 
 
 def _refusal_reason(refusal: VolumeRefusal, run: VolumeOutcome) -> str:
