@@ -340,3 +340,78 @@ def test_only_a_committed_reservation_is_modified(api: Api) -> None:
     assert api.client.delete(f"/v1/interdomain/reservations/{rid}", headers=api.auth("alice"))
     answer = patch(api, "alice", rid, {"bandwidth": 2000})
     assert answer.status_code == 409 and "cancelled" in answer.text
+
+
+# -- volumes (offers over time, one decision for every step) --------------------
+
+
+def volume_body(volume: str, day: int, seconds: int = 3600, **extra: Any) -> dict[str, Any]:
+    start = BASE + day * 86400
+    return {
+        "src": {"domain": "site-a", "point": "a-dtn"},
+        "dst": {"domain": "site-c", "point": "c-dtn"},
+        "volume": volume,
+        "not_before": iso(start),
+        "deadline": iso(start + seconds),
+        **extra,
+    }
+
+
+def test_a_volume_commits_a_profile_in_every_domain_and_cancel_frees_it(
+    api: Api, cluster: LocalCluster
+) -> None:
+    # Two 10G WAN cores: 20G from a to c. 4.5 TB = 36 Tbit takes 1800 s.
+    start = BASE + 40 * 86400
+    answer = post(api, "alice", volume_body("4.5TB", day=40))
+    assert answer.status_code == 201, answer.text
+    view = answer.json()
+    assert view["status"] == "committed" and view["volume_bytes"] == 45 * 10**11
+    assert view["completion"] == iso(start + 1800)
+    assert [(s["start"], s["end"], s["rate"]) for s in view["profile"]] == [
+        (iso(start), iso(start + 1800), 20000)
+    ]
+    shown = api.client.get(f"/v1/interdomain/reservations/{view['id']}", headers=api.auth("alice"))
+    assert shown.status_code == 200 and shown.json()["profile"] == view["profile"]
+    listed = [v["id"] for v in all_committed(api)]
+    assert view["id"] in listed
+    steps = [t for t in reports_once_up(cluster).values() for t in t.transactions]
+    assert any(t.transaction_id.startswith(view["transaction"]) for t in steps)
+    refused = patch(api, "alice", view["id"], {"bandwidth": "1G"})
+    assert refused.status_code == 409 and "cancel and re-book" in refused.text
+    gone = api.client.delete(
+        f"/v1/interdomain/reservations/{view['id']}", headers=api.auth("alice")
+    )
+    assert gone.status_code == 200 and gone.json()["status"] == "cancelled"
+
+
+def test_a_volume_too_big_is_409_with_the_most_by_the_deadline(api: Api) -> None:
+    start = BASE + 41 * 86400
+    # 20G for 100 s is 250 GB; 500 GB would be done after 200 s.
+    answer = post(api, "bob", volume_body("500GB", day=41, seconds=100))
+    assert answer.status_code == 409, answer.text
+    rid = answer.json()["error"]["reservation"]
+    shown = api.client.get(f"/v1/interdomain/reservations/{rid}", headers=api.auth("bob")).json()
+    assert shown["status"] == "failed"
+    assert shown["most_by_deadline"] == 250 * 10**9
+    assert shown["earliest_completion"] == iso(start + 200)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"bandwidth": "1G"}, "bandwidth"),
+        ({"deadline": None}, "deadline"),
+        ({"volume": "40Tb"}, "volume"),
+        ({"not_before": iso(BASE + 42 * 86400 + 7200)}, "deadline"),
+    ],
+)
+def test_a_bad_volume_is_422_naming_the_field(api: Api, change: dict[str, Any], field: str) -> None:
+    sent = {k: v for k, v in {**volume_body("1TB", day=42), **change}.items() if v is not None}
+    answer = post(api, "alice", sent)
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["error"]["field"] == field
+
+
+def test_volume_fields_without_a_volume_are_422(api: Api) -> None:
+    answer = post(api, "alice", body(1, day=43, deadline=iso(BASE + 44 * 86400)))
+    assert answer.status_code == 422 and answer.json()["error"]["field"] == "deadline"

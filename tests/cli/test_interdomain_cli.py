@@ -117,3 +117,20 @@ def test_modify_changes_it_or_says_why_not(served: tuple[str, Api]) -> None:
     assert nothing.exit_code == 2 and "nothing to change" in nothing.output
     shown = json.loads(run(served, "alice", "show", first["id"], "--json").output)
     assert shown["transaction"] == view["transaction"] and shown["bandwidth"] == 12000
+
+
+def test_a_volume_by_a_deadline_shows_its_profile(served: tuple[str, Api]) -> None:
+    start = BASE + 5 * 86400
+    made = run(
+        served, "alice", "reserve", "--src", "site-a:a-dtn", "--dst", "site-c:c-dtn",
+        "--volume", "900GB", "--not-before", iso(start), "--deadline", iso(start + 3600),
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    # 20G over the two WANs: 7.2 Tbit in 360 s.
+    assert "profile" in made.output and "completion" in made.output
+    assert iso(start + 360).removesuffix("Z") in made.output
+    both = run(
+        served, "alice", "reserve", "--src", "site-a:a-dtn", "--dst", "site-c:c-dtn",
+        "--volume", "1TB", "--bandwidth", "1G", "--deadline", iso(start + 3600),
+    )  # fmt: skip
+    assert both.exit_code == 2 and "bandwidth" in both.output

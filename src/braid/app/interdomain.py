@@ -19,9 +19,11 @@ from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol, TypeVar
 
 from braid.app.errors import NotFoundError, PolicyError, RejectedError
+from braid.app.interdomain_volume import VOLUME_FIELDS, check_volume, is_volume, volume_view
 from braid.app.negotiation.modification import Modification
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult, check_strategy
+from braid.app.negotiation.volume import cancel_stored, lookup_volume, reserve_volume
 from braid.app.records import User
 from braid.core.errors import BraidError, InputError
 from braid.core.model.instants import format_instant, parse_instant
@@ -113,6 +115,11 @@ class InterdomainService:
         return self._pool.submit(call, *args)
 
     def reserve(self, user: User, body: Mapping[str, Any]) -> Outcome:
+        if is_volume(body):
+            return self._reserve_volume(user, body, user.tz)
+        for only in VOLUME_FIELDS:
+            if body.get(only) is not None:
+                raise InputError(only, "only with volume (a bandwidth is booked for start-end)")
         request, rest = self.check(body, f"x-{uuid.uuid4().hex[:12]}", zone=user.tz)
         now = int(self.clock())
         self._check_policy(user, request, now)
@@ -126,6 +133,25 @@ class InterdomainService:
             raise InputError(_REST_FIELDS.get(exc.field, exc.field), exc.message) from exc
         view = result_view(result, Entry(request.id, user.name, now, rest))
         return Outcome(view, result.success, () if result.success else unreachable_of(result))
+
+    def _reserve_volume(self, user: User, body: Mapping[str, Any], zone: str | None) -> Outcome:
+        """A volume by a deadline; the single-domain policy is not checked for volumes
+        (it speaks of a bandwidth over a window, which a volume has only once planned)."""
+        now = int(self.clock())
+        rid = f"x-{uuid.uuid4().hex[:12]}"
+        request, rest = check_volume(
+            body, rid, self._ends(body), now, GRACE_SECONDS, _max_paths(body.get("max_paths")),
+            zone,
+        )  # fmt: skip
+        self.owners.add(Entry(request.id, user.name, now, rest))
+        try:
+            outcome = reserve_volume(self.orchestrator, request)
+        except InputError as exc:
+            self.owners.remove(request.id)
+            raise InputError(_REST_FIELDS.get(exc.field, exc.field), exc.message) from exc
+        stored = lookup_volume(self.orchestrator, request.id)
+        view = volume_view(stored, request.id, user.name, rest)
+        return Outcome(view, outcome.success)
 
     def _check_policy(self, user: User, request: NegotiationRequest, now: int) -> None:
         """The single-domain rules, endpoints written DOMAIN:POINT; no quota across domains."""
@@ -146,8 +172,13 @@ class InterdomainService:
         entry = self.owners.get(reservation)
         if entry is None or not _may_see(user, entry):
             raise NotFoundError(f"no multi-domain reservation {reservation!r}")
-        result = self.orchestrator.lookup(reservation)
-        return result_view(result, entry)
+        return self._view(entry)
+
+    def _view(self, entry: Entry) -> dict[str, Any]:
+        if "volume_bytes" in entry.request:
+            stored = lookup_volume(self.orchestrator, entry.id)
+            return volume_view(stored, entry.id, entry.owner, entry.request)
+        return result_view(self.orchestrator.lookup(entry.id), entry)
 
     def cancel(self, user: User, reservation: str) -> dict[str, Any]:
         """Release a committed reservation in every domain (owner or operator); idempotent:
@@ -155,6 +186,8 @@ class InterdomainService:
         entry = self.owners.get(reservation)
         if entry is None or not _may_see(user, entry):
             raise NotFoundError(f"no multi-domain reservation {reservation!r}")
+        if "volume_bytes" in entry.request:
+            return self._cancel_volume(entry)
         result = self.orchestrator.cancel(reservation)
         if result is None:
             raise RejectedError(f"reservation {reservation!r} is still being negotiated")
@@ -162,12 +195,24 @@ class InterdomainService:
             raise RejectedError(f"reservation {reservation!r} failed: nothing to cancel")
         return result_view(result, entry)
 
+    def _cancel_volume(self, entry: Entry) -> dict[str, Any]:
+        stored = cancel_stored(self.orchestrator, entry.id)
+        if stored is None:
+            raise RejectedError(f"reservation {entry.id!r} is still being negotiated")
+        if stored["status"] == "failed":
+            raise RejectedError(f"reservation {entry.id!r} failed: nothing to cancel")
+        return volume_view(stored, entry.id, entry.owner, entry.request)
+
     def modify(self, user: User, reservation: str, body: Mapping[str, Any]) -> Outcome:
         """Change bandwidth, window, max_paths or strategy (owner or operator), make-before-
         break: the new version is committed and the old released, or nothing changes."""
         entry = self.owners.get(reservation)
         if entry is None or not _may_see(user, entry):
             raise NotFoundError(f"no multi-domain reservation {reservation!r}")
+        if "volume_bytes" in entry.request:
+            raise RejectedError(
+                f"reservation {reservation!r} is a volume reservation: cancel and re-book it"
+            )
         change = self.check_change(body, entry, zone=user.tz)
 
         def admit(request: NegotiationRequest) -> None:
@@ -215,7 +260,7 @@ class InterdomainService:
         owner = None if user.role == "operator" else user.name
         views = []
         for entry in self.owners.find(owner, limit):
-            view = result_view(self.orchestrator.lookup(entry.id), entry)
+            view = self._view(entry)
             view.pop("trace", None)
             views.append(view)
         return views
@@ -225,22 +270,7 @@ class InterdomainService:
     ) -> tuple[NegotiationRequest, dict[str, Any]]:
         """The negotiation request, and the same in REST spelling; errors name the field.
         Local times without a zone are read in `zone` (the caller's tz setting)."""
-        view = self.orchestrator.view
-        ends: dict[str, tuple[str, str]] = {}
-        for side in ("src", "dst"):
-            given = body.get(side)
-            if not isinstance(given, Mapping):
-                raise InputError(side, "expected an object {domain, point}")
-            domain = _text(given.get("domain"), f"{side}.domain")
-            spec = view.domains.get(domain)
-            if spec is None:
-                known = ", ".join(sorted(d for d, s in view.domains.items() if s.kind == "site"))
-                raise InputError(f"{side}.domain", f"unknown domain {domain!r}; sites: {known}")
-            if spec.kind != "site":
-                raise InputError(f"{side}.domain", f"{domain!r} is a {spec.kind}, not a site")
-            ends[side] = (domain, _text(given.get("point"), f"{side}.point"))
-        if ends["src"][0] == ends["dst"][0]:
-            raise InputError("dst.domain", "must be another site than src.domain")
+        ends = self._ends(body)
         bandwidth = parse_bandwidth(body.get("bandwidth"), "bandwidth")
         if bandwidth > MAX_BANDWIDTH_BPS:
             raise InputError("bandwidth", "is far more than any network carries")
@@ -266,6 +296,26 @@ class InterdomainService:
             "max_paths": max_paths or self.orchestrator.config.max_paths,
         }
         return request, rest
+
+    def _ends(self, body: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+        """The two site points, checked against the domain graph; errors name the field."""
+        view = self.orchestrator.view
+        ends: dict[str, tuple[str, str]] = {}
+        for side in ("src", "dst"):
+            given = body.get(side)
+            if not isinstance(given, Mapping):
+                raise InputError(side, "expected an object {domain, point}")
+            domain = _text(given.get("domain"), f"{side}.domain")
+            spec = view.domains.get(domain)
+            if spec is None:
+                known = ", ".join(sorted(d for d, s in view.domains.items() if s.kind == "site"))
+                raise InputError(f"{side}.domain", f"unknown domain {domain!r}; sites: {known}")
+            if spec.kind != "site":
+                raise InputError(f"{side}.domain", f"{domain!r} is a {spec.kind}, not a site")
+            ends[side] = (domain, _text(given.get("point"), f"{side}.point"))
+        if ends["src"][0] == ends["dst"][0]:
+            raise InputError("dst.domain", "must be another site than src.domain")
+        return ends
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

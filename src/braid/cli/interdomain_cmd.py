@@ -54,6 +54,17 @@ Strategy = Annotated[
     str | None,
     typer.Option(help="equal-split, partial-offers or full-offers.", show_default=False),
 ]
+Volume = Annotated[
+    str | None,
+    typer.Option(
+        help="Bytes to move by --deadline instead of a bandwidth: 40TB, 500GiB.",
+        show_default=False,
+    ),
+]
+MaxRate = Annotated[
+    str | None,
+    typer.Option(help="With --volume: the most the hosts send at once, 10G.", show_default=False),
+]
 
 
 @app.command("reserve")
@@ -65,15 +76,23 @@ def reserve(
     end: Instant = None,
     strategy: Strategy = None,
     max_paths: MaxPaths = None,
+    volume: Volume = None,
+    deadline: Instant = None,
+    not_before: Instant = None,
+    max_rate: MaxRate = None,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
     cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Negotiate a reservation across domains; all of it is booked, or nothing."""
+    """Negotiate a reservation across domains; all of it is booked, or nothing.
+
+    A bandwidth over --start/--end, or a --volume moved by --deadline (from
+    --not-before, default now) as early as the domains' offers allow."""
     body = client_cmd.given_fields(
         src=_endpoint(src, "--src"), dst=_endpoint(dst, "--dst"), bandwidth=bandwidth,
-        start=start, end=end, strategy=strategy, max_paths=max_paths,
+        start=start, end=end, strategy=strategy, max_paths=max_paths, volume=volume,
+        deadline=deadline, not_before=not_before, max_rate=max_rate,
     )  # fmt: skip
     view = client_cmd.call_api(
         url, token, cacert, as_json, lambda b: _send(b, "POST", ROUTE, json=body)
@@ -239,8 +258,7 @@ def plan(view: Mapping[str, Any]) -> Group:
         ("status", view.get("status")),
         ("owner", view.get("owner")),
         ("from → to", f"{_where(view.get('src'))} → {_where(view.get('dst'))}"),
-        ("window", f"{view.get('start')} → {view.get('end')}"),
-        ("bandwidth", show_bandwidth(view.get("bandwidth"))),
+        *_window_facts(view),
         ("strategy", view.get("strategy")),
         ("reason", view.get("reason") or None),
     ):
@@ -260,4 +278,33 @@ def plan(view: Mapping[str, Any]) -> Group:
         f"per domain: {amounts or '-'}\nrule plan: {rules} rules on {switches} switches"
         + (f"\nheld: {held}" if held else "")
     )
-    return Group(facts, paths, tail, *(Text(line) for line in view.get("trace") or []))
+    parts = [facts, paths]
+    if view.get("profile"):
+        parts.append(_profile_table(view["profile"]))
+    return Group(*parts, tail, *(Text(line) for line in view.get("trace") or []))
+
+
+def _window_facts(view: Mapping[str, Any]) -> list[tuple[str, object]]:
+    """A window booking's window and bandwidth, or a volume's bytes, deadline and completion."""
+    if "volume_bytes" not in view:
+        return [
+            ("window", f"{view.get('start')} → {view.get('end')}"),
+            ("bandwidth", show_bandwidth(view.get("bandwidth"))),
+        ]
+    return [
+        ("volume", f"{view.get('volume_bytes')} bytes"),
+        ("between", f"{view.get('not_before')} → {view.get('deadline')}"),
+        ("completion", view.get("completion")),
+        ("most by the deadline", view.get("most_by_deadline")),
+        ("earliest completion", view.get("earliest_completion")),
+    ]
+
+
+def _profile_table(profile: Sequence[Mapping[str, Any]]) -> Table:
+    out = Table(title="profile")
+    for column in ("start", "end", "rate", "per path"):
+        out.add_column(column)
+    for step in profile:
+        rates = ", ".join(show_bandwidth(r) for r in step.get("path_rates", []))
+        out.add_row(str(step["start"]), str(step["end"]), show_bandwidth(step["rate"]), rates)
+    return out

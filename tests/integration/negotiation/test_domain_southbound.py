@@ -287,3 +287,37 @@ def test_a_modify_installs_the_new_rules_before_the_old_leave(world: World) -> N
     assert not old_vlans & new_vlans  # the new version was booked beside the old
     for vlan in old_vlans:  # the old bridges are gone
         assert x1.process(Packet(3, vlan=vlan, ip_proto=6)) == []
+
+
+def test_a_volume_s_rules_change_at_its_step_boundary(world: World) -> None:
+    """w1 is busier from start + 300: the volume's second step carries less over w1,
+    and each programmed domain swaps the first step's rules for the second's there."""
+    from braid.app.agent.messages import PrepCall
+    from braid.app.negotiation.volume import VolumeRequest, reserve_volume
+    from braid.core.negotiation.holds import SegmentAsk
+
+    start = int(time.time()) + 3600
+    w1 = world.services["w1"]
+    segment = SegmentAsk("w1-x", "w1-y", 6 * G, 0)
+    busy = PrepCall("busy", "t" * 20, (start + 300, start + 900), (segment,), 600, True)
+    assert w1.prepare(busy).yes
+    w1.commit("busy", "t" * 20)
+    # 20G for 300 s (6000 Gbit), then 14G: 837.5 GB = 6700 Gbit is done 50 s later.
+    ask = VolumeRequest(
+        "v-1", "site-a", "a-host", "site-b", "b-host", 837_500_000_000, start, start + 3600
+    )
+    outcome = reserve_volume(world.orchestrator, ask)
+    assert outcome.success, outcome.reason
+    assert [(s.start - start, s.end - start, s.rate) for s in outcome.steps] == [
+        (0, 300, 20 * G),
+        (300, 350, 14 * G),
+    ]
+    assert not any(world.step(start - LEAD).values())
+    edge = world.programmed["site-a"]
+    assert edge.braid_flows() > 0
+    before = edge.network.dump()
+    assert not any(world.step(start + 300).values())  # the second step's rules went in
+    assert all(d.braid_flows() > 0 for d in world.programmed.values())
+    assert edge.network.dump() != before  # the split over the two WANs follows the rates
+    world.step(start + 350)  # the volume is done: its last step's rules leave
+    assert all(d.braid_flows() == 0 for d in world.programmed.values())

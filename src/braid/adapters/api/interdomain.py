@@ -50,11 +50,21 @@ class InterdomainIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     src: EndpointIn
     dst: EndpointIn
-    bandwidth: int | float | str = Field(description="Mbit/s, or with a unit: 500M, 10G")
-    start: str = Field(description="ISO 8601 with offset")
-    end: str = Field(description="ISO 8601 with offset")
+    bandwidth: int | float | str | None = Field(
+        None, description="Mbit/s, or with a unit: 500M, 10G (a window booking)"
+    )
+    start: str | None = Field(None, description="ISO 8601 with offset (with bandwidth)")
+    end: str | None = Field(None, description="ISO 8601 with offset (with bandwidth)")
     strategy: str | None = Field(None, description="equal-split, partial-offers or full-offers")
     max_paths: int | None = Field(None, description=f"candidate domain paths, 1-{MAX_PATHS}")
+    volume: int | str | None = Field(
+        None, description="bytes to move instead of a bandwidth: 40TB, 500GiB (needs deadline)"
+    )
+    deadline: str | None = Field(None, description="ISO 8601: the volume is moved by then")
+    not_before: str | None = Field(None, description="ISO 8601: not sent before (default now)")
+    max_rate: int | float | str | None = Field(
+        None, description="the most the hosts send at once: 10G (a volume only)"
+    )
 
 
 class InterdomainChangeIn(BaseModel):

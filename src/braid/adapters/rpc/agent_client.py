@@ -18,7 +18,7 @@ from braid.adapters.rpc.channels import TlsFiles, bearer, open_aio_channel, open
 from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
-from braid.app.agent.messages import OffersCall, PrepCall
+from braid.app.agent.messages import OffersCall, PrepCall, SpanOffer
 from braid.app.loop_waits import wait_all
 from braid.app.negotiation.defaults import BATCH_LINGER, CALL_TIMEOUT
 from braid.app.negotiation.ports import CallFailedError, PrepReply, Replaced
@@ -269,10 +269,12 @@ class GrpcAgentPool:
             spans=[pb.Span(entry=a, exit=b) for a, b in call.spans],
             directional=not call.symmetric,
             replaces=_replaces(call.replaces),
+            over_time=call.over_time,
         )
-        return self._call(
-            domain, "RequestOffers", request, lambda r: [o.bandwidth_bps for o in r.offers]
-        )
+        if not call.over_time:
+            return self._call(domain, "RequestOffers", request, _offer_values)
+        window = call.window
+        return self._call(domain, "RequestOffers", request, lambda r: _timed_offers(r, window))
 
     def prepare(self, domain: str, call: PrepCall) -> Any:
         request = pb.ReservationPrep(
@@ -359,3 +361,20 @@ def _prep_reply(reply: Any) -> PrepReply:
         expires_at=reply.hold_expires_at,
         vlans=tuple((v.link, v.vlan, v.path_index) for v in reply.vlans),
     )
+
+
+def _offer_values(reply: pb.SendOffers) -> list[int]:
+    return [o.bandwidth_bps for o in reply.offers]
+
+
+def _timed_offers(reply: pb.SendOffers, window: tuple[int, int]) -> list[SpanOffer]:
+    """Each span's offer over time (an agent from before over_time sends no steps: its
+    whole-window value then stands for the whole window)."""
+    return [
+        SpanOffer(
+            o.bandwidth_bps,
+            tuple((s.start, s.end, s.bandwidth_bps) for s in o.steps)
+            or ((*window, o.bandwidth_bps),),
+        )
+        for o in reply.offers
+    ]

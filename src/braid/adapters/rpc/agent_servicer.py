@@ -21,6 +21,7 @@ from braid.app.agent.messages import (
     Outcome,
     PrepCall,
     ReleaseCall,
+    SpanOffer,
     Vote,
 )
 from braid.app.agent.peers import Caller, admit
@@ -161,7 +162,7 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
 
     async def RequestOffers(self, request: pb.ReqOffers, context: Any) -> pb.SendOffers:  # noqa: N802
         values = await self._one(offers_call(request), context)
-        return self.send_offers(request, cast(list[int], values))
+        return self.send_offers(request, cast(Sequence[int | SpanOffer], values))
 
     async def Prepare(self, request: pb.ReservationPrep, context: Any) -> pb.PrepVote:  # noqa: N802
         vote = await self._one(prep_call(request), context)
@@ -180,13 +181,15 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
         answer = await self._one(call, context)
         return ack(*cast(tuple[Hold, bool], answer))
 
-    def send_offers(self, request: pb.ReqOffers, values: list[int]) -> pb.SendOffers:
+    def send_offers(
+        self, request: pb.ReqOffers, values: Sequence[int | SpanOffer]
+    ) -> pb.SendOffers:
         return pb.SendOffers(
             transaction_id=request.transaction_id,
             token=request.token,
             domain=self.service.domain,
             offers=[
-                pb.Offer(span=span, bandwidth_bps=value)
+                offer_message(span, value)
                 for span, value in zip(request.spans, values, strict=True)
             ],
         )
@@ -243,7 +246,7 @@ class AgentServicer(pb_grpc.DomainAgentServicer):
                 result.error.message = str(error)
             elif item.HasField("offers"):
                 result.offers.CopyFrom(
-                    self.send_offers(item.offers, cast(list[int], outcome.answer))
+                    self.send_offers(item.offers, cast(Sequence[int | SpanOffer], outcome.answer))
                 )
             elif item.HasField("prep"):
                 result.vote.CopyFrom(self.prep_vote(item.prep, cast(Vote, outcome.answer)))
@@ -300,7 +303,16 @@ def offers_call(r: pb.ReqOffers) -> OffersCall:
         spans,
         not r.directional,
         replaces_of(r.replaces),
+        over_time=r.over_time,
     )
+
+
+def offer_message(span: pb.Span, value: int | SpanOffer) -> pb.Offer:
+    """One span's Offer; with its steps when the agent answered over time."""
+    if isinstance(value, int):
+        return pb.Offer(span=span, bandwidth_bps=value)
+    steps = [pb.OfferStep(start=a, end=b, bandwidth_bps=bw) for a, b, bw in value.steps]
+    return pb.Offer(span=span, bandwidth_bps=value.bandwidth, steps=steps)
 
 
 def prep_call(r: pb.ReservationPrep) -> PrepCall:

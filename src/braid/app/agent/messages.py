@@ -20,6 +20,7 @@ __all__ = [
     "Outcome",
     "PrepCall",
     "ReleaseCall",
+    "SpanOffer",
     "Vote",
 ]
 
@@ -49,6 +50,15 @@ class OffersCall:
     spans: tuple[tuple[str, str], ...]
     symmetric: bool
     replaces: tuple[str, str] | None = None  # a modify's old (transaction, token)
+    over_time: bool = False  # answer each span with its steps over the window too
+
+
+@dataclass(frozen=True, slots=True)
+class SpanOffer:
+    """A span's offer over time: the whole-window value and its (start, end, bit/s) steps."""
+
+    bandwidth: int
+    steps: tuple[tuple[int, int, int], ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TypeVar, cast
 
 from braid.app.agent.messages import (
@@ -24,6 +25,7 @@ from braid.app.agent.messages import (
     Outcome,
     PrepCall,
     ReleaseCall,
+    SpanOffer,
     Vote,
 )
 from braid.app.agent.peers import Caller, admit, offer_refusal, prep_refusal
@@ -116,6 +118,11 @@ class AgentService:
 
     def offers(self, call: OffersCall) -> list[int]:
         return cast(list[int], self.exchange([call])[0].value())
+
+    def offers_over_time(self, call: OffersCall) -> list[SpanOffer]:
+        """Each span's offer with its steps over the window (`call.over_time` is implied)."""
+        timed = replace(call, over_time=True)
+        return cast(list[SpanOffer], self.exchange([timed])[0].value())
 
     def prepare(self, call: PrepCall) -> Vote:
         return cast(Vote, self.exchange([call])[0].value())
@@ -281,7 +288,7 @@ class AgentService:
         # An Abort before any Prep leaves a new row (a tombstone); else only the state changes.
         return (hold, changed), ((hold, not hold.segments) if changed else None)
 
-    def _offers(self, now: int, call: OffersCall, peer: Peer | None) -> list[int]:
+    def _offers(self, now: int, call: OffersCall, peer: Peer | None) -> list[int] | list[SpanOffer]:
         if not self.visible:
             raise AgentError("BLIND_DOMAIN", "", f"domain {self.domain} gives no offers (blind)")
         self._check_ids(call.transaction, call.token)
@@ -300,7 +307,18 @@ class AgentService:
             )
 
         values = {span: offer(span) for span in dict.fromkeys(call.spans)}
-        return [values[span] for span in call.spans]
+        if not call.over_time:
+            return [values[span] for span in call.spans]
+
+        def steps(span: tuple[str, str]) -> SpanOffer:
+            entry, exit = span
+            found = self._guard(
+                lambda: book.offer_steps(entry, exit, start, end, call.symmetric, replaces)
+            )
+            return SpanOffer(values[span], tuple(found))
+
+        timed = {span: steps(span) for span in values}
+        return [timed[span] for span in call.spans]
 
     def _prepare(
         self, now: int, call: PrepCall, peer: Peer | None

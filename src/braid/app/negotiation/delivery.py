@@ -143,6 +143,8 @@ class Delivery:
             return known
         if switches is None:
             body = self.decisions.result(tx.reservation)
+            if body is not None and body.get("kind") == "volume":
+                body = None  # a volume's steps carry no rule plan (app/negotiation/volume)
             found = NegotiationResult.from_dict(body) if body is not None else None
             same = found is not None and found.transaction == tx.id
             switches = found.switches if found is not None and same else ()

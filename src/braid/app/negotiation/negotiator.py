@@ -227,6 +227,11 @@ class Orchestrator:
         known = self.decisions.result(reservation)
         if known is None:
             return None
+        if known.get("kind") == "volume":  # see app/negotiation/volume.lookup_volume
+            raise RejectedError(
+                f"reservation {reservation!r} is a volume reservation "
+                "(to change it: cancel and re-book)"
+            )
         result = NegotiationResult.from_dict(known)
         if not result.success or not result.transaction:
             return result

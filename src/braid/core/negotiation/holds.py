@@ -13,6 +13,7 @@ Release are idempotent: a repeat reports the state and changes nothing.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -155,6 +156,36 @@ class HoldBook:
             )
         finally:
             self._put_back(old)
+
+    def offer_steps(
+        self,
+        entry: str,
+        exit: str,
+        start: int,
+        end: int,
+        symmetric: bool,
+        replaces: tuple[str, str] | None = None,
+    ) -> list[tuple[int, int, int]]:
+        """`offer` over time: (start, end, bit/s) steps covering [start, end).
+
+        Free capacity only changes where some link's booked level does, so
+        the window is cut at the network's breakpoints and each elementary
+        interval gets `offer`'s answer for it alone; adjacent equal steps merge.
+        """
+        old = self._replaceable(replaces, symmetric)
+        self._lift(old)
+        try:
+            cuts = [start, *(t for t in self.network.breakpoints(start, end) if t > start), end]
+        finally:
+            self._put_back(old)
+        steps: list[tuple[int, int, int]] = []
+        for left, right in itertools.pairwise(cuts):
+            value = self.offer(entry, exit, left, right, symmetric, replaces)
+            if steps and steps[-1][2] == value:
+                steps[-1] = (steps[-1][0], right, value)
+            else:
+                steps.append((left, right, value))
+        return steps
 
     # -- Prep, Commit, Abort, expiry -----------------------------------------
 

@@ -277,9 +277,14 @@ class ReqOffers(_message.Message):
     DIRECTIONAL_FIELD_NUMBER: _builtins.int
     TOKEN_FIELD_NUMBER: _builtins.int
     REPLACES_FIELD_NUMBER: _builtins.int
+    OVER_TIME_FIELD_NUMBER: _builtins.int
     transaction_id: _builtins.str
     directional: _builtins.bool
     token: _builtins.str
+    over_time: _builtins.bool
+    """Also answer each span over time: Offer.steps, a step function over the window
+    (for a volume, which may use more bandwidth while more is free).
+    """
     @_builtins.property
     def window(self) -> Global___Window: ...
     @_builtins.property
@@ -297,12 +302,15 @@ class ReqOffers(_message.Message):
         directional: _builtins.bool = ...,
         token: _builtins.str = ...,
         replaces: Global___Replaces | None = ...,
+        over_time: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["replaces", b"replaces", "window", b"window"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal[
         "directional",
         b"directional",
+        "over_time",
+        b"over_time",
         "replaces",
         b"replaces",
         "spans",
@@ -354,25 +362,60 @@ class Offer(_message.Message):
 
     SPAN_FIELD_NUMBER: _builtins.int
     BANDWIDTH_BPS_FIELD_NUMBER: _builtins.int
+    STEPS_FIELD_NUMBER: _builtins.int
     bandwidth_bps: _builtins.int
     """carried by this span alone throughout the window"""
     @_builtins.property
     def span(self) -> Global___Span: ...
+    @_builtins.property
+    def steps(self) -> _containers.RepeatedCompositeFieldContainer[Global___OfferStep]:
+        """Only when ReqOffers.over_time: what the span alone could carry on each
+        sub-window; the steps cover the window in order, adjacent equal steps merged.
+        """
+
     def __init__(
         self,
         *,
         span: Global___Span | None = ...,
         bandwidth_bps: _builtins.int = ...,
+        steps: _abc.Iterable[Global___OfferStep] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["span", b"span"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "bandwidth_bps", b"bandwidth_bps", "span", b"span"
+        "bandwidth_bps", b"bandwidth_bps", "span", b"span", "steps", b"steps"
     ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Offer: _TypeAlias = Offer
+
+@_typing.final
+class OfferStep(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    START_FIELD_NUMBER: _builtins.int
+    END_FIELD_NUMBER: _builtins.int
+    BANDWIDTH_BPS_FIELD_NUMBER: _builtins.int
+    start: _builtins.int
+    end: _builtins.int
+    bandwidth_bps: _builtins.int
+    def __init__(
+        self,
+        *,
+        start: _builtins.int = ...,
+        end: _builtins.int = ...,
+        bandwidth_bps: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "bandwidth_bps", b"bandwidth_bps", "end", b"end", "start", b"start"
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OfferStep: _TypeAlias = OfferStep
 
 @_typing.final
 class SendOffers(_message.Message):

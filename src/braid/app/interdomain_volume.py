@@ -1,0 +1,105 @@
+"""A volume request through `InterdomainService`: its REST fields and its REST view.
+
+`POST /v1/interdomain/reservations` with `volume` (instead of `bandwidth`),
+`deadline` and optionally `not_before` (default: now) and `max_rate` moves
+that many bytes between the two site points by the deadline, as early as
+the domains' offers over time allow (app/negotiation/volume).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from braid.app.negotiation.volume import VolumeRequest
+from braid.core.errors import InputError
+from braid.core.model.instants import format_instant, parse_instant
+from braid.core.model.units import parse_bandwidth, parse_volume, to_mbps
+
+__all__ = ["VOLUME_FIELDS", "check_volume", "is_volume", "volume_view"]
+
+# Fields only a volume request has (a window request with one of them is refused).
+VOLUME_FIELDS = ("volume", "deadline", "not_before", "max_rate")
+
+
+def is_volume(body: Mapping[str, Any]) -> bool:
+    return body.get("volume") is not None
+
+
+def check_volume(
+    body: Mapping[str, Any],
+    rid: str,
+    ends: Mapping[str, tuple[str, str]],
+    now: int,
+    grace: int,
+    max_paths: int,
+    zone: str | None = None,
+) -> tuple[VolumeRequest, dict[str, Any]]:
+    """The volume request and its REST spelling; errors name the field. Local times
+    without a zone are read in `zone` (the caller's tz setting)."""
+    for other in ("bandwidth", "start", "end", "strategy"):
+        if body.get(other) is not None:
+            raise InputError(other, "not with volume: a volume is sent by `deadline`")
+    volume = parse_volume(body["volume"], "volume")
+    if body.get("deadline") is None:
+        raise InputError("deadline", "missing: a volume needs the instant it must be done by")
+    deadline = parse_instant(body["deadline"], "deadline", zone=zone, now=now)
+    given = body.get("not_before")
+    not_before = now if given is None else parse_instant(given, "not_before", zone=zone, now=now)
+    if not_before < now - grace:
+        raise InputError("not_before", "is in the past")
+    if deadline <= not_before:
+        raise InputError("deadline", f"must be after not_before ({format_instant(not_before)})")
+    max_rate = None
+    if body.get("max_rate") is not None:
+        max_rate = parse_bandwidth(body["max_rate"], "max_rate")
+    request = VolumeRequest(
+        rid, *ends["src"], *ends["dst"], volume, not_before, deadline, max_paths, max_rate
+    )
+    rest = {
+        "src": {"domain": ends["src"][0], "point": ends["src"][1]},
+        "dst": {"domain": ends["dst"][0], "point": ends["dst"][1]},
+        "volume_bytes": volume,
+        "not_before": format_instant(not_before),
+        "deadline": format_instant(deadline),
+        "max_paths": max_paths or None,
+        "max_rate": None if max_rate is None else to_mbps(max_rate),
+    }
+    return request, rest
+
+
+def volume_view(
+    body: Mapping[str, Any] | None, entry_id: str, owner: str, request: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The REST view of a stored volume reservation (`lookup_volume`'s answer)."""
+    if body is None:  # the owner is written first: the negotiation is still under way
+        return {"id": entry_id, "owner": owner, "status": "negotiating", **request}
+    paths = body.get("paths", [])
+    completion = body.get("completion")
+    view: dict[str, Any] = {
+        "id": entry_id,
+        "owner": owner,
+        **request,
+        "status": body["status"],
+        "reason": body.get("reason", ""),
+        "transaction": body.get("transaction", ""),
+        "volume_bytes": body["volume_bytes"],
+        "completion": None if completion is None else format_instant(completion),
+        "paths": [{"domains": p} for p in paths],
+        "profile": [_step_view(step) for step in body.get("steps", [])],
+    }
+    if body["status"] == "failed":
+        view["most_by_deadline"] = body.get("most_by_deadline", 0)
+        earliest = body.get("earliest_completion")
+        view["earliest_completion"] = None if earliest is None else format_instant(earliest)
+    return view
+
+
+def _step_view(step: Mapping[str, Any]) -> dict[str, Any]:
+    rates = step["path_rates"]
+    return {
+        "start": format_instant(step["start"]),
+        "end": format_instant(step["end"]),
+        "rate": to_mbps(sum(rates)),
+        "path_rates": [to_mbps(r) for r in rates],
+    }
