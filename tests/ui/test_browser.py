@@ -224,3 +224,26 @@ def test_on_a_phone_the_booking_shows_in_view_and_drawings_keep_legible_text(
     assert page.locator("button.alt >> nth=0").is_visible()
     box = page.locator("button.alt >> nth=0").bounding_box()
     assert box is not None and box["y"] + box["height"] <= 844, box
+
+
+def test_a_user_books_a_volume_and_sees_its_profile(browser: Browser, server: Server) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    sign_in(page, server, "alice")
+    page.goto(page.url.split("#")[0] + "#/book")
+    page.select_option("#b-src", "ORNL")
+    page.select_option("#b-dst", "NERSC")
+    page.check("#b-volume")
+    assert page.is_hidden("#b-bw") and page.is_visible("#b-deadline")
+    page.fill("#b-vol", "2")
+    page.select_option("#b-vol-unit", "TB")
+    # The preview says when all of it would have moved.
+    expect(page.locator("#max-bw")).to_contain_text("move by")
+    page.click("#b-submit")
+    page.wait_for_selector("#booked-link")
+    page.click("#booked-link")
+    page.wait_for_selector("#profile tbody tr.step-row")
+    assert "Gbit/s" in (page.text_content("#profile") or "")
+    assert page.locator("svg.map path.route").count() >= 1
+    assert errors == []

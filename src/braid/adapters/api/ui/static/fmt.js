@@ -25,6 +25,15 @@ export function bw(value) {
   return `${+mbps.toFixed(2)} Mbit/s`;
 }
 
+// A volume in bytes, in the decimal unit a person reads best (the server's TB are 10^12 bytes).
+export function bytes(value) {
+  if (typeof value !== "number" || !Number.isFinite(value)) return "–";
+  for (const [unit, size] of [["PB", 1e15], ["TB", 1e12], ["GB", 1e9], ["MB", 1e6], ["kB", 1e3]]) {
+    if (Math.abs(value) >= size) return `${+(value / size).toFixed(2)} ${unit}`;
+  }
+  return `${value} B`;
+}
+
 export function pct(share) {
   return `${Math.round(share * 100)} %`;
 }

@@ -2,12 +2,13 @@
 // and how much fits (max bandwidth); a refusal offers its alternatives.
 import { api } from "./api.js";
 import { clear, debounce, h, s } from "./dom.js";
-import { UNITS, bw, fromInput, iso, span, toInput, when } from "./fmt.js";
+import { UNITS, bw, bytes, fromInput, iso, span, toInput, when } from "./fmt.js";
 import { nowMarker, timeAxis, timeScale } from "./chart.js";
 import { topology } from "./views-network.js";
 
 const HOUR = 3600e3;
 const DURATION_UNITS = { min: 60, h: 3600, d: 86400 };
+const VOLUME_UNITS = ["GB", "TB", "PB"];
 
 export async function bookView(root, go) {
   const topo = await topology();
@@ -21,19 +22,25 @@ export async function bookView(root, go) {
     h("div", { class: "grid2" },
       h("label", { for: "b-src" }, "From"), f.src,
       h("label", { for: "b-dst" }, "To"), f.dst,
-      h("label", { for: "b-bw" }, "Bandwidth"), h("span", { class: "pair" }, f.bandwidth, f.unit),
+      h("label", { for: "b-bw", class: "rate-only" }, "Bandwidth"), h("span", { class: "pair rate-only" }, f.bandwidth, f.unit),
       h("span", { id: "when-label" }, "When"), h("span", { class: "pair", role: "radiogroup", "aria-labelledby": "when-label" },
-        h("label", {}, f.fixed, " a fixed window"), h("label", {}, f.earliest, " the earliest slot")),
+        h("label", {}, f.fixed, " a fixed window"), h("label", {}, f.earliest, " the earliest slot"),
+        h("label", {}, f.volume, " a volume by a deadline")),
+      h("label", { for: "b-vol", class: "volume-only" }, "Volume"), h("span", { class: "pair volume-only" }, f.amount, f.volUnit),
       h("label", { for: "b-start", class: "fixed-only" }, "Start (UTC)"), h("span", { class: "fixed-only" }, f.start),
       h("label", { for: "b-end", class: "fixed-only" }, "End (UTC)"), h("span", { class: "fixed-only" }, f.end),
       h("label", { for: "b-dur", class: "earliest-only" }, "Duration"), h("span", { class: "pair earliest-only" }, f.duration, f.durUnit),
-      h("label", { for: "b-after", class: "earliest-only" }, "Not before (UTC)"), h("span", { class: "earliest-only" }, f.notBefore),
+      h("label", { for: "b-after", class: "after-only" }, "Not before (UTC)"), h("span", { class: "after-only" }, f.notBefore),
       h("label", { for: "b-before", class: "earliest-only" }, "Not after (UTC)"), h("span", { class: "earliest-only" }, f.notAfter),
-      h("label", { for: "b-paths" }, "Paths at most"), f.paths,
+      h("label", { for: "b-deadline", class: "volume-only" }, "Deadline (UTC)"), h("span", { class: "volume-only" }, f.deadline),
+      h("label", { for: "b-objective", class: "volume-only" }, "Profile"), h("span", { class: "volume-only" }, f.objective),
+      h("label", { for: "b-paths", class: "rate-only" }, "Paths at most"), h("span", { class: "rate-only" }, f.paths),
       h("span", {}, "Hold"), h("label", {}, f.hold, " hold it first, confirm later")),
     h("button", { type: "submit", id: "b-submit" }, "Book"));
   const modeChanged = () => {
+    form.classList.toggle("mode-fixed", f.fixed.checked);
     form.classList.toggle("mode-earliest", f.earliest.checked);
+    form.classList.toggle("mode-volume", f.volume.checked);
     preview();
   };
   form.addEventListener("input", preview);
@@ -57,6 +64,13 @@ function fields(topo) {
     unit: h("select", { id: "b-unit", "aria-label": "bandwidth unit" }, Object.keys(UNITS).map((u) => h("option", { value: u, selected: u === "G" }, `${u}bit/s`))),
     fixed: h("input", { type: "radio", name: "when", id: "b-fixed", value: "fixed", checked: true }),
     earliest: h("input", { type: "radio", name: "when", id: "b-earliest", value: "earliest" }),
+    volume: h("input", { type: "radio", name: "when", id: "b-volume", value: "volume" }),
+    amount: h("input", { id: "b-vol", type: "number", min: 0, step: "any", value: 10, "aria-label": "volume amount" }),
+    volUnit: h("select", { id: "b-vol-unit", "aria-label": "volume unit" }, VOLUME_UNITS.map((u) => h("option", { value: u, selected: u === "TB" }, u))),
+    deadline: h("input", { id: "b-deadline", type: "datetime-local", value: toInput(start + 24 * HOUR) }),
+    objective: h("select", { id: "b-objective" },
+      h("option", { value: "earliest" }, "done as early as possible"),
+      h("option", { value: "flattest" }, "the lowest rate that meets the deadline")),
     start: h("input", { id: "b-start", type: "datetime-local", value: toInput(start) }),
     end: h("input", { id: "b-end", type: "datetime-local", value: toInput(start + 2 * HOUR) }),
     duration: h("input", { id: "b-dur", type: "number", min: 1, value: 2, "aria-label": "duration amount" }),
@@ -70,6 +84,12 @@ function fields(topo) {
 
 // The request as the form says it, with the range to look for slots in.
 function request(f) {
+  if (f.volume.checked) {
+    const t0 = fromInput(f.notBefore.value), t1 = fromInput(f.deadline.value);
+    const body = { mode: "volume", src: f.src.value, dst: f.dst.value, volume: `${f.amount.value}${f.volUnit.value}`,
+      not_before: iso(t0), deadline: iso(t1), objective: f.objective.value };
+    return { body, seconds: Math.round((t1 - t0) / 1000), t0, t1, window: null, volume: true };
+  }
   const base = { src: f.src.value, dst: f.dst.value, bandwidth: `${f.bandwidth.value}${f.unit.value}` };
   const maxPaths = Number(f.paths.value);
   if (maxPaths > 1) base.max_paths = maxPaths;
@@ -90,6 +110,7 @@ async function previewFits(req, box, maxbw, f) {
     maxbw.textContent = "Give a window whose end is after its start.";
     return;
   }
+  if (req.volume) return previewVolume(req, maxbw);
   const common = { src: req.body.src, dst: req.body.dst, max_paths: req.body.max_paths };
   const windowOf = req.window || [req.t0, req.t0 + req.seconds * 1000];
   try {
@@ -103,6 +124,18 @@ async function previewFits(req, box, maxbw, f) {
     box.append(h("p", { class: "hint" }, all.slots && all.slots.length
       ? `${bw(all.bandwidth)} for ${span(req.seconds)} can start in the green ranges; select one to move the window there.`
       : "It fits nowhere in this range: ask for less, for longer, or look further ahead."));
+  } catch (e) {
+    maxbw.textContent = e.message;
+  }
+}
+
+// Whether the volume moves by the deadline, and if not how much does and when all of it would.
+async function previewVolume(req, maxbw) {
+  try {
+    const a = await api("GET", "/availability", { query: req.body });
+    maxbw.textContent = a.status === "available"
+      ? `All ${bytes(a.volume)} move by ${when(a.completion)}, at most ${bw(a.peak)}, in ${a.profile.length} step(s).`
+      : a.reason;
   } catch (e) {
     maxbw.textContent = e.message;
   }
@@ -164,6 +197,10 @@ async function book(req, box, go, f) {
 
 function describe(alt) {
   const b = alt.body;
+  if (b.mode === "volume") {
+    const kind = { earliest_completion: "All of it by a later deadline", most_by_deadline: "Less by this deadline" }[alt.kind] || alt.kind;
+    return `${kind}: ${typeof b.volume === "number" ? bytes(b.volume) : b.volume} by ${when(b.deadline)}`;
+  }
   const window = b.start ? `${when(b.start)} – ${when(b.end)}` : `${span(Number(b.duration))} from ${when(b.not_before)}`;
   const kind = { earliest_start: "Earliest start", max_bandwidth: "Highest bandwidth", split: "Split over paths" }[alt.kind] || alt.kind;
   return `${kind}: ${bw(b.bandwidth)}, ${window}${b.max_paths ? `, up to ${b.max_paths} paths` : ""}`;
@@ -176,7 +213,9 @@ function booked(r, go) {
   };
   return h("div", { class: "card ok", role: "status" },
     h("h2", {}, r.state === "held" ? "Held" : "Booked"),
-    h("p", {}, `${r.id}: ${r.src} → ${r.dst}, ${bw(r.bandwidth)}, ${when(r.start)} – ${when(r.end)}, over ${r.paths.length} path(s).`),
+    h("p", {}, r.volume
+      ? `${r.id}: ${r.src} → ${r.dst}, ${bytes(r.volume.bytes)} from ${when(r.start)}, done by ${when(r.volume.completion)} in ${r.volume.profile.length} step(s).`
+      : `${r.id}: ${r.src} → ${r.dst}, ${bw(r.bandwidth)}, ${when(r.start)} – ${when(r.end)}, over ${r.paths.length} path(s).`),
     r.state === "held" ? h("p", {}, `The hold expires ${when(r.hold_expires_at)}. `, h("button", { type: "button", id: "confirm-hold", onclick: confirm }, "Confirm")) : null,
     h("p", {}, h("a", { href: `#/reservations/${encodeURIComponent(r.id)}`, id: "booked-link" }, "Open the reservation")));
 }

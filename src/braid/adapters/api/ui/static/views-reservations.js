@@ -1,7 +1,7 @@
 // Reservations: a Gantt view with filters, and one reservation's detail.
 import { api, session, someReservations } from "./api.js";
 import { clear, h, s } from "./dom.js";
-import { bw, iso, fromInput, toInput, when } from "./fmt.js";
+import { bw, bytes, iso, fromInput, toInput, when } from "./fmt.js";
 import { drawMap } from "./map.js";
 import { nowMarker, timeAxis, timeScale } from "./chart.js";
 import { levelsAt, topology } from "./views-network.js";
@@ -110,6 +110,8 @@ export async function detailView(root, go, id) {
       try { await api("DELETE", `/reservations/${encodeURIComponent(id)}`); go(location.hash, true); } catch (e) { fail(e); }
     } }, "Cancel reservation"));
   }
+  // A volume's paths change from step to step: the map shows every one it uses.
+  const mapPaths = r.volume ? r.volume.profile.flatMap((step) => step.paths) : r.paths;
   root.append(
     h("p", {}, h("a", { href: "#/reservations" }, "← all reservations")),
     h("h1", {}, `Reservation ${r.id}`),
@@ -117,22 +119,20 @@ export async function detailView(root, go, id) {
       fact("State", h("span", { class: `pill state-${r.state}`, id: "state" }, r.state)),
       fact("Owner", r.owner), fact("From → to", `${r.src} → ${r.dst}`),
       fact("Window", `${when(r.start)} – ${when(r.end)}`),
-      fact("Bandwidth", bw(r.bandwidth) + (r.directional ? " (one way)" : " (both ways)")),
-      fact("Split", `${r.split} over ${r.paths.length} path(s); ${r.recommended_streams} TCP streams recommended`),
+      ...(r.volume ? [
+        fact("Volume", bytes(r.volume.bytes)),
+        fact("Completion", when(r.volume.completion)),
+        fact("Peak", bw(r.volume.peak) + (r.directional ? " (one way)" : " (both ways)")),
+      ] : [
+        fact("Bandwidth", bw(r.bandwidth) + (r.directional ? " (one way)" : " (both ways)")),
+        fact("Split", `${r.split} over ${r.paths.length} path(s); ${r.recommended_streams} TCP streams recommended`),
+      ]),
       r.hold_expires_at ? fact("Hold expires", when(r.hold_expires_at)) : null,
       r.provisioning ? fact("Provisioning", `${r.provisioning.state}${r.provisioning.error ? ": " + r.provisioning.error : ""}`) : null),
     actions, status,
-    h("h2", {}, "Paths"),
-    h("table", { class: "data" },
-      h("thead", {}, h("tr", {}, ["path", "VLAN", "bandwidth", "share", "route"].map((c) => h("th", { scope: "col" }, c)))),
-      h("tbody", {}, r.paths.map((p, i) => h("tr", { class: `path-row p${i}` },
-        h("td", {}, h("span", { class: `swatch path${i % 4}` }), `path ${i + 1}`),
-        h("td", {}, r.vlans[i] && r.vlans[i].vlan !== null ? String(r.vlans[i].vlan) : "–"),
-        h("td", { class: "num" }, bw(p.bandwidth)),
-        h("td", { class: "num" }, r.bandwidth ? `${Math.round((p.bandwidth / r.bandwidth) * 100)} %` : "–"),
-        h("td", {}, p.nodes.join(" → ")))))),
-    h("div", { class: "map-box" }, drawMap(topo, { levels, paths: r.paths, onLink: (l) => go(`#/links/${encodeURIComponent(l)}`) })),
-    ...(live && r.kind !== "maintenance" ? [modifyForm(r, go, fail)] : []),
+    ...(r.volume ? [profileTable(r.volume.profile)] : pathsTable(r)),
+    h("div", { class: "map-box" }, drawMap(topo, { levels, paths: mapPaths, onLink: (l) => go(`#/links/${encodeURIComponent(l)}`) })),
+    ...(live && r.kind !== "maintenance" && !r.volume ? [modifyForm(r, go, fail)] : []),
     h("h2", {}, "Audit log"),
     h("table", { class: "data", id: "audit" },
       h("thead", {}, h("tr", {}, ["when", "who", "what", "from", "to", "detail"].map((c) => h("th", { scope: "col" }, c)))),
@@ -141,6 +141,32 @@ export async function detailView(root, go, id) {
         h("td", {}, e.from || "–"), h("td", {}, e.to || "–"),
         h("td", { class: "detail" }, JSON.stringify(e.detail)))))),
   );
+}
+
+// The heading and the table of a window booking's paths.
+function pathsTable(r) {
+  return [
+    h("h2", {}, "Paths"),
+    h("table", { class: "data" },
+      h("thead", {}, h("tr", {}, ["path", "VLAN", "bandwidth", "share", "route"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, r.paths.map((p, i) => h("tr", { class: `path-row p${i}` },
+        h("td", {}, h("span", { class: `swatch path${i % 4}` }), `path ${i + 1}`),
+        h("td", {}, r.vlans[i] && r.vlans[i].vlan !== null ? String(r.vlans[i].vlan) : "–"),
+        h("td", { class: "num" }, bw(p.bandwidth)),
+        h("td", { class: "num" }, r.bandwidth ? `${Math.round((p.bandwidth / r.bandwidth) * 100)} %` : "–"),
+        h("td", {}, p.nodes.join(" → "))))))];
+}
+
+// A volume's rate profile: each step's window, total rate and paths.
+function profileTable(steps) {
+  return h("section", { "aria-labelledby": "profile-title" },
+    h("h2", { id: "profile-title" }, "Profile"),
+    h("table", { class: "data", id: "profile" },
+      h("thead", {}, h("tr", {}, ["from", "until", "rate", "paths"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, steps.map((step) => h("tr", { class: "step-row" },
+        h("td", {}, when(step.start)), h("td", {}, when(step.end)),
+        h("td", { class: "num" }, bw(step.rate)),
+        h("td", {}, step.paths.map((p) => `${p.nodes.join(" → ")} (${bw(p.bandwidth)})`).join("; ")))))));
 }
 
 function fact(name, value) {
