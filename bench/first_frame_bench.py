@@ -52,6 +52,7 @@ from braid.adapters.emulation.network import EmulatedNetwork, HostSpec
 from braid.adapters.emulation.ovs import RUN_DIR, ensure_ovs, stop_ovs
 from braid.adapters.emulation.probe import ProbeRun, ProbeTrace
 from braid.adapters.free_ports import free_port
+from braid.adapters.wiring_files import wiring_of_ports
 from braid.core.model.instants import format_instant
 from braid.core.model.topology import topology_from_dict
 from braid.emulation.experiments.service import service_topology
@@ -80,24 +81,8 @@ class Trial:
 
 def wiring_file(net: EmulatedNetwork) -> dict[str, Any]:
     """The `--southbound` wiring of the emulated network: its bridges, ports and hosts."""
-    ports = net.port_map
-    return {
-        "drivers": {"direct": {"rundir": str(RUN_DIR)}},
-        "switches": [
-            {
-                "node": node,
-                "dpid": switch.dpid,
-                "driver": "direct",
-                "bridge": net.bridges[node],
-                "ports": dict(switch.link_ports),
-            }
-            for node, switch in sorted(ports.switches.items())
-        ],
-        "hosts": [
-            {"name": h.host, "node": h.switch, "port": h.port, "ipv4": h.ipv4}
-            for h in ports.hosts.values()
-        ],
-    }
+    drivers = {"direct": {"rundir": str(RUN_DIR)}}
+    return wiring_of_ports(net.port_map, drivers=drivers, bridges=net.bridges)
 
 
 class Serve:

@@ -27,7 +27,7 @@ from braid.adapters.free_ports import free_port
 from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox
 from braid.adapters.store import open_repository
-from braid.adapters.wiring_files import load_wiring
+from braid.adapters.wiring_files import load_wiring, wiring_of_ports
 from braid.app.reservations.plan_facts import labels_of
 from braid.core.model.topology import Topology, topology_from_dict, topology_to_dict
 from braid.core.rules.compiler import compile_reservation
@@ -44,27 +44,8 @@ FOREIGN = "cookie=0x1234,priority=5,in_port=7,actions=drop"
 
 
 def _wiring(scenario: Scenario, ovs: OvsSandbox, driver: str) -> dict[str, Any]:
-    ports = scenario.ports
-    return {
-        "drivers": {
-            "direct": {"rundir": str(ovs.rundir)},
-            "controller": {"api": ovs.controller_api},
-        },
-        "switches": [
-            {
-                "node": s,
-                "dpid": p.dpid,
-                "driver": driver,
-                "bridge": s,
-                "ports": dict(p.link_ports),
-            }
-            for s, p in sorted(ports.switches.items())
-        ],
-        "hosts": [
-            {"name": h.host, "node": h.switch, "port": h.port, "ipv4": h.ipv4}
-            for h in ports.hosts.values()
-        ],
-    }
+    drivers = {"direct": {"rundir": str(ovs.rundir)}, "controller": {"api": ovs.controller_api}}
+    return wiring_of_ports(scenario.ports, drivers=drivers, driver=driver)
 
 
 class Serve:

@@ -33,6 +33,7 @@ __all__ = [
     "SwitchAccess",
     "load_wiring",
     "wiring_from_dict",
+    "wiring_of_ports",
     "wiring_skeleton",
 ]
 
@@ -202,3 +203,32 @@ def wiring_skeleton(topology: Topology, driver: str = "direct") -> dict[str, Any
             {"name": f"h{i + 1}", "node": node, "port": len(ports[node]) + 1, "ipv4": address}
         )
     return data
+
+
+def wiring_of_ports(
+    ports: PortMap,
+    *,
+    drivers: Mapping[str, Any],
+    driver: str = "direct",
+    bridges: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The wiring file (as data) of a data plane whose ports are known: every switch of
+    `ports` reached by `driver` (over its bridge in `bridges`, default the node's own
+    name) and every host; `drivers` is the file's `drivers` section."""
+    return {
+        "drivers": dict(drivers),
+        "switches": [
+            {
+                "node": node,
+                "dpid": switch.dpid,
+                "driver": driver,
+                "bridge": (bridges or {}).get(node, node),
+                "ports": dict(switch.link_ports),
+            }
+            for node, switch in sorted(ports.switches.items())
+        ],
+        "hosts": [
+            {"name": h.host, "node": h.switch, "port": h.port, "ipv4": h.ipv4}
+            for h in ports.hosts.values()
+        ],
+    }

@@ -8,7 +8,12 @@ from typing import Any
 import pytest
 
 from braid.adapters.topology_files import load_topology
-from braid.adapters.wiring_files import load_wiring, wiring_from_dict, wiring_skeleton
+from braid.adapters.wiring_files import (
+    load_wiring,
+    wiring_from_dict,
+    wiring_of_ports,
+    wiring_skeleton,
+)
 from braid.core.errors import InputError
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "src" / "braid" / "examples" / "science-net.yaml"
@@ -24,6 +29,18 @@ def test_the_skeleton_reads_back_with_a_host_and_every_link_port_per_node() -> N
     assert all(access.driver == "direct" and access.bridge for access in config.access.values())
     controlled = wiring_from_dict(wiring_skeleton(TOPOLOGY, "controller"), TOPOLOGY)
     assert controlled.controller_api == "127.0.0.1:7300"
+
+
+def test_the_wiring_of_known_ports_reads_back_as_the_same_ports() -> None:
+    config = wiring_from_dict(wiring_skeleton(TOPOLOGY), TOPOLOGY)
+    bridges = {node: f"br-{node.lower()}" for node in TOPOLOGY.nodes}
+    drivers = {"direct": {"rundir": "run"}}
+    again = wiring_from_dict(
+        wiring_of_ports(config.ports, drivers=drivers, bridges=bridges), TOPOLOGY
+    )
+    assert again.ports == config.ports and again.host_at == config.host_at
+    assert {n: a.bridge for n, a in again.access.items()} == bridges
+    assert again.rundir == "run"
 
 
 def _broken(change: dict[str, Any]) -> dict[str, Any]:

@@ -482,45 +482,38 @@ class ReservationService:
         if planned.standby is not None:
             paths = ProtectedPaths(booking.allocations[0].path, planned.standby.path)
             plan["protection"] = protection_facts(paths, planned.standby.shared)
-        return Reservation(
-            id=request.id,
-            token=secrets.token_urlsafe(24),
-            owner=user.name,
-            state=State.HELD if hold else State.RESERVED,
-            src=request.src,
-            dst=request.dst,
-            start=booking.start,
-            end=booking.end,
-            allocations=booking.allocations,
-            symmetric=booking.symmetric,
-            request=_request_echo(request),
-            plan=plan,
-            hold_expires_at=now + self.hold_seconds if hold else None,
-            created_at=now,
-            updated_at=now,
-        )
+        return self._new_record(
+            user, request, hold, now,
+            start=booking.start, end=booking.end, allocations=booking.allocations,
+            symmetric=booking.symmetric, request=_request_echo(request), plan=plan,
+        )  # fmt: skip
 
     def _volume_record(
         self, user: User, request: Request, planned: PlannedVolume, hold: bool, now: int
     ) -> Reservation:
         profile = planned.decision.profile
+        return self._new_record(
+            user, request, hold, now,
+            start=profile.start, end=profile.end, allocations=(), symmetric=request.symmetric,
+            kind=VOLUME_KIND, request=_volume_echo(request),
+            plan={**profile_plan(profile, planned.decision.volume), **planned.labels},
+        )  # fmt: skip
+
+    def _new_record(
+        self, user: User, asked: Request, hold: bool, now: int, **booked: Any
+    ) -> Reservation:
+        """A new reservation of `user`'s, held or booked at `now`, with what was planned."""
         return Reservation(
-            id=request.id,
+            id=asked.id,
             token=secrets.token_urlsafe(24),
             owner=user.name,
             state=State.HELD if hold else State.RESERVED,
-            src=request.src,
-            dst=request.dst,
-            start=profile.start,
-            end=profile.end,
-            allocations=(),
-            symmetric=request.symmetric,
-            kind=VOLUME_KIND,
-            request=_volume_echo(request),
-            plan={**profile_plan(profile, planned.decision.volume), **planned.labels},
+            src=asked.src,
+            dst=asked.dst,
             hold_expires_at=now + self.hold_seconds if hold else None,
             created_at=now,
             updated_at=now,
+            **booked,
         )
 
     def _seen(self, record: Reservation, now: int) -> Seen:
