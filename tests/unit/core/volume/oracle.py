@@ -120,8 +120,8 @@ class Oracle:
             method="highs",
         )
         assert result.status == 0, result.message
-        moved = -result.fun
-        whole = int(round(moved))
+        moved = float(-result.fun)
+        whole = round(moved)
         assert abs(moved - whole) < 1e-4 * max(1.0, abs(moved)) ** 0.5, moved
         return whole * self.unit
 
