@@ -8,12 +8,20 @@ actions apply in order, a select group picks a bucket per flow with the
 symmetric weighted hash (or per packet by smooth weighted round-robin for
 `Selection.PACKET`), a fast-failover group takes its first bucket whose
 watched port is up, and output to the input port is dropped.
+
+Meters and queues are held like the tables are: a flow may only name a
+meter the switch holds (Open vSwitch refuses it otherwise), deleting a meter
+deletes the flows that use it (OpenFlow 1.3), and a frame sent out of a port
+lands in the queue whose id is its VLAN, as braid's queues classify them on
+the wire (`Packet.queue`; `None` is best effort). `meter_hits` counts the
+packets each meter saw.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import ipaddress
+from collections import Counter
 from dataclasses import dataclass
 from typing import Final
 
@@ -29,21 +37,27 @@ from braid.core.rules.model import (
     GroupAction,
     GroupKind,
     Match,
+    Meter,
     Output,
     PopVlan,
     PushVlan,
+    Queue,
     RuleSet,
     Selection,
     SetVlan,
 )
 
-__all__ = ["AmbiguousMatchError", "FakeSwitch", "Packet"]
+__all__ = ["AmbiguousMatchError", "FakeSwitch", "Packet", "UnknownMeterError"]
 
 MAX_GROUP_DEPTH: Final = 8
 
 
 class AmbiguousMatchError(Exception):
     """Two rules of equal priority both match a packet."""
+
+
+class UnknownMeterError(Exception):
+    """A flow names a meter the switch does not hold."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +76,7 @@ class Packet:
     tp_dst: int | None = None
     arp_spa: str | None = None
     arp_tpa: str | None = None
+    queue: int | None = None
 
     def five_tuple(self) -> flow_hash.FiveTuple:
         """The flow the packet belongs to (ARP: its two protocol addresses)."""
@@ -116,26 +131,49 @@ class FakeSwitch:
         self.dpid = dpid
         self.flows: dict[tuple[int, int, Match], FlowRule] = {}
         self.groups: dict[int, Group] = {}
+        self.meters: dict[int, Meter] = {}
+        self.queues: dict[tuple[int, int], Queue] = {}
         self.down_ports: set[int] = set()
+        self.meter_hits: Counter[int] = Counter()
         self._round_robin: dict[int, list[int]] = {}
 
     def apply(self, rule_set: RuleSet) -> None:
-        """Add groups then flows; same key or group id replaces."""
+        """Add queues, meters, groups, then flows; the same key or id replaces."""
+        for queue in rule_set.queues:
+            self.queues[queue.key] = queue
+        for meter in rule_set.meters:
+            self.meters[meter.meter_id] = meter
         for group in rule_set.groups:
             self.groups[group.group_id] = group
             self._round_robin.pop(group.group_id, None)
         for flow in rule_set.flows:
+            if flow.meter_id is not None and flow.meter_id not in self.meters:
+                raise UnknownMeterError(f"{self.name}: flow names meter {flow.meter_id}")
             self.flows[flow.key] = flow
 
     def remove(self, rule_set: RuleSet) -> None:
-        """Delete exactly these flows (by key) and groups (by id)."""
+        """Delete exactly these flows (by key), groups and meters (by id) and queues."""
         for flow in rule_set.flows:
             self.flows.pop(flow.key, None)
         for group in rule_set.groups:
             self.groups.pop(group.group_id, None)
+        for meter in rule_set.meters:
+            if self.meters.pop(meter.meter_id, None) is not None:
+                users = [k for k, f in self.flows.items() if f.meter_id == meter.meter_id]
+                for key in users:
+                    del self.flows[key]
+        for queue in rule_set.queues:
+            self.queues.pop(queue.key, None)
 
     def dump(self) -> RuleSet:
-        return RuleSet.of(self.name, self.dpid, self.flows.values(), self.groups.values())
+        return RuleSet.of(
+            self.name,
+            self.dpid,
+            self.flows.values(),
+            self.groups.values(),
+            self.meters.values(),
+            self.queues.values(),
+        )
 
     def lookup(self, packet: Packet) -> FlowRule | None:
         """The rule that handles `packet`, if any."""
@@ -153,6 +191,8 @@ class FakeSwitch:
         rule = self.lookup(packet)
         if rule is None:
             return []
+        if rule.meter_id is not None:
+            self.meter_hits[rule.meter_id] += 1
         return self._run(rule.actions, packet, 0)
 
     def _run(
@@ -175,7 +215,12 @@ class FakeSwitch:
             port = packet.in_port
         elif port == packet.in_port:
             return []  # OpenFlow never sends a packet back where it came from unasked
-        return [] if port in self.down_ports else [(port, packet)]
+        if port in self.down_ports:
+            return []
+        queue = None if packet.vlan is None else self.queues.get((port, packet.vlan))
+        return [
+            (port, dataclasses.replace(packet, queue=None if queue is None else queue.queue_id))
+        ]
 
     def _group(self, group_id: int, packet: Packet, depth: int) -> list[tuple[int, Packet]]:
         group = self.groups.get(group_id)

@@ -12,6 +12,7 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from braid.core.errors import InputError
+from braid.core.rules.enforcement import Meter
 from braid.core.rules.model import (
     Action,
     Bucket,
@@ -23,8 +24,10 @@ from braid.core.rules.model import (
     Output,
     PopVlan,
     PushVlan,
+    Queue,
     RuleSet,
     Selection,
+    SetQueue,
     SetVlan,
 )
 
@@ -42,23 +45,29 @@ def _action_to_json(action: Action) -> dict[str, Any]:
         return {"type": "set_vlan", "vid": action.vid}
     if isinstance(action, PopVlan):
         return {"type": "pop_vlan"}
+    if isinstance(action, SetQueue):
+        return {"type": "set_queue", "queue_id": action.queue_id}
     return {"type": "group", "group_id": action.group_id}
+
+
+def _flow_to_json(f: FlowRule) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "table_id": f.table_id,
+        "priority": f.priority,
+        "cookie": f.cookie,
+        "match": {k: v for k, v in asdict(f.match).items() if v is not None},
+        "actions": [_action_to_json(a) for a in f.actions],
+    }
+    if f.meter_id is not None:
+        data["meter_id"] = f.meter_id
+    return data
 
 
 def rule_set_to_json(rule_set: RuleSet) -> dict[str, Any]:
     return {
         "switch": rule_set.switch,
         "dpid": rule_set.dpid,
-        "flows": [
-            {
-                "table_id": f.table_id,
-                "priority": f.priority,
-                "cookie": f.cookie,
-                "match": {k: v for k, v in asdict(f.match).items() if v is not None},
-                "actions": [_action_to_json(a) for a in f.actions],
-            }
-            for f in rule_set.flows
-        ],
+        "flows": [_flow_to_json(f) for f in rule_set.flows],
         "groups": [
             {
                 "group_id": g.group_id,
@@ -75,6 +84,8 @@ def rule_set_to_json(rule_set: RuleSet) -> dict[str, Any]:
             }
             for g in rule_set.groups
         ],
+        "meters": [asdict(m) for m in rule_set.meters],
+        "queues": [asdict(q) for q in rule_set.queues],
     }
 
 
@@ -111,6 +122,8 @@ def _action_from_json(data: object, where: str) -> Action:
         return PopVlan()
     if kind == "group":
         return GroupAction(_int(item, "group_id", where))
+    if kind == "set_queue":
+        return SetQueue(_int(item, "queue_id", where))
     raise InputError(f"{where}.type", f"unknown action type {kind!r}")
 
 
@@ -131,7 +144,23 @@ def _flow_from_json(data: object, where: str) -> FlowRule:
         actions=_actions(item, where),
         cookie=_int(item, "cookie", where, 0),
         table_id=_int(item, "table_id", where, 0),
+        meter_id=None if item.get("meter_id") is None else _int(item, "meter_id", where),
     )
+
+
+def _meter_from_json(data: object, where: str) -> Meter:
+    item = _mapping(data, where)
+    return Meter(
+        _int(item, "meter_id", where),
+        _int(item, "rate_kbps", where),
+        _int(item, "burst_kbits", where),
+    )
+
+
+def _queue_from_json(data: object, where: str) -> Queue:
+    item = _mapping(data, where)
+    names = ("port", "queue_id", "min_rate", "max_rate", "line_rate")
+    return Queue(*(_int(item, name, where) for name in names))
 
 
 def _group_from_json(data: object, where: str) -> Group:
@@ -167,4 +196,12 @@ def rule_set_from_json(data: object, where: str = "rule_set") -> RuleSet:
         _group_from_json(g, f"{where}.groups[{i}]")
         for i, g in enumerate(_list(item, "groups", where))
     ]
-    return RuleSet.of(switch, _int(item, "dpid", where), flows, groups)
+    meters = [
+        _meter_from_json(m, f"{where}.meters[{i}]")
+        for i, m in enumerate(_list(item, "meters", where))
+    ]
+    queues = [
+        _queue_from_json(q, f"{where}.queues[{i}]")
+        for i, q in enumerate(_list(item, "queues", where))
+    ]
+    return RuleSet.of(switch, _int(item, "dpid", where), flows, groups, meters, queues)

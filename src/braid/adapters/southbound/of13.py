@@ -22,6 +22,7 @@ from braid.core.rules.model import (
     Output,
     PopVlan,
     PushVlan,
+    SetQueue,
     SetVlan,
 )
 
@@ -116,6 +117,8 @@ def actions_to_of(parser: Any, actions: Iterable[Action]) -> list[Any]:
             result.append(parser.OFPActionSetField(vlan_vid=action.vid | VLAN_PRESENT))
         elif isinstance(action, PopVlan):
             result.append(parser.OFPActionPopVlan())
+        elif isinstance(action, SetQueue):
+            result.append(parser.OFPActionSetQueue(action.queue_id))
         else:
             result.append(parser.OFPActionGroup(action.group_id))
     return result

@@ -31,6 +31,7 @@ from braid.core.rules.model import (
     PopVlan,
     PushVlan,
     Selection,
+    SetQueue,
     SetVlan,
 )
 
@@ -97,6 +98,8 @@ def actions_text(actions: tuple[Action, ...]) -> str:
             words.append(f"set_field:{action.vid | VLAN_PRESENT}->vlan_vid")
         elif isinstance(action, PopVlan):
             words.append("pop_vlan")
+        elif isinstance(action, SetQueue):
+            words.append(f"set_queue:{action.queue_id}")
         else:
             words.append(f"group:{action.group_id}")
     return ",".join(words)
@@ -109,7 +112,9 @@ def flow_key_text(flow: FlowRule) -> str:
 
 
 def flow_text(flow: FlowRule) -> str:
-    return f"cookie={flow.cookie:#x},{flow_key_text(flow)},actions={actions_text(flow.actions)}"
+    meter = "" if flow.meter_id is None else f"meter:{flow.meter_id},"
+    actions = actions_text(flow.actions)
+    return f"cookie={flow.cookie:#x},{flow_key_text(flow)},actions={meter}{actions}"
 
 
 def group_text(group: Group) -> str:

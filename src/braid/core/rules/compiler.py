@@ -15,6 +15,13 @@ direction of the connection:
 The reverse direction mirrors it over the same paths and VLANs (in_port keeps
 the two directions apart), so a flow split by the symmetric hash uses one
 path both ways. Group and VLAN numbers come from a `LabelPool`.
+
+With a policing the request is also enforced (`braid.core.rules.enforcement`):
+each entry rule goes through a meter at the reservation's rate (`hard` only:
+a `soft` reservation's excess is not dropped, its queues let it borrow), and
+every port a path leaves by gets that path share's queue, tagged by the
+path's VLAN, which the rules also name with `set_queue`. Meter ids follow
+the select group's id, so they are as unique as the groups.
 """
 
 from __future__ import annotations
@@ -29,8 +36,10 @@ from typing import Final
 from braid.core.errors import InputError
 from braid.core.model.paths import Path, path_problems
 from braid.core.model.topology import Topology
+from braid.core.rules.enforcement import METER_BURST_SECONDS, meter_kbps
 from braid.core.rules.labels import LabelPool, Labels, reservation_cookie
 from braid.core.rules.model import (
+    BRAID_GROUP_IDS,
     ETH_TYPE_ARP,
     ETH_TYPE_IPV4,
     Action,
@@ -41,13 +50,17 @@ from braid.core.rules.model import (
     GroupKind,
     HostPort,
     Match,
+    Meter,
     Output,
+    Policing,
     PopVlan,
     PortMap,
     PushVlan,
+    Queue,
     RulePlan,
     RuleRequest,
     RuleSet,
+    SetQueue,
 )
 
 __all__ = [
@@ -56,6 +69,7 @@ __all__ = [
     "bucket_weights",
     "compile_reservation",
     "group_count",
+    "meter_id_of",
 ]
 
 ENTRY_PRIORITY: Final = 3000
@@ -70,6 +84,7 @@ class _Leg:
     vlan: int
     nodes: tuple[str, ...]
     links: tuple[str, ...]
+    share: int
 
 
 class _Tables:
@@ -78,11 +93,21 @@ class _Tables:
     def __init__(self) -> None:
         self.flows: defaultdict[str, list[FlowRule]] = defaultdict(list)
         self.groups: defaultdict[str, list[Group]] = defaultdict(list)
+        self.meters: defaultdict[str, list[Meter]] = defaultdict(list)
+        self.queues: defaultdict[str, list[Queue]] = defaultdict(list)
 
     def rule_sets(self, ports: PortMap) -> tuple[RuleSet, ...]:
-        switches = sorted(set(self.flows) | set(self.groups))
+        switches = sorted(set(self.flows) | set(self.groups) | set(self.meters) | set(self.queues))
         return tuple(
-            RuleSet.of(s, ports.switch(s).dpid, self.flows[s], self.groups[s]) for s in switches
+            RuleSet.of(
+                s,
+                ports.switch(s).dpid,
+                self.flows[s],
+                self.groups[s],
+                self.meters[s],
+                self.queues[s],
+            )
+            for s in switches
         )
 
 
@@ -107,10 +132,14 @@ def compile_reservation(
         paths.append(request.standby)
     per_direction = group_count(len(request.allocations), request.standby is not None) // 2
     vlans, group_ids = (pool or LabelPool()).take(len(paths), 2 * per_direction)
-    work = _Compilation(request, ports, reservation_cookie(request.reservation_id))
+    work = _Compilation(request, ports, reservation_cookie(request.reservation_id), topology)
+    shares = [a.bandwidth for a in request.allocations]
+    if request.standby is not None:
+        shares.append(sum(shares))  # after a fail-over the standby carries all of it
     for index, (here, there) in enumerate(((src, dst), (dst, src))):
         legs = [
-            _leg(path, vlan, reverse=index == 1) for path, vlan in zip(paths, vlans, strict=True)
+            _leg(path, vlan, share, reverse=index == 1)
+            for path, vlan, share in zip(paths, vlans, shares, strict=True)
         ]
         for leg in legs:
             work.label_flows(leg, there)
@@ -125,6 +154,11 @@ def compile_reservation(
         entry=work.entry.rule_sets(ports),
         forwarding=work.forwarding.rule_sets(ports),
     )
+
+
+def meter_id_of(select_group_id: int) -> int:
+    """The meter of the entry rule pointing at select group `select_group_id`."""
+    return select_group_id - BRAID_GROUP_IDS.start + 1
 
 
 def group_count(paths: int, standby: bool) -> int:
@@ -155,10 +189,10 @@ def _check_path(topology: Topology, path: Path, src: HostPort, dst: HostPort, wh
         raise InputError(where, problems[0])
 
 
-def _leg(path: Path, vlan: int, *, reverse: bool) -> _Leg:
+def _leg(path: Path, vlan: int, share: int, *, reverse: bool) -> _Leg:
     if reverse:
-        return _Leg(vlan, path.nodes[::-1], path.links[::-1])
-    return _Leg(vlan, path.nodes, path.links)
+        return _Leg(vlan, path.nodes[::-1], path.links[::-1], share)
+    return _Leg(vlan, path.nodes, path.links, share)
 
 
 @dataclass
@@ -168,6 +202,7 @@ class _Compilation:
     request: RuleRequest
     ports: PortMap
     cookie: int
+    topology: Topology
     entry: _Tables = field(default_factory=_Tables)
     forwarding: _Tables = field(default_factory=_Tables)
 
@@ -178,17 +213,37 @@ class _Compilation:
             node = leg.nodes[j]
             match = Match(in_port=self.ports.link_port(node, leg.links[j - 1]), vlan_vid=leg.vlan)
             actions: tuple[Action, ...]
-            if j < last:
-                actions = (Output(self.ports.link_port(node, leg.links[j])),)
-            else:
-                actions = (PopVlan(), Output(there.port))
+            actions = self._onto(leg, j) if j < last else (PopVlan(), Output(there.port))
             self.forwarding.flows[node].append(
                 FlowRule(LABEL_PRIORITY, match, actions, self.cookie)
             )
 
     def first_hop(self, leg: _Leg) -> tuple[int, tuple[Action, ...]]:
         port = self.ports.link_port(leg.nodes[0], leg.links[0])
-        return port, (PushVlan(leg.vlan), Output(port))
+        return port, (PushVlan(leg.vlan), *self._onto(leg, 0))
+
+    def _onto(self, leg: _Leg, hop: int) -> tuple[Action, ...]:
+        """Send the leg's frames out of its `hop`-th link, in its queue when enforced."""
+        node, link = leg.nodes[hop], leg.links[hop]
+        port = self.ports.link_port(node, link)
+        policing = self.request.policing
+        if policing is None:
+            return (Output(port),)
+        line = self.topology.links[link].capacity
+        ceiling = leg.share if policing is Policing.HARD else line
+        queue = Queue(port, leg.vlan, min(leg.share, line), min(ceiling, line), line)
+        if queue not in self.forwarding.queues[node]:
+            self.forwarding.queues[node].append(queue)
+        return (SetQueue(leg.vlan), Output(port))
+
+    def _meter(self, switch: str, select_group_id: int) -> int | None:
+        """The entry rule's meter (hard policing): the reservation's rate, a burst deep."""
+        if self.request.policing is not Policing.HARD:
+            return None
+        rate = meter_kbps(sum(a.bandwidth for a in self.request.allocations))
+        meter = Meter(meter_id_of(select_group_id), rate, max(1, int(rate * METER_BURST_SECONDS)))
+        self.forwarding.meters[switch].append(meter)
+        return meter.meter_id
 
     def ingress(
         self, legs: Sequence[_Leg], group_ids: Sequence[int], here: HostPort, there: HostPort
@@ -206,7 +261,12 @@ class _Compilation:
         ip = Match(
             in_port=here.port, eth_type=ETH_TYPE_IPV4, ipv4_src=here.ipv4, ipv4_dst=there.ipv4
         )
-        rules = [FlowRule(ENTRY_PRIORITY, ip, (GroupAction(select.group_id),), self.cookie)]
+        meter = self._meter(here.switch, select.group_id)
+        rules = [
+            FlowRule(
+                ENTRY_PRIORITY, ip, (GroupAction(select.group_id),), self.cookie, meter_id=meter
+            )
+        ]
         if self.request.arp:
             arp = Match(
                 in_port=here.port, eth_type=ETH_TYPE_ARP, arp_spa=here.ipv4, arp_tpa=there.ipv4

@@ -23,14 +23,15 @@ Conventions
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from braid.core.errors import InputError
 from braid.core.model.booking import Allocation
 from braid.core.model.paths import Path
 from braid.core.rules.addresses import canonical_ipv4, canonical_mac
+from braid.core.rules.enforcement import Meter, Policing, Queue
 from braid.core.rules.wiring import HostPort, PortMap, SwitchPorts
 
 __all__ = [
@@ -50,14 +51,18 @@ __all__ = [
     "GroupKind",
     "HostPort",
     "Match",
+    "Meter",
     "Output",
+    "Policing",
     "PopVlan",
     "PortMap",
     "PushVlan",
+    "Queue",
     "RulePlan",
     "RuleRequest",
     "RuleSet",
     "Selection",
+    "SetQueue",
     "SetVlan",
     "Step",
     "StepKind",
@@ -162,19 +167,27 @@ class GroupAction:
     group_id: int
 
 
-Action = Output | PushVlan | SetVlan | PopVlan | GroupAction
+@dataclass(frozen=True, slots=True)
+class SetQueue:
+    """Put the packet in queue `queue_id` of the port it leaves by."""
+
+    queue_id: int
+
+
+Action = Output | PushVlan | SetVlan | PopVlan | GroupAction | SetQueue
 """One entry of an OpenFlow action list; lists apply in order."""
 
 
 @dataclass(frozen=True, slots=True)
 class FlowRule:
-    """One flow table entry; an empty action list drops."""
+    """One flow table entry; an empty action list drops. `meter_id` meters it first."""
 
     priority: int
     match: Match
     actions: tuple[Action, ...]
     cookie: int = 0
     table_id: int = 0
+    meter_id: int | None = None
 
     def __post_init__(self) -> None:
         _check_range(self.priority, "flow.priority", 0, 65535)
@@ -240,23 +253,31 @@ class Group:
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """Flows and groups for one switch; flows sorted by key, groups by id.
+    """Flows, groups, meters and port queues for one switch, each in canonical order.
 
     `switch` is the topology node id; `dpid` the OpenFlow datapath id by which
     a controller knows it. Build with `RuleSet.of(...)` to get the canonical
-    order (so equal contents compare equal).
+    order (so equal contents compare equal): flows by key, groups and meters
+    by id, queues by (port, queue id).
     """
 
     switch: str
     dpid: int
     flows: tuple[FlowRule, ...] = ()
     groups: tuple[Group, ...] = ()
+    meters: tuple[Meter, ...] = ()
+    queues: tuple[Queue, ...] = ()
 
     @staticmethod
     def of(
-        switch: str, dpid: int, flows: Iterable[FlowRule] = (), groups: Iterable[Group] = ()
+        switch: str,
+        dpid: int,
+        flows: Iterable[FlowRule] = (),
+        groups: Iterable[Group] = (),
+        meters: Iterable[Meter] = (),
+        queues: Iterable[Queue] = (),
     ) -> RuleSet:
-        """A canonical rule set; duplicate flow keys or group ids are an error."""
+        """A canonical rule set; duplicate flow keys, group or meter ids, queues are an error."""
         by_key: dict[tuple[int, int, Match], FlowRule] = {}
         for flow in flows:
             if flow.key in by_key and by_key[flow.key] != flow:
@@ -268,22 +289,50 @@ class RuleSet:
                 raise InputError(f"{switch}.groups", f"two groups share id {group.group_id}")
             by_id[group.group_id] = group
         ordered = tuple(sorted(by_key.values(), key=_flow_order))
-        return RuleSet(switch, dpid, ordered, tuple(by_id[g] for g in sorted(by_id)))
+        by_meter = _unique(meters, lambda m: m.meter_id, f"{switch}.meters", "meter id")
+        by_queue = _unique(queues, lambda q: q.key, f"{switch}.queues", "port and queue id")
+        return RuleSet(
+            switch,
+            dpid,
+            ordered,
+            tuple(by_id[g] for g in sorted(by_id)),
+            tuple(by_meter[m] for m in sorted(by_meter)),
+            tuple(by_queue[q] for q in sorted(by_queue)),
+        )
 
     @property
     def empty(self) -> bool:
-        return not self.flows and not self.groups
+        return not (self.flows or self.groups or self.meters or self.queues)
 
     def without(self, other: RuleSet) -> RuleSet:
-        """This rule set minus the flows (by key) and groups (by id) that `other` holds."""
+        """This rule set minus the flows (by key), groups and meters (by id) and queues
+        (by port and id) that `other` holds."""
         keys = {f.key for f in other.flows}
         ids = {g.group_id for g in other.groups}
+        meter_ids = {m.meter_id for m in other.meters}
+        queue_keys = {q.key for q in other.queues}
         return RuleSet(
             self.switch,
             self.dpid,
             tuple(f for f in self.flows if f.key not in keys),
             tuple(g for g in self.groups if g.group_id not in ids),
+            tuple(m for m in self.meters if m.meter_id not in meter_ids),
+            tuple(q for q in self.queues if q.key not in queue_keys),
         )
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _unique(items: Iterable[_V], key: Callable[[_V], _K], where: str, what: str) -> dict[_K, _V]:
+    found: dict[_K, _V] = {}
+    for item in items:
+        k = key(item)
+        if k in found and found[k] != item:
+            raise InputError(where, f"two different entries share {what} {k}")
+        found[k] = item
+    return found
 
 
 def _flow_order(flow: FlowRule) -> tuple[int, int, str]:
@@ -294,12 +343,18 @@ def merge_rule_sets(rule_sets: Iterable[RuleSet]) -> dict[str, RuleSet]:
     """Combine rule sets per switch (e.g. every reservation's): the desired tables."""
     flows: dict[str, list[FlowRule]] = {}
     groups: dict[str, list[Group]] = {}
+    meters: dict[str, list[Meter]] = {}
+    queues: dict[str, list[Queue]] = {}
     dpids: dict[str, int] = {}
     for rule_set in rule_sets:
         dpids.setdefault(rule_set.switch, rule_set.dpid)
         flows.setdefault(rule_set.switch, []).extend(rule_set.flows)
         groups.setdefault(rule_set.switch, []).extend(rule_set.groups)
-    return {s: RuleSet.of(s, dpids[s], flows[s], groups[s]) for s in sorted(dpids)}
+        meters.setdefault(rule_set.switch, []).extend(rule_set.meters)
+        queues.setdefault(rule_set.switch, []).extend(rule_set.queues)
+    return {
+        s: RuleSet.of(s, dpids[s], flows[s], groups[s], meters[s], queues[s]) for s in sorted(dpids)
+    }
 
 
 # --- compiler input and output ----------------------------------------------
@@ -314,7 +369,10 @@ class RuleRequest:
     buckets. `standby`, when given, is protected against: every path's first
     hop sits in a fast-failover group whose second bucket takes the standby.
     Both directions are compiled (a TCP flow needs its ACKs); `arp=True` also
-    carries ARP between the two hosts over the first path.
+    carries ARP between the two hosts over the first path. With `policing`
+    the rates are held on the wire (`braid.core.rules.enforcement`): a meter
+    on each entry rule and a queue per path share on every port it leaves by;
+    without, the rules only route.
     """
 
     reservation_id: str
@@ -324,6 +382,7 @@ class RuleRequest:
     standby: Path | None = None
     selection: Selection = Selection.FLOW
     arp: bool = True
+    policing: Policing | None = None
 
 
 @dataclass(frozen=True, slots=True)
