@@ -35,6 +35,9 @@ class Settings:
     southbound_file: str | None = None
     provision_lead_seconds: int = 5
     reconcile_seconds: float = 30.0
+    # Hold each reservation to its rate on the wire (meters at the ingress edge,
+    # queues on every port its paths leave by); off for switches without them.
+    enforce_rates: bool = True
     # Fail-over: a protected reservation moved to its standby by a link going
     # down goes back to its primary when the link comes up.
     failback: bool = True

@@ -26,6 +26,9 @@ HELP: Final = {
     "max_body_bytes": "Largest request body accepted; larger bodies are refused with 413.",
     "tick_seconds": "How often the lifecycle tick records holds that expired and "
     "reservations that started or ended.",
+    "enforce_rates": "Provisioning: hold each reservation to its booked rate on the wire "
+    "(a meter at the ingress edge for `hard` policing, a queue per path share on every "
+    "port its paths leave by); `false` for switches without meters or queues.",
     "failback": "Fail-over: a protected reservation that a link going down moved to its "
     "standby path goes back to its primary when the link comes up (`false`: it stays).",
     "sqlite_synchronous": "SQLite only: `full` syncs the log at every commit; `normal` at "
@@ -98,7 +101,7 @@ def _allowed(name: str) -> str:
         return "`full` or `normal`"
     if name == "log_format":
         return "`text` or `json`"
-    if name in ("failback", "metrics_open"):
+    if name in ("failback", "metrics_open", "enforce_rates"):
         return "`true` or `false`"
     if name in COMMAND_LINE_ONLY:
         return "`--insecure`"

@@ -50,7 +50,7 @@ def start_provisioning(
         repo,
         store,
         tables,
-        Wiring(config.ports, config.host_at),
+        Wiring(config.ports, config.host_at, enforce=settings.enforce_rates),
         lambda: service.topology,
         holder=f"{socket.gethostname()}:{os.getpid()}",
         lead=settings.provision_lead_seconds,

@@ -123,6 +123,13 @@ def reserve(
         bool,
         typer.Option(help="Book a standby path too; traffic moves to it when a link goes down."),
     ] = False,
+    policing: Annotated[
+        str | None,
+        typer.Option(
+            help="Traffic above the rate: soft (default: sent on as best effort) or hard "
+            "(discarded at the ingress edge)."
+        ),
+    ] = None,
     accept: Annotated[
         str | None,
         typer.Option(help="If rejected, take this alternative: " + ", ".join(ACCEPTABLE) + "."),
@@ -146,6 +153,7 @@ def reserve(
         duration=duration, not_before=not_before, not_after=not_after, max_paths=max_paths,
         split=split, volume=volume, deadline=deadline, max_rate=max_rate, objective=objective,
         directional=directional or None, hold=hold or None, protect=protect or None,
+        policing=policing,
     )  # fmt: skip
 
     def book(braid: BraidClient) -> dict[str, Any]:

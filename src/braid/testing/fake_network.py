@@ -23,18 +23,23 @@ __all__ = ["Delivery", "FakeNetwork", "ForwardingLoopError"]
 MAX_HOPS: Final = 64
 
 
+_Hops = tuple[int | None, ...]
+
+
 class ForwardingLoopError(Exception):
     """A packet crossed more links than any simple path has."""
 
 
 @dataclass(frozen=True, slots=True)
 class Delivery:
-    """Where one copy of a packet ended: the host it reached, the links and labels on the way."""
+    """Where one copy of a packet ended: the host it reached, the links and labels on the way,
+    and the queue it crossed each link in (`None`: best effort)."""
 
     host: str
     links: tuple[str, ...]
     vlans: tuple[int | None, ...]
     packet: Packet
+    queues: tuple[int | None, ...] = ()
 
 
 class FakeNetwork:
@@ -88,14 +93,14 @@ class FakeNetwork:
 
     def _walk(self, switch: str, packet: Packet) -> list[Delivery]:
         delivered: list[Delivery] = []
-        pending: list[tuple[str, Packet, tuple[str, ...], tuple[int | None, ...]]]
-        pending = [(switch, packet, (), ())]
+        pending: list[tuple[str, Packet, tuple[str, ...], _Hops, _Hops]]
+        pending = [(switch, packet, (), (), ())]
         while pending:
-            here, pkt, links, vlans = pending.pop()
+            here, pkt, links, vlans, queues = pending.pop()
             for port, out in self._switch(here).process(pkt):
                 host = self._hosts.get((here, port))
                 if host is not None:
-                    delivered.append(Delivery(host, links, vlans, out))
+                    delivered.append(Delivery(host, links, vlans, out, queues))
                     continue
                 peer = self._peer.get((here, port))
                 if peer is None:
@@ -103,8 +108,9 @@ class FakeNetwork:
                 if len(links) >= MAX_HOPS:
                     raise ForwardingLoopError(f"packet still travelling after {MAX_HOPS} links")
                 there, in_port, link = peer
-                arriving = dataclasses.replace(out, in_port=in_port)
-                pending.append((there, arriving, (*links, link), (*vlans, out.vlan)))
+                arriving = dataclasses.replace(out, in_port=in_port, queue=None)
+                hop = ((*links, link), (*vlans, out.vlan), (*queues, out.queue))
+                pending.append((there, arriving, *hop))
         return delivered
 
     def _switch(self, name: str) -> FakeSwitch:

@@ -7,6 +7,7 @@ caller dead after that many changes, as a kill -9 would.
 from __future__ import annotations
 
 from braid.app.provisioning.ports import SwitchError
+from braid.core.rules.enforcement import BRAID_METER_IDS
 from braid.core.rules.model import BRAID_COOKIE_MASK, BRAID_COOKIE_TAG, BRAID_GROUP_IDS, RuleSet
 from braid.testing.fake_network import FakeNetwork
 
@@ -42,6 +43,8 @@ class FakeSwitchTables:
             table.dpid,
             tuple(f for f in table.flows if f.cookie & BRAID_COOKIE_MASK == BRAID_COOKIE_TAG),
             tuple(g for g in table.groups if g.group_id in BRAID_GROUP_IDS),
+            tuple(m for m in table.meters if m.meter_id in BRAID_METER_IDS),
+            table.queues,
         )
 
     def apply(self, rule_set: RuleSet) -> None:

@@ -9,7 +9,7 @@ Unknown fields are refused here, so a typo such as `bandwith` fails loudly.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
@@ -116,6 +116,11 @@ class ReservationIn(_Body):
         description="also book a standby path (link-disjoint where one exists) and fail over "
         "to it when a link of the primary goes down; one path only",
     )
+    policing: Literal["soft", "hard"] | None = Field(
+        None,
+        description="traffic above the booked rate: soft (default) goes on as best effort, "
+        "behind every reservation's guarantee; hard is discarded at the ingress edge",
+    )
     description: Text = None
 
 
@@ -200,6 +205,11 @@ class ReservationOut(_Out):
         None,
         description="a protected reservation's primary and standby paths, which one carries "
         "its traffic (`on`) and the links they share; null when unprotected",
+    )
+    policing: Literal["soft", "hard"] = Field(
+        "soft",
+        description="traffic above the booked rate: soft goes on as best effort, hard is "
+        "discarded at the ingress edge",
     )
     degraded: dict[str, Any] | None = Field(
         None, description="down links under its traffic and why it could not move; else null"

@@ -8,7 +8,7 @@ from typing import Any
 from braid.adapters.plan_contract import encode, paths_field, profile_field
 from braid.app.records import AuditEntry
 from braid.app.reservations.link_state import LinkStateDone
-from braid.app.reservations.plan_facts import protection_of
+from braid.app.reservations.plan_facts import policing_of, protection_of
 from braid.app.reservations.requests_rest import readable_reason
 from braid.app.reservations.results import Availability, MaintenanceDone, Page, Seen
 from braid.app.reservations.volumes import profile_of
@@ -41,6 +41,7 @@ def reservation_view(seen: Seen) -> dict[str, Any]:
         "recommended_streams": plan.get("recommended_streams", 2 * len(r.allocations)),
         "vlans": vlans_view(plan, len(r.allocations)),
         "protection": protection_view(plan),
+        "policing": policing_of(plan).value,
         "degraded": degraded_view(plan),
         "provisioning": provisioning_view(seen.provisioning),
         "hold_expires_at": format_instant(r.hold_expires_at),

@@ -8,6 +8,7 @@ its rule sets name: a site acts on its own border switch, never the far one.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -69,7 +70,7 @@ class SiteAction:
             more = extra_flows(
                 self._extra, rules.flows[0].cookie if rules.flows else 0, self._count
             )
-            rules = RuleSet(rules.switch, rules.dpid, (*rules.flows, *more), rules.groups)
+            rules = dataclasses.replace(rules, flows=(*rules.flows, *more))
         try:
             self._driver.apply(rules)
         except SouthboundError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 from braid.adapters.southbound.driver import SouthboundDriver, SouthboundError
@@ -39,7 +40,7 @@ class DriverTables:
         table = tables.get(switch) or next((t for t in tables.values() if t.dpid == dpid), None)
         if table is None:
             raise SwitchError(switch, "not connected to its controller")
-        return RuleSet(switch, table.dpid, table.flows, table.groups)
+        return dataclasses.replace(table, switch=switch)
 
     def apply(self, rule_set: RuleSet) -> None:
         try:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from braid.app.ports import Repository
 from braid.app.provisioning.ports import Due
 from braid.app.records import Reservation
-from braid.app.reservations.plan_facts import labels_of, protection_of
+from braid.app.reservations.plan_facts import labels_of, policing_of, protection_of
 from braid.app.reservations.volumes import profile_of
 from braid.core.errors import InputError
 from braid.core.model.topology import Topology
@@ -27,6 +27,7 @@ class Wiring:
 
     ports: PortMap
     host_at: Mapping[str, str]  # topology node -> host name in `ports.hosts`
+    enforce: bool = True  # hold rates on the wire (meters and queues), or only route
 
 
 class ReservationPlans:
@@ -58,7 +59,8 @@ class ReservationPlans:
             # is a change of the same reservation's rules, made before broken.
             step = step_in_force(profile, now)
             allocations, labels = step.allocations, step_labels(profile, labels, step)
-        request = RuleRequest(r.id, allocations, str(hosts[0]), str(hosts[1]))
+        policing = policing_of(r.plan) if self.wiring.enforce else None
+        request = RuleRequest(r.id, allocations, str(hosts[0]), str(hosts[1]), policing=policing)
         paths = protection_of(r.plan)
         if paths is not None:
             # The traffic's path first, the other in the fast-failover groups'

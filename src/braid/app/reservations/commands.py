@@ -3,7 +3,7 @@
 A modification is parsed whole here. A booking's planner fields are kept as
 sent: they are checked against the current topology, with the same rules
 and messages as `braid plan`, at admission (`requests_rest.to_request`);
-the service's own `hold` and `protect` are parsed here.
+the service's own `hold`, `protect` and `policing` are parsed here.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from braid.app.reservations.idempotency import check_key
 from braid.core.errors import InputError
 from braid.core.model.instants import parse_instant
 from braid.core.model.units import parse_bandwidth
+from braid.core.rules.enforcement import Policing, parse_policing
 
 __all__ = ["Modify", "Reserve"]
 
@@ -33,6 +34,7 @@ class Reserve:
     id: str | None = None
     protect: bool = False  # book a standby path too (fail-over)
     key: str | None = None  # the client's Idempotency-Key (see app.idempotency)
+    policing: Policing = Policing.SOFT  # what becomes of traffic above the booked rate
 
     @staticmethod
     def parse(body: object, key: str | None = None) -> Reserve:
@@ -48,7 +50,8 @@ class Reserve:
             raise InputError(
                 "protect", "a protected reservation takes one path; leave max_paths at 1"
             )
-        return Reserve(body, hold, protect=protect, key=key)
+        policing = parse_policing(body.get("policing", Policing.SOFT.value))
+        return Reserve(body, hold, protect=protect, key=key, policing=policing)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from braid.app.records import Reservation, TopologyVersion, User
 from braid.app.reservations.books import Books, counting_at
 from braid.app.reservations.idempotency import body_digest, check_key, same_request
 from braid.app.reservations.mirror import as_booking
-from braid.app.reservations.plan_facts import Replanned, fixed_request, plan_facts
+from braid.app.reservations.plan_facts import Replanned, fixed_request, kept_facts, plan_facts
 from braid.app.reservations.results import MaintenanceDone, Rerouted, Seen
 from braid.core.errors import InputError
 from braid.core.model.booking import Allocation, Booking
@@ -178,7 +178,7 @@ def _moves(
             r,
             start=max(r.start, now),
             allocations=plan.allocations,
-            plan=plan.plan,
+            plan=kept_facts(r.plan, plan.plan),
             updated_at=now,
         )
         moves.append(books.write_step(moved, "rerouted", expected=r.version))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from braid.app.records import Reservation
 from braid.core.failover.protection import ProtectedPaths
@@ -18,14 +18,20 @@ from braid.core.model.units import to_mbps
 from braid.core.planning.decisions import Reserved
 from braid.core.planning.requests import Request
 from braid.core.rules.calendar import Assigned
+from braid.core.rules.enforcement import Policing, parse_policing
+
+OWNER_FACTS: Final = ("policing",)
+"""Plan keys the owner chose at booking, not the planner: a re-plan keeps them."""
 
 __all__ = [
     "Replanned",
     "booked_allocations",
     "fixed_request",
+    "kept_facts",
     "labels_of",
     "link_lists",
     "plan_facts",
+    "policing_of",
     "protection_facts",
     "protection_of",
 ]
@@ -65,6 +71,17 @@ def labels_of(plan: Mapping[str, Any]) -> Assigned | None:
 def link_lists(allocations: tuple[Allocation, ...]) -> list[tuple[str, ...]]:
     """Each path's links, in path order: what a path's VLAN is checked against."""
     return [a.path.links for a in allocations]
+
+
+def kept_facts(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """A re-planned reservation's plan: the new split, with what the owner chose kept."""
+    kept = {k: old[k] for k in OWNER_FACTS if k in old}
+    return {**new, **kept}
+
+
+def policing_of(plan: Mapping[str, Any]) -> Policing:
+    """How the reservation is policed; soft for one booked before braid asked."""
+    return parse_policing(plan.get("policing", Policing.SOFT.value), "plan.policing")
 
 
 def protection_of(plan: Mapping[str, Any]) -> ProtectedPaths | None:

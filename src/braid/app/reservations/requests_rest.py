@@ -20,7 +20,7 @@ INSTANT_FIELDS: Final = (
     "start", "end", "not_before", "not_after", "window_start", "window_end", "deadline",
 )  # fmt: skip
 RESERVABLE_MODES: Final = ("fixed", "earliest", "max-bandwidth", "volume")
-SERVICE_FIELDS: Final = ("hold", "description", "protect")
+SERVICE_FIELDS: Final = ("hold", "description", "protect", "policing")
 
 
 def to_request(

@@ -26,7 +26,12 @@ from braid.app.reservations.group_commit import GroupCommit
 from braid.app.reservations.idempotency import body_digest, same_request
 from braid.app.reservations.mirror import Mirror
 from braid.app.reservations.paging import decode_cursor, encode_cursor, page_limit
-from braid.app.reservations.plan_facts import plan_facts, protection_facts, protection_of
+from braid.app.reservations.plan_facts import (
+    kept_facts,
+    plan_facts,
+    protection_facts,
+    protection_of,
+)
 from braid.app.reservations.ports import Metrics, NoMetrics
 from braid.app.reservations.rejections import Refusal, RefusalMemo
 from braid.app.reservations.requests_rest import readable_reason, to_request
@@ -210,6 +215,7 @@ class ReservationService:
                 self.metrics.rejected(planned.kind, time.perf_counter() - started)
                 raise RejectedError(planned.reason, planned.offers)
             record = self._record(user, request, planned, hold, now)
+            record = replace(record, plan={**record.plan, "policing": command.policing.value})
             if command.key is not None:  # stored in the row, so in the booking's transaction
                 digest = body_digest("reserve", body)
                 record = replace(record, idempotency_key=command.key, request_digest=digest)
@@ -564,7 +570,7 @@ class ReservationService:
             start=start,
             end=end,
             allocations=replanned.allocations,
-            plan=replanned.plan,
+            plan=kept_facts(old.plan, replanned.plan),
             request=request,
             updated_at=now,
         )

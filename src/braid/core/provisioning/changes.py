@@ -10,6 +10,7 @@ atomic on the switch.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -63,10 +64,10 @@ def table_changes(
 
 
 def _split(rule_set: RuleSet) -> tuple[RuleSet, RuleSet]:
-    """(forwarding flows and groups, entry flows) of one switch's rule set."""
+    """(forwarding flows, groups, meters and queues; entry flows) of one switch's rule set."""
     entry = tuple(f for f in rule_set.flows if f.priority >= ENTRY_PRIORITY)
     forwarding = tuple(f for f in rule_set.flows if f.priority < ENTRY_PRIORITY)
     return (
-        RuleSet(rule_set.switch, rule_set.dpid, forwarding, rule_set.groups),
+        dataclasses.replace(rule_set, flows=forwarding),
         RuleSet(rule_set.switch, rule_set.dpid, entry, ()),
     )
