@@ -77,6 +77,7 @@ def reservation(view: Mapping[str, Any], zone: str | None = None) -> Group:
         "window": f"{when(view.get('start'), zone)} → {when(view.get('end'), zone)}",
         "bandwidth": bandwidth(view.get("bandwidth")),
         "split": view.get("split"),
+        "policing": view.get("policing"),
         "recommended streams": view.get("recommended_streams"),
         "hold expires": _maybe_when(view.get("hold_expires_at"), zone),
         "provisioning": provisioning(view.get("provisioning"), zone),
