@@ -2,10 +2,13 @@
 
 Part a, **share**: the success-rate study's requests (its schedules, its
 calibrated scale, its seeds) become volumes (bits = rate x duration,
-not_before = start, deadline = end) and are offered online, in the order
-drawn, to three planners over the same network of parallel domains:
-fixed-rate on one path, fixed-rate over up to k paths, and `plan_volume`
-over up to k paths. Each accepted request is booked, so later ones see it.
+deadline = end) and are offered online, in the order drawn, to three
+planners over the same network of parallel domains: fixed-rate on one path,
+fixed-rate over up to k paths, and `plan_volume` over up to k paths. Each
+accepted request is booked, so later ones see it. A volume may start
+(`--not-before`) at the fixed booking's start (`start`, the strict
+conversion) or as soon as it is asked (`asked`: every request is offered at
+the start of the horizon, as "40 TB by Friday" is asked today).
 
 Part b, **latency**: on Esnet with a busy week of bookings (`book_week`),
 `plan_volume` against the fixed-slot query (`fixed_path`) on the same
@@ -82,8 +85,11 @@ def domains_network(schedules: np.ndarray, capacity: int) -> Network:
     return network
 
 
-def offer(planner: str, network: Network, rid: str, r: SimRequest, k: int) -> bool:
-    """Whether `planner` accepts request `r`; what it accepts is booked."""
+def offer(
+    planner: str, network: Network, rid: str, r: SimRequest, k: int, asked: bool = False
+) -> bool:
+    """Whether `planner` accepts request `r`; what it accepts is booked. `asked`: a volume
+    may start when the request is offered (the horizon's start), not only at `r.start`."""
     start, end = r.start * SLOT, (r.start + r.duration) * SLOT
     if planner == "fixed 1 path":
         path = fixed_path(network, "S", "D", r.bandwidth, start, end)
@@ -97,7 +103,7 @@ def offer(planner: str, network: Network, rid: str, r: SimRequest, k: int) -> bo
             return False
         network.commit(Booking(rid, start, end, plan.allocations))
         return True
-    ask = VolumeAsk("S", "D", r.bandwidth * (end - start), start, end, max_paths=k)
+    ask = VolumeAsk("S", "D", r.bandwidth * (end - start), 0 if asked else start, end, max_paths=k)
     answer = plan_volume(network, ask)
     if not isinstance(answer, VolumePlan):
         return False
@@ -116,7 +122,7 @@ class Shares:
         return 100 * self.accepted[planner] / self.offered
 
 
-def run_shares(config: SimConfig, seed: int, tick: Tick) -> Shares:
+def run_shares(config: SimConfig, seed: int, tick: Tick, asked: bool = False) -> Shares:
     """Every repetition of the study's workload offered to each planner; seeds as the study's."""
     root = np.random.SeedSequence(seed)
     calibration, *children = root.spawn(config.repetitions + 1)
@@ -129,15 +135,16 @@ def run_shares(config: SimConfig, seed: int, tick: Tick) -> Shares:
         for planner in PLANNERS:
             network = domains_network(schedules, config.capacity)
             for i, r in enumerate(requests):
-                accepted[planner] += offer(planner, network, f"r{i}", r, config.domains)
+                accepted[planner] += offer(planner, network, f"r{i}", r, config.domains, asked)
         tick(1)
     return Shares(config.domains, config.repetitions * config.requests, accepted)
 
 
-def share_table(results: list[Shares], config: SimConfig) -> Table:
+def share_table(results: list[Shares], config: SimConfig, not_before: str) -> Table:
     title = (
         f"accepted share, success-rate workload as volumes ({config.repetitions} repetitions "
-        f"x {config.requests} requests, max_duration {config.max_duration} slots)"
+        f"x {config.requests} requests, max_duration {config.max_duration} slots, "
+        f"not_before = {not_before})"
     )
     table = Table(title=title)
     for column in ("domains k", *PLANNERS, "volume - 1 path", "volume - k paths", "ratio vs k"):
@@ -263,22 +270,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repetitions", type=int, default=SimConfig().repetitions)
     parser.add_argument("--requests", type=int, default=SimConfig().requests)
     parser.add_argument("--max-duration", type=int, default=SimConfig().max_duration)
+    parser.add_argument(
+        "--not-before",
+        default="start,asked",
+        help="when a volume may start: start (the fixed booking's), asked (when offered); "
+        "comma-separated runs each",
+    )
     parser.add_argument("--bookings", type=int, default=10_000, help="the latency part's week")
     parser.add_argument("--queries", type=int, default=200, help="the latency part's asks")
     parser.add_argument("--max-paths", type=int, default=4, help="the latency part's k")
     args = parser.parse_args(argv)
     console = Console()
     with progress_bar(console) as progress:
-        if args.part in ("share", "both"):
+        for not_before in args.not_before.split(",") if args.part in ("share", "both") else ():
+            if not_before not in ("start", "asked"):
+                parser.error(f"--not-before takes start or asked, not {not_before!r}")
             results, config = [], SimConfig()
             for k in (int(x) for x in args.domains.split(",") if x):
                 config = SimConfig(
                     requests=args.requests, repetitions=args.repetitions, domains=k,
                     max_duration=args.max_duration,
                 )  # fmt: skip
-                with task(progress, f"share, k={k}", config.repetitions) as tick:
-                    results.append(run_shares(config, args.seed, tick))
-            console.print(share_table(results, config))
+                with task(progress, f"share, k={k}, from {not_before}", config.repetitions) as tick:
+                    results.append(run_shares(config, args.seed, tick, not_before == "asked"))
+            console.print(share_table(results, config, not_before))
         if args.part in ("latency", "both"):
             with task(progress, "Esnet: booking the week", args.bookings) as tick:
                 world = build_world("Esnet", args.bookings, args.seed, tick)
