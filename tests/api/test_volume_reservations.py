@@ -118,6 +118,19 @@ def test_the_quota_counts_each_step_at_its_rate() -> None:
     assert post(api, volume(not_before=iso(3600 + 200), max_rate="40G")).status_code == 403
 
 
+def test_the_byte_quota_counts_fixed_bookings_and_volumes_alike() -> None:
+    api = build(policy=Policy(roles={"user": Limits(byte_quota=2_100 * 10**9)}))
+    # A volume's steps are whole seconds, so it books its bytes rounded up to a second.
+    assert post(api, volume(volume="1TB")).status_code == 201
+    fixed = body(bandwidth="40G", start=iso(7200), end=iso(7200 + 200))  # 1 TB
+    assert post(api, fixed).status_code == 201, post(api, fixed).text
+    before = api.snapshot()
+    over = post(api, volume(volume="200GB"))
+    assert over.status_code == 403 and over.json()["error"]["field"] == "byte_quota"
+    assert "byte quota of 2.1 TB" in over.json()["error"]["message"]
+    assert api.snapshot() == before
+
+
 def test_availability_answers_quickest_and_volume_without_booking() -> None:
     api = build()
     before = api.snapshot()

@@ -1,10 +1,13 @@
-"""Booking policy: what a role or a user may book (horizon, duration, bandwidth, quota, endpoints).
+"""Booking policy: what a role or a user may book (horizon, duration, bandwidth, quotas, endpoints).
 
 An operator writes limits per role and per user; a user's own limits
 override their role's, one rule at a time. A booking is checked as it would
 be stored (its window and bandwidth, after planning), so a mode that lets
 the planner choose the start or the bandwidth cannot slip past a rule.
-Every violation names its rule.
+Every violation names its rule. Two quotas: `quota` bounds the bandwidth an
+owner holds at any instant, `byte_quota` the bytes all of an owner's
+bookings that have not ended may move (a fixed booking counts its rate times
+its window, a volume its steps').
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from braid.core.errors import InputError
 from braid.core.model.instants import format_instant
 from braid.core.model.units import (
     format_bandwidth,
+    format_volume,
     human_duration,
     parse_bandwidth,
     parse_duration,
+    parse_volume,
 )
 
 __all__ = [
@@ -28,6 +33,7 @@ __all__ = [
     "Limits",
     "Policy",
     "Violation",
+    "byte_quota_violation",
     "check_booking",
     "check_steps",
     "limits_from_dict",
@@ -35,18 +41,24 @@ __all__ = [
     "policy_from_dict",
 ]
 
-RULES = ("horizon", "max_duration", "max_bandwidth", "quota", "endpoints")
+RULES = ("horizon", "max_duration", "max_bandwidth", "quota", "byte_quota", "endpoints")
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """One set of rules; None means no limit. Seconds, bit/s, node ids."""
+    """One set of rules; None means no limit. Seconds, bit/s, bytes (`byte_quota`), node ids."""
 
     horizon: int | None = None
     max_duration: int | None = None
     max_bandwidth: int | None = None
     quota: int | None = None
     endpoints: frozenset[str] | None = None
+    byte_quota: int | None = None
+
+    @property
+    def counts_others(self) -> bool:
+        """Whether a rule needs the owner's other bookings (so admissions go one at a time)."""
+        return self.quota is not None or self.byte_quota is not None
 
     def over(self, base: Limits) -> Limits:
         """These limits where set, `base`'s elsewhere."""
@@ -80,6 +92,10 @@ class Booked:
     end: int
     bandwidth: int
 
+    @property
+    def bytes(self) -> int:
+        return self.bandwidth * (self.end - self.start) // 8
+
 
 @dataclass(frozen=True, slots=True)
 class Violation:
@@ -97,8 +113,10 @@ def check_booking(
     bandwidth: int,
     now: int,
     others: Iterable[Booked] = (),
+    owned_bytes: int = 0,
 ) -> Violation | None:
-    """The first rule the booking breaks, or None."""
+    """The first rule the booking breaks, or None. `others`: the owner's other live bookings
+    in the window (for `quota`); `owned_bytes`: the bytes of all of them (for `byte_quota`)."""
     if limits.endpoints is not None:
         outside = [n for n in (src, dst) if n not in limits.endpoints]
         if outside:
@@ -132,7 +150,18 @@ def check_booking(
                 f"{format_bandwidth(bandwidth)} more is over the quota of "
                 f"{format_bandwidth(limits.quota)}",
             )
-    return None
+    return byte_quota_violation(limits, Booked(start, end, bandwidth).bytes, owned_bytes)
+
+
+def byte_quota_violation(limits: Limits, asked: int, owned: int) -> Violation | None:
+    """Whether `asked` bytes more, on top of the `owned` bytes booked, breaks `byte_quota`."""
+    if limits.byte_quota is None or owned + asked <= limits.byte_quota:
+        return None
+    return Violation(
+        "byte_quota",
+        f"with {format_volume(owned)} already booked, {format_volume(asked)} more is over "
+        f"the byte quota of {format_volume(limits.byte_quota)}",
+    )
 
 
 def check_steps(
@@ -143,15 +172,19 @@ def check_steps(
     steps: Sequence[Booked],
     now: int,
     others: Iterable[Booked] = (),
+    owned_bytes: int = 0,
 ) -> Violation | None:
     """`check_booking` for a rate profile: the window is all its steps, the bandwidth
-    its peak, and the quota holds at every step with that step's rate on top."""
+    its peak, the quota holds at every step with that step's rate on top, and the
+    byte quota counts the bytes of its steps."""
     start, end = steps[0].start, steps[-1].end
     peak = max(step.bandwidth for step in steps)
     found = check_booking(
-        replace(limits, quota=None), src=src, dst=dst, start=start, end=end, bandwidth=peak,
-        now=now,
+        replace(limits, quota=None, byte_quota=None), src=src, dst=dst, start=start, end=end,
+        bandwidth=peak, now=now,
     )  # fmt: skip
+    if found is None:
+        found = byte_quota_violation(limits, sum(s.bytes for s in steps), owned_bytes)
     if found is not None or limits.quota is None:
         return found
     counted = list(others)
@@ -219,6 +252,8 @@ def limits_from_dict(value: object, where: str) -> Limits:
             parsed[rule] = parse_duration(raw, path)
         elif rule in ("max_bandwidth", "quota"):
             parsed[rule] = parse_bandwidth(raw, path)
+        elif rule == "byte_quota":
+            parsed[rule] = parse_volume(raw, path)
         else:
             parsed[rule] = _endpoints(raw, path)
     return Limits(**parsed)

@@ -30,6 +30,7 @@ limits = st.builds(
     max_bandwidth=maybe,
     quota=maybe,
     endpoints=st.none() | st.frozensets(st.sampled_from(NODES)),
+    byte_quota=st.none() | st.integers(min_value=1, max_value=400),
 )
 windows = st.tuples(st.integers(NOW, NOW + 60), st.integers(1, 40)).map(
     lambda w: (w[0], w[0] + w[1])
@@ -62,6 +63,10 @@ def _broken(
         )
         if worst + bw > lim.quota:
             broken.add("quota")
+    if lim.byte_quota is not None:
+        owned = sum(b.bandwidth * (b.end - b.start) // 8 for b in booked)
+        if owned + bw * (end - start) // 8 > lim.byte_quota:
+            broken.add("byte_quota")
     return broken
 
 
@@ -75,9 +80,11 @@ def test_a_booking_passes_exactly_when_it_breaks_no_rule(
     booked: list[Booked],
 ) -> None:
     start, end = window
+    owned = sum(b.bytes for b in booked)
     found = check_booking(
-        lim, src=src, dst=dst, start=start, end=end, bandwidth=bandwidth, now=NOW, others=booked
-    )
+        lim, src=src, dst=dst, start=start, end=end, bandwidth=bandwidth, now=NOW, others=booked,
+        owned_bytes=owned,
+    )  # fmt: skip
     broken = _broken(lim, src, dst, start, end, bandwidth, booked)
     if not broken:
         assert found is None
@@ -150,3 +157,19 @@ def test_a_bad_rule_names_its_path(data: object, field: str) -> None:
     with pytest.raises(InputError) as caught:
         policy_from_dict(data)
     assert caught.value.field == field
+
+
+def test_a_byte_quota_reads_bytes_and_its_refusal_says_what_is_booked() -> None:
+    policy = policy_from_dict({"users": {"alice": {"byte_quota": "40TB"}}})
+    limits = policy.users["alice"]
+    assert limits.byte_quota == 40 * 10**12 and limits.counts_others
+    found = check_booking(
+        limits, src="A", dst="B", start=0, end=1000, bandwidth=8 * 10**10, now=0,
+        owned_bytes=35 * 10**12,
+    )  # fmt: skip
+    assert found is not None and found.rule == "byte_quota"
+    assert found.message == (
+        "with 35 TB already booked, 10 TB more is over the byte quota of 40 TB"
+    )
+    with pytest.raises(InputError, match=r"users\.alice\.byte_quota"):
+        policy_from_dict({"users": {"alice": {"byte_quota": "40Tb"}}})

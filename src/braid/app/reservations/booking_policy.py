@@ -25,12 +25,17 @@ def policy_violation(
     repo: Repository, limits: Limits, record: Reservation, now: int
 ) -> Violation | None:
     """The first rule `record` breaks, counting the owner's other live bookings for a quota."""
-    others = _owned_bookings(repo, record, now) if limits.quota is not None else ()
+    others = _owned_bookings(repo, record, now, record.start, record.end) if limits.quota else ()
+    owned = 0
+    if limits.byte_quota is not None:
+        # Every booking that has not ended counts, wherever its window lies.
+        owned = sum(b.bytes for b in _owned_bookings(repo, record, now, now, _FOREVER))
     if profile_of(record) is not None:
         steps = _booked(record)
         return check_steps(
-            limits, src=record.src, dst=record.dst, steps=steps, now=now, others=others
-        )
+            limits, src=record.src, dst=record.dst, steps=steps, now=now, others=others,
+            owned_bytes=owned,
+        )  # fmt: skip
     return check_booking(
         limits,
         src=record.src,
@@ -40,13 +45,18 @@ def policy_violation(
         bandwidth=record.bandwidth,
         now=now,
         others=others,
+        owned_bytes=owned,
     )
 
 
-def _owned_bookings(repo: Repository, record: Reservation, now: int) -> list[Booked]:
-    found = repo.find(
-        Filters(owner=record.owner, start=record.start, end=record.end, limit=100_000)
-    )
+_FOREVER = 2**62
+
+
+def _owned_bookings(
+    repo: Repository, record: Reservation, now: int, start: int, end: int
+) -> list[Booked]:
+    """The owner's other live bookings overlapping [start, end)."""
+    found = repo.find(Filters(owner=record.owner, start=start, end=end, limit=100_000))
     return [
         booked
         for r in found

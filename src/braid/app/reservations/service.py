@@ -182,7 +182,7 @@ class ReservationService:
             return first
         limits = self.policy.limits_for(user.name, user.role)
         # A quota counts the owner's other bookings: admit one at a time per owner.
-        with self._owner_locks.held(user.name, limits.quota is not None):
+        with self._owner_locks.held(user.name, limits.counts_others):
             return self._reserve(user, command, limits)
 
     def _keyed(self, user: User, command: Reserve) -> Seen | None:
@@ -420,7 +420,7 @@ class ReservationService:
         acting for a user acts under the operator's own).
         """
         limits = self.policy.limits_for(user.name, user.role)
-        with self._owner_locks.held(user.name, limits.quota is not None):
+        with self._owner_locks.held(user.name, limits.counts_others):
             return self._modify(user, reservation_id, change, limits)
 
     def _modify(self, user: User, reservation_id: str, change: Modify, limits: Limits) -> Seen:
