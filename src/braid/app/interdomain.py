@@ -154,8 +154,8 @@ class InterdomainService:
         return Outcome(view, outcome.success)
 
     def _check_policy(self, user: User, request: NegotiationRequest, now: int) -> None:
-        """The single-domain rules, endpoints written DOMAIN:POINT; no quota across domains."""
-        limits = replace(self.policy.limits_for(user.name, user.role), quota=None)
+        """The single-domain rules, endpoints written DOMAIN:POINT; no quotas across domains."""
+        limits = replace(self.policy.limits_for(user.name, user.role), quota=None, byte_quota=None)
         broken = check_booking(
             limits,
             src=f"{request.src_domain}:{request.src_point}",
