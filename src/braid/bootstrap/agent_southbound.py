@@ -41,7 +41,8 @@ def agent_plans(
             real[LAN] = real[inside[0]]  # an edge faces its site through its one inside link
         elif host is not None:
             real[LAN] = config.ports.hosts[host].port
-        switches[node] = SwitchWiring(node, ports.dpid, real)
+        capacities = {link: view.links[link].capacity for link in real if link in view.links}
+        switches[node] = SwitchWiring(node, ports.dpid, real, capacities)
     return AgentPlans(service, switches, abstract_ports(view, service.domain))
 
 

@@ -7,6 +7,7 @@ from typing import overload
 
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.core.negotiation.result_rules import SwitchPlan, SwitchRule, Way
+from braid.core.rules.enforcement import parse_policing
 
 __all__ = ["WirePlans", "plan_from_pb", "plan_to_pb", "plans_from_wire"]
 
@@ -20,10 +21,14 @@ def plan_to_pb(plan: SwitchPlan) -> pb.SwitchPlan:
             pb.SwitchRule(
                 in_port=r.in_port,
                 vlan=r.vlan,
-                ways=[pb.RuleWay(port=w.port, vlan=w.vlan, weight=w.weight) for w in r.ways],
+                ways=[
+                    pb.RuleWay(port=w.port, vlan=w.vlan, weight=w.weight, rate=w.rate)
+                    for w in r.ways
+                ],
             )
             for r in plan.rules
         ],
+        policing="" if plan.policing is None else plan.policing.value,
     )
 
 
@@ -33,9 +38,12 @@ def plan_from_pb(message: pb.SwitchPlan) -> SwitchPlan:
         message.switch,
         message.dpid,
         tuple(
-            SwitchRule(r.in_port, r.vlan, tuple(Way(w.port, w.vlan, w.weight) for w in r.ways))
+            SwitchRule(
+                r.in_port, r.vlan, tuple(Way(w.port, w.vlan, w.weight, w.rate) for w in r.ways)
+            )
             for r in message.rules
         ),
+        parse_policing(message.policing, "switches.policing") if message.policing else None,
     )
 
 

@@ -50,7 +50,7 @@ class AgentPlans:
     def booked(self) -> list[Due]:
         held = self.service.committed_rules()
         live = [(h, plans) for h, plans in held if h.state is HoldState.COMMITTED]
-        self._groups = _group_ids(live)
+        self._groups = _group_ids(live, self.abstract)
         return [
             Due(h.transaction, Window(State.RESERVED, h.start, h.end), order)
             for order, (h, _) in enumerate(live)
@@ -65,20 +65,22 @@ class AgentPlans:
             wiring = self.switches.get(plan.switch)
             if wiring is None:
                 raise InputError("switches", f"the wiring has no switch {plan.switch!r}")
-            ids = self._groups.get((booking, plan.switch)) or _preferred(booking, plan)
             abstract = self.abstract.get(plan.switch, {})
+            ids = self._groups.get((booking, plan.switch)) or _preferred(booking, plan, abstract)
             rule_sets.append(domain_rule_set(plan, booking, wiring, abstract, ids))
         groups = tuple(g.group_id for rs in rule_sets for g in rs.groups)
         cookie = reservation_cookie(booking)
         return RulePlan(booking, cookie, (), None, groups, (), tuple(rule_sets))
 
 
-def _preferred(transaction: str, plan: SwitchPlan) -> tuple[int, ...]:
-    return tuple(preferred_group_id(transaction, plan.switch, i) for i in range(splits(plan)))
+def _preferred(transaction: str, plan: SwitchPlan, abstract: Mapping[int, str]) -> tuple[int, ...]:
+    wanted = range(splits(plan, abstract))
+    return tuple(preferred_group_id(transaction, plan.switch, i) for i in wanted)
 
 
 def _group_ids(
     live: Sequence[tuple[Hold, Sequence[SwitchPlan]]],
+    abstract: Mapping[str, Mapping[int, str]],
 ) -> dict[tuple[str, str], tuple[int, ...]]:
     """Group ids per transaction and switch: each its hashed place in braid's range, moved
     on past any taken on that switch by a transaction that came before it."""
@@ -89,7 +91,7 @@ def _group_ids(
         for plan in plans:
             used = taken.setdefault(plan.switch, set())
             ids = []
-            for wanted in _preferred(hold.transaction, plan):
+            for wanted in _preferred(hold.transaction, plan, abstract.get(plan.switch, {})):
                 group = wanted
                 while group in used:
                     group = BRAID_GROUP_IDS.start + (group - BRAID_GROUP_IDS.start + 1) % span

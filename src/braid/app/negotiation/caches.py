@@ -22,6 +22,7 @@ from braid.core.negotiation.result_rules import (
 )
 from braid.core.negotiation.routes import Leg, domain_pairs, route_legs
 from braid.core.negotiation.strategies import Offer, Refusal, Strategy, compose
+from braid.core.negotiation.way_rates import with_way_rates
 
 __all__ = ["RouteCaches", "RouteKey", "RouteOffers"]
 
@@ -117,7 +118,8 @@ class RouteCaches:
         key = tuple((p.domains, p.bandwidth, tuple(sorted(p.vlans.items()))) for p in paths)
         known = memo.get(key)
         if known is None:
-            known = summarise(committed_rule_plan(self.view, reservation, paths), self.view)
+            summary = summarise(committed_rule_plan(self.view, reservation, paths), self.view)
+            known = with_way_rates(summary, self.view, paths)
             if len(memo) >= _PLANS_KEPT:
                 memo.clear()
             memo[key] = known

@@ -7,18 +7,27 @@ a site's edge has port 1 towards the site (LAN) and port 2 towards its SDX
 each abstract port onto the link (or the LAN) it stands for, and that onto
 the switch's real port, then rebuilds the rules — a plain rule per arriving
 (port, VLAN), or a select group when the plan lists several ways out.
+
+When the plan says how to police and the domain knows its links'
+capacities, the rates are held too, as a single domain holds them
+(`braid.core.rules.enforcement`): every way with a rate leaves in a queue
+of its own on its port (queue id = the VLAN it leaves with), and for `hard`
+each rule taking a site's traffic in from its LAN meters it at the sum of
+its ways' rates. Meter ids come from the same allocation as group ids.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from braid.core.errors import InputError
 from braid.core.negotiation.domains import GlobalView
-from braid.core.negotiation.result_rules import LAN_PORT, WAN_PORT, SwitchPlan, Way
+from braid.core.negotiation.result_rules import LAN_PORT, WAN_PORT, SwitchPlan, SwitchRule, Way
 from braid.core.negotiation.sdx_plan import SDX_PRIORITY
+from braid.core.rules.compiler import meter_id_of
+from braid.core.rules.enforcement import METER_BURST_SECONDS, Meter, Policing, Queue, meter_kbps
 from braid.core.rules.labels import reservation_cookie
 from braid.core.rules.model import (
     BRAID_GROUP_IDS,
@@ -33,10 +42,18 @@ from braid.core.rules.model import (
     PopVlan,
     PushVlan,
     RuleSet,
+    SetQueue,
     SetVlan,
 )
 
-__all__ = ["LAN", "SwitchWiring", "abstract_ports", "domain_rule_set", "preferred_group_id"]
+__all__ = [
+    "LAN",
+    "SwitchWiring",
+    "abstract_ports",
+    "domain_rule_set",
+    "preferred_group_id",
+    "splits",
+]
 
 LAN = ""  # the abstract port of a site's edge that faces the site, not a link
 
@@ -48,6 +65,7 @@ class SwitchWiring:
     switch: str
     dpid: int
     ports: Mapping[str, int]  # link id (or LAN) -> real port number
+    capacities: Mapping[str, int] = field(default_factory=dict)  # link id -> bit/s
 
 
 def abstract_ports(view: GlobalView, domain: str) -> dict[str, dict[int, str]]:
@@ -74,32 +92,83 @@ def domain_rule_set(
     abstract: Mapping[int, str],
     group_ids: Sequence[int],
 ) -> RuleSet:
-    """The switch's rules for `plan`, on its real ports; `group_ids` one per split rule."""
+    """The switch's rules for `plan`, on its real ports; `group_ids` as many as `splits`
+    says (one per split rule, then one per metered entry rule)."""
     cookie = reservation_cookie(transaction)
     flows: list[FlowRule] = []
     groups: list[Group] = []
+    queues: list[Queue] = []
+    meters: list[Meter] = []
     ids = iter(group_ids)
+
+    def next_id() -> int:
+        found = next(ids, None)
+        if found is None:
+            raise InputError("group_ids", f"fewer group ids than {plan.switch}'s rules need")
+        return found
+
+    def way_actions(vlan_in: int, way: Way) -> tuple[Action, ...]:
+        actions = _actions(vlan_in, way, wiring, abstract)
+        queue = _queue(plan, way, wiring, abstract)
+        if queue is None:
+            return actions
+        if queue not in queues:
+            queues.append(queue)
+        return (*actions[:-1], SetQueue(queue.queue_id), actions[-1])
+
+    entries = []
     for rule in plan.rules:
         in_port = _real(wiring, abstract, rule.in_port)
         match = Match(in_port=in_port, vlan_vid=rule.vlan or None)
         if len(rule.ways) == 1:
-            actions = _actions(rule.vlan, rule.ways[0], wiring, abstract)
+            actions = way_actions(rule.vlan, rule.ways[0])
         else:
-            group_id = next(ids, None)
-            if group_id is None:
-                raise InputError("group_ids", f"one group id per split rule of {plan.switch}")
-            buckets = tuple(
-                Bucket(_actions(rule.vlan, w, wiring, abstract), w.weight) for w in rule.ways
-            )
+            group_id = next_id()
+            buckets = tuple(Bucket(way_actions(rule.vlan, w), w.weight) for w in rule.ways)
             groups.append(Group(group_id, GroupKind.SELECT, buckets))
             actions = (GroupAction(group_id),)
-        flows.append(FlowRule(SDX_PRIORITY, match, actions, cookie))
-    return RuleSet.of(wiring.switch, wiring.dpid, flows, groups)
+        entries.append((rule, match, actions))
+    for rule, match, actions in entries:
+        meter = _meter(rule, next_id()) if _metered(plan, rule, abstract) else None
+        if meter is not None:
+            meters.append(meter)
+        meter_id = None if meter is None else meter.meter_id
+        flows.append(FlowRule(SDX_PRIORITY, match, actions, cookie, meter_id=meter_id))
+    return RuleSet.of(wiring.switch, wiring.dpid, flows, groups, meters, queues)
 
 
-def splits(plan: SwitchPlan) -> int:
-    """How many select groups `plan` needs."""
-    return sum(1 for rule in plan.rules if len(rule.ways) > 1)
+def splits(plan: SwitchPlan, abstract: Mapping[int, str] | None = None) -> int:
+    """How many group ids `plan` needs: one per select group, one per metered entry rule
+    (those need `abstract`, the switch's port names, to be found)."""
+    groups = sum(1 for rule in plan.rules if len(rule.ways) > 1)
+    if abstract is None:
+        return groups
+    return groups + sum(1 for rule in plan.rules if _metered(plan, rule, abstract))
+
+
+def _metered(plan: SwitchPlan, rule: SwitchRule, abstract: Mapping[int, str]) -> bool:
+    """Whether `rule` takes a site's traffic in from its LAN under hard policing."""
+    if plan.policing is not Policing.HARD or abstract.get(rule.in_port) != LAN:
+        return False
+    return sum(w.rate for w in rule.ways) > 0
+
+
+def _meter(rule: SwitchRule, group_id: int) -> Meter:
+    rate = meter_kbps(sum(w.rate for w in rule.ways))
+    return Meter(meter_id_of(group_id), rate, max(1, int(rate * METER_BURST_SECONDS)))
+
+
+def _queue(
+    plan: SwitchPlan, way: Way, wiring: SwitchWiring, abstract: Mapping[int, str]
+) -> Queue | None:
+    """The queue `way` leaves in, if the plan polices and the way's link has a capacity."""
+    link = abstract.get(way.port, LAN)
+    line = wiring.capacities.get(link)
+    if plan.policing is None or way.rate <= 0 or way.vlan == 0 or line is None:
+        return None
+    share = min(way.rate, line)
+    ceiling = share if plan.policing is Policing.HARD else line
+    return Queue(_real(wiring, abstract, way.port), way.vlan, share, ceiling, line)
 
 
 def preferred_group_id(transaction: str, switch: str, index: int) -> int:

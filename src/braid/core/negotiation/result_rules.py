@@ -25,6 +25,7 @@ from braid.core.errors import InputError
 from braid.core.negotiation.domains import BorderLink, GlobalView
 from braid.core.negotiation.routes import route_links
 from braid.core.negotiation.sdx_plan import EdgeSwitch, SdxRulePlan, SdxSwitch, plan_sdx_rules
+from braid.core.rules.enforcement import Policing
 from braid.core.rules.model import (
     Action,
     GroupAction,
@@ -48,11 +49,13 @@ class CommittedPath:
 
 @dataclass(frozen=True, slots=True)
 class Way:
-    """One way out: port and the VLAN it leaves with (0: untagged); weight in a group."""
+    """One way out: port and the VLAN it leaves with (0: untagged); weight in a group;
+    `rate` the bit/s of the path share that leaves this way (0: not known, not held)."""
 
     port: int
     vlan: int
     weight: int = 1
+    rate: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +67,14 @@ class SwitchRule:
 
 @dataclass(frozen=True, slots=True)
 class SwitchPlan:
+    """One switch's rules; `policing` says how the domain holds the ways' rates (None: it
+    only routes, as a plan from an orchestrator that sends no rates)."""
+
     domain: str
     switch: str
     dpid: int
     rules: tuple[SwitchRule, ...]
+    policing: Policing | None = None
 
     def line(self) -> str:
         """One line: `switch: p1/v100 -> p2/v1000 | ...`, groups as `{p2/v1000 w3, ...}`."""

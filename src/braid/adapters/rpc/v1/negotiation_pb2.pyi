@@ -1450,22 +1450,26 @@ class RuleWay(_message.Message):
     PORT_FIELD_NUMBER: _builtins.int
     VLAN_FIELD_NUMBER: _builtins.int
     WEIGHT_FIELD_NUMBER: _builtins.int
+    RATE_FIELD_NUMBER: _builtins.int
     port: _builtins.int
     vlan: _builtins.int
     """the VLAN it leaves with (0: untagged, popped)"""
     weight: _builtins.int
     """the select bucket's weight (the path's share)"""
+    rate: _builtins.int
+    """bit/s of the path share leaving this way (0: not known, not held)"""
     def __init__(
         self,
         *,
         port: _builtins.int = ...,
         vlan: _builtins.int = ...,
         weight: _builtins.int = ...,
+        rate: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "port", b"port", "vlan", b"vlan", "weight", b"weight"
+        "port", b"port", "rate", b"rate", "vlan", b"vlan", "weight", b"weight"
     ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
@@ -1511,9 +1515,12 @@ class SwitchPlan(_message.Message):
     SWITCH_FIELD_NUMBER: _builtins.int
     DPID_FIELD_NUMBER: _builtins.int
     RULES_FIELD_NUMBER: _builtins.int
+    POLICING_FIELD_NUMBER: _builtins.int
     domain: _builtins.str
     switch: _builtins.str
     dpid: _builtins.int
+    policing: _builtins.str
+    """how the domain holds the ways' rates: soft, hard ("": only route)"""
     @_builtins.property
     def rules(self) -> _containers.RepeatedCompositeFieldContainer[Global___SwitchRule]: ...
     def __init__(
@@ -1523,11 +1530,21 @@ class SwitchPlan(_message.Message):
         switch: _builtins.str = ...,
         dpid: _builtins.int = ...,
         rules: _abc.Iterable[Global___SwitchRule] | None = ...,
+        policing: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal[
-        "domain", b"domain", "dpid", b"dpid", "rules", b"rules", "switch", b"switch"
+        "domain",
+        b"domain",
+        "dpid",
+        b"dpid",
+        "policing",
+        b"policing",
+        "rules",
+        b"rules",
+        "switch",
+        b"switch",
     ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
