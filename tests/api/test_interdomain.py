@@ -114,6 +114,19 @@ def test_a_fitting_reservation_commits_with_its_plan(api: Api, cluster: LocalClu
     assert check.ok, check.summary()
 
 
+def test_every_way_between_domains_carries_its_rate_and_the_policing(api: Api) -> None:
+    answer = post(api, "alice", body(15, day=6, policing="hard"))
+    assert answer.status_code == 201, answer.text
+    view = answer.json()
+    assert view["policing"] == "hard"
+    assert {sw["policing"] for sw in view["switches"]} == {"hard"}
+    rates = [w["rate"] for sw in view["switches"] for r in sw["rules"] for w in r["out"]]
+    shares = {p["bandwidth"] for p in view["paths"]}
+    assert {r for r in rates if r is not None} == shares  # towards LANs: no rate
+    wrong = post(api, "alice", body(1, day=6, policing="strict"))
+    assert wrong.status_code == 422 and "policing" in wrong.text
+
+
 def test_a_reservation_too_big_for_one_wan_splits_over_both(api: Api) -> None:
     answer = post(api, "alice", body(15, day=1))
     assert answer.status_code == 201, answer.text

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol, TypeVar
@@ -29,6 +29,7 @@ from braid.core.errors import BraidError, InputError
 from braid.core.model.instants import format_instant, parse_instant
 from braid.core.model.units import parse_bandwidth, to_mbps
 from braid.core.policy import Policy, check_booking
+from braid.core.rules.enforcement import Policing, parse_policing
 
 T = TypeVar("T")
 MAX_PATHS: Final = 8
@@ -138,6 +139,8 @@ class InterdomainService:
         """A volume by a deadline; the single-domain policy is not checked for volumes
         (it speaks of a bandwidth over a window, which a volume has only once planned)."""
         now = int(self.clock())
+        if parse_policing(body.get("policing", Policing.SOFT.value)) is not Policing.SOFT:
+            raise InputError("policing", "a volume across domains is policed soft for now")
         rid = f"x-{uuid.uuid4().hex[:12]}"
         request, rest = check_volume(
             body, rid, self._ends(body), now, GRACE_SECONDS, _max_paths(body.get("max_paths")),
@@ -283,9 +286,11 @@ class InterdomainService:
             raise InputError("start", "is in the past")
         strategy = check_strategy(_optional_text(body.get("strategy"), "strategy"))
         max_paths = _max_paths(body.get("max_paths"))
+        policing = parse_policing(body.get("policing", Policing.SOFT.value))
         request = NegotiationRequest(
-            rid, *ends["src"], *ends["dst"], bandwidth, start, end, strategy, max_paths
-        )
+            rid, *ends["src"], *ends["dst"], bandwidth, start, end, strategy, max_paths,
+            policing=policing,
+        )  # fmt: skip
         rest = {
             "src": {"domain": ends["src"][0], "point": ends["src"][1]},
             "dst": {"domain": ends["dst"][0], "point": ends["dst"][1]},
@@ -294,6 +299,7 @@ class InterdomainService:
             "end": format_instant(end),
             "strategy": strategy or self.orchestrator.config.strategy,
             "max_paths": max_paths or self.orchestrator.config.max_paths,
+            "policing": policing.value,
         }
         return request, rest
 
@@ -383,6 +389,11 @@ def _path_view(path: Any) -> dict[str, Any]:
     }
 
 
+def _rate(way: Sequence[int]) -> float | None:
+    """A way's rate in Mbit/s; None in a plan kept from before ways had rates."""
+    return to_mbps(way[3]) if len(way) > 3 and way[3] else None
+
+
 def _switch_view(sw: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "domain": sw["domain"],
@@ -392,10 +403,14 @@ def _switch_view(sw: Mapping[str, Any]) -> dict[str, Any]:
             {
                 "in_port": port,
                 "vlan": vlan,
-                "out": [{"port": p, "vlan": v, "weight": w} for p, v, w in ways],
+                "out": [
+                    {"port": way[0], "vlan": way[1], "weight": way[2], "rate": _rate(way)}
+                    for way in ways
+                ],
             }
             for port, vlan, ways in sw["rules"]
         ],
+        "policing": sw.get("policing"),
     }
 
 

@@ -28,6 +28,14 @@ ACCEPTABLE: Final = (
     "earliest_start", "max_bandwidth", "split", "earliest_completion", "most_by_deadline",
 )  # fmt: skip
 
+PolicingOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Traffic above the rate: soft (default: sent on as best effort) or hard "
+        "(discarded at the ingress edge).",
+        show_default=False,
+    ),
+]
 UrlOpt = Annotated[
     str, typer.Option("--url", envvar="BRAID_URL", help="Where `braid serve` listens.")
 ]
@@ -123,13 +131,7 @@ def reserve(
         bool,
         typer.Option(help="Book a standby path too; traffic moves to it when a link goes down."),
     ] = False,
-    policing: Annotated[
-        str | None,
-        typer.Option(
-            help="Traffic above the rate: soft (default: sent on as best effort) or hard "
-            "(discarded at the ingress edge)."
-        ),
-    ] = None,
+    policing: PolicingOpt = None,
     accept: Annotated[
         str | None,
         typer.Option(help="If rejected, take this alternative: " + ", ".join(ACCEPTABLE) + "."),

@@ -80,6 +80,7 @@ def reserve(
     deadline: Instant = None,
     not_before: Instant = None,
     max_rate: MaxRate = None,
+    policing: client_cmd.PolicingOpt = None,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
     cacert: CaCertOpt = None,
@@ -92,7 +93,7 @@ def reserve(
     body = client_cmd.given_fields(
         src=_endpoint(src, "--src"), dst=_endpoint(dst, "--dst"), bandwidth=bandwidth,
         start=start, end=end, strategy=strategy, max_paths=max_paths, volume=volume,
-        deadline=deadline, not_before=not_before, max_rate=max_rate,
+        deadline=deadline, not_before=not_before, max_rate=max_rate, policing=policing,
     )  # fmt: skip
     view = client_cmd.call_api(
         url, token, cacert, as_json, lambda b: _send(b, "POST", ROUTE, json=body)

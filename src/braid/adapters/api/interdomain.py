@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Annotated, Any, Final, TypeVar
+from typing import Annotated, Any, Final, Literal, TypeVar
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import JSONResponse
@@ -64,6 +64,11 @@ class InterdomainIn(BaseModel):
     not_before: str | None = Field(None, description="ISO 8601: not sent before (default now)")
     max_rate: int | float | str | None = Field(
         None, description="the most the hosts send at once: 10G (a volume only)"
+    )
+    policing: Literal["soft", "hard"] | None = Field(
+        None,
+        description="traffic above the rate: soft (default) goes on as best effort, hard is "
+        "discarded where a site's traffic enters (a window booking)",
     )
 
 

@@ -26,6 +26,7 @@ from braid.app.orchestrator_access import (
 from braid.app.records import User
 from braid.core.errors import BraidError, InputError
 from braid.core.negotiation.strategies import Strategy
+from braid.core.rules.enforcement import Policing, parse_policing
 
 _Reply = TypeVar("_Reply")
 # Calls under way (the loop keeps only weak references to its tasks).
@@ -197,6 +198,7 @@ def request_from_proto(r: pb.Reservation) -> NegotiationRequest:
         strategy=STRATEGY_OF[r.strategy],
         max_paths=r.max_paths,
         symmetric=not r.directional,
+        policing=parse_policing(r.policing or Policing.SOFT.value),
     )
 
 

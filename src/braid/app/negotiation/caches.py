@@ -23,6 +23,7 @@ from braid.core.negotiation.result_rules import (
 from braid.core.negotiation.routes import Leg, domain_pairs, route_legs
 from braid.core.negotiation.strategies import Offer, Refusal, Strategy, compose
 from braid.core.negotiation.way_rates import with_way_rates
+from braid.core.rules.enforcement import Policing
 
 __all__ = ["RouteCaches", "RouteKey", "RouteOffers"]
 
@@ -38,7 +39,7 @@ Routes = tuple[list[tuple[str, ...]], tuple[tuple[Leg, ...], ...]]
 GuessKey = tuple[Strategy, int, tuple[tuple[str, ...], ...]]
 # A rule plan's summary depends only on the view and on each path's domains, share
 # and VLANs (not on the reservation: its cookie and group ids are not summarised).
-PlanKey = tuple[tuple[tuple[str, ...], int, tuple[tuple[str, int], ...]], ...]
+PlanKey = tuple[str, tuple[tuple[tuple[str, ...], int, tuple[tuple[str, int], ...]], ...]]
 
 
 class RouteCaches:
@@ -107,7 +108,9 @@ class RouteCaches:
                 self._committed_offers.clear()
             self._committed_offers[route] = known
 
-    def rule_plan(self, reservation: str, paths: list[CommittedPath]) -> tuple[SwitchPlan, ...]:
+    def rule_plan(
+        self, reservation: str, paths: list[CommittedPath], policing: Policing = Policing.SOFT
+    ) -> tuple[SwitchPlan, ...]:
         """The committed split's SDX/edge rules in short; raises InputError when it has none.
 
         Kept (a bounded number): reservations between the same sites over the same
@@ -115,11 +118,14 @@ class RouteCaches:
         summary) is a good part of an orchestrator's CPU per reservation.
         """
         memo = self._plans
-        key = tuple((p.domains, p.bandwidth, tuple(sorted(p.vlans.items()))) for p in paths)
+        key = (
+            policing.value,
+            tuple((p.domains, p.bandwidth, tuple(sorted(p.vlans.items()))) for p in paths),
+        )
         known = memo.get(key)
         if known is None:
             summary = summarise(committed_rule_plan(self.view, reservation, paths), self.view)
-            known = with_way_rates(summary, self.view, paths)
+            known = with_way_rates(summary, self.view, paths, policing)
             if len(memo) >= _PLANS_KEPT:
                 memo.clear()
             memo[key] = known

@@ -9,6 +9,7 @@ from braid.core.model.units import to_mbps
 from braid.core.negotiation.result_rules import SwitchPlan, SwitchRule, Way
 from braid.core.negotiation.routes import Leg
 from braid.core.negotiation.strategies import STRATEGIES, Strategy
+from braid.core.rules.enforcement import Policing, parse_policing
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,7 @@ class NegotiationRequest:
     strategy: Strategy | None = None
     max_paths: int = 0
     symmetric: bool = True
+    policing: Policing = Policing.SOFT  # how every domain holds the rate
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -37,6 +39,7 @@ class NegotiationRequest:
             "strategy": self.strategy,
             "max_paths": self.max_paths,
             "symmetric": self.symmetric,
+            "policing": self.policing.value,
         }
 
     @staticmethod
@@ -53,6 +56,7 @@ class NegotiationRequest:
             check_strategy(data.get("strategy")),
             int(data.get("max_paths", 0)),
             bool(data.get("symmetric", True)),
+            parse_policing(data.get("policing", Policing.SOFT.value)),
         )
 
 
@@ -132,9 +136,10 @@ class NegotiationResult:
                     "switch": sw.switch,
                     "dpid": sw.dpid,
                     "rules": [
-                        [r.in_port, r.vlan, [[w.port, w.vlan, w.weight] for w in r.ways]]
+                        [r.in_port, r.vlan, [[w.port, w.vlan, w.weight, w.rate] for w in r.ways]]
                         for r in sw.rules
                     ],
+                    "policing": None if sw.policing is None else sw.policing.value,
                 }
                 for sw in self.switches
             ],
@@ -168,6 +173,7 @@ class NegotiationResult:
                         SwitchRule(port, vlan, tuple(Way(*w) for w in ways))
                         for port, vlan, ways in sw["rules"]
                     ),
+                    None if sw.get("policing") is None else parse_policing(sw["policing"]),
                 )
                 for sw in data.get("switches", ())
             ),

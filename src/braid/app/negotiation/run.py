@@ -393,7 +393,9 @@ class NegotiationRun:
         """The SDX/edge rules of the committed split (seed 000 Fig. 5), for the result."""
         committed = [CommittedPath(p.domains(), p.bandwidth, dict(p.vlans)) for p in paths]
         try:
-            switches = self.context.caches.rule_plan(self.request.id, committed)
+            switches = self.context.caches.rule_plan(
+                self.request.id, committed, self.request.policing
+            )
         except InputError as exc:
             self.note("rules", "", f"no rule plan: {exc}")
             return ()

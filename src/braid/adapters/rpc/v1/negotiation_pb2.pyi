@@ -1305,12 +1305,15 @@ class Reservation(_message.Message):
     STRATEGY_FIELD_NUMBER: _builtins.int
     MAX_PATHS_FIELD_NUMBER: _builtins.int
     DIRECTIONAL_FIELD_NUMBER: _builtins.int
+    POLICING_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     bandwidth_bps: _builtins.int
     strategy: Global___Strategy.ValueType
     max_paths: _builtins.int
     """0: the orchestrator's default"""
     directional: _builtins.bool
+    policing: _builtins.str
+    """soft (default, also ""), hard: how every domain holds the rate"""
     @_builtins.property
     def source(self) -> Global___Endpoint: ...
     @_builtins.property
@@ -1328,6 +1331,7 @@ class Reservation(_message.Message):
         strategy: Global___Strategy.ValueType = ...,
         max_paths: _builtins.int = ...,
         directional: _builtins.bool = ...,
+        policing: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal[
         "destination", b"destination", "source", b"source", "window", b"window"
@@ -1344,6 +1348,8 @@ class Reservation(_message.Message):
         b"id",
         "max_paths",
         b"max_paths",
+        "policing",
+        b"policing",
         "source",
         b"source",
         "strategy",
