@@ -90,10 +90,15 @@ def class_of(queue_id: int) -> str:
     return f"b7a1:{_QUEUE_BASE + queue_id:x}"
 
 
+def _whole_bytes(rate_bps: int) -> int:
+    """A rate in bit/s rounded up to whole bytes/s, which tc keeps (never 0, never under)."""
+    return max(8, -(-rate_bps // 8) * 8)
+
+
 def shown_rate(rate_bps: int) -> int:
-    """The rate tc shows for a rate given in bit/s: bytes/s, then at most 3 digits dropped
-    per unit step (iproute2's `print_rate`), read back as bit/s."""
-    rate = (rate_bps // 8) * 8
+    """The rate tc shows for a rate braid writes: whole bytes/s, then at most 3 digits
+    dropped per unit step (iproute2's `print_rate`), read back as bit/s."""
+    rate = _whole_bytes(rate_bps)
     scale = 1
     for _ in range(len(_UNITS) - 1):
         if rate < 1000 or (rate % 1000 and rate < 1000 * 1000):
@@ -190,12 +195,12 @@ class TcQueues:
         self, netdev: str, parent: str, name: str, rate: int, ceil: int, prio: int | None = None
     ) -> None:
         args = ["class", "replace", "dev", netdev, "parent", parent, "classid", name, "htb"]
-        args += ["rate", f"{rate}bit", "ceil", f"{ceil}bit"]
+        args += ["rate", f"{_whole_bytes(rate)}bit", "ceil", f"{_whole_bytes(ceil)}bit"]
         self.run(args + ([] if prio is None else ["prio", str(prio)]))
 
     def _best_effort(self, netdev: str, line: int, guaranteed: int) -> None:
         # Best effort keeps at least 1% of the line, however much is guaranteed.
-        rate = max(line - guaranteed, line // 100, 8)
+        rate = max(line - guaranteed, line // 100)
         self._class(netdev, ROOT_CLASS, BEST_EFFORT_CLASS, rate, line, prio=0)
 
     def _filter(self, netdev: str, queue_id: int) -> None:
