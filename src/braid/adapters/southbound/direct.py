@@ -21,7 +21,6 @@ import subprocess
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Final, Protocol
 
 from braid.adapters.southbound.desired import DesiredState
@@ -35,7 +34,7 @@ from braid.adapters.southbound.ofctl_text import (
     parse_group,
     parse_meters,
 )
-from braid.adapters.southbound.tc_queues import TcQueues, held
+from braid.adapters.southbound.tc_queues import TcQueues, held_difference
 from braid.core.rules.model import (
     BRAID_COOKIE_MASK,
     BRAID_COOKIE_TAG,
@@ -44,7 +43,6 @@ from braid.core.rules.model import (
     Queue,
     RuleSet,
 )
-from braid.core.rules.tables import difference
 
 __all__ = ["CommandRunner", "OfctlDriver", "ofctl_runner"]
 
@@ -123,12 +121,7 @@ class OfctlDriver:
         reports = {}
         for switch in sorted(self.bridges):
             actual = self.dump_switch(switch)
-            desired = self.desired.get(switch, actual.dpid)
-            # Compare queues as tc holds them, but write the rates asked for.
-            as_held = replace(desired, queues=tuple(held(q) for q in desired.queues))
-            add, delete = difference(actual, as_held)
-            asked = {q.key: q for q in desired.queues}
-            add = replace(add, queues=tuple(asked[q.key] for q in add.queues))
+            add, delete = held_difference(actual, self.desired.get(switch, actual.dpid))
             if not (add.empty and delete.empty):
                 self._change(add, delete)
             reports[switch] = ReconcileReport(switch, add, delete)

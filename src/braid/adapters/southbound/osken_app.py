@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -31,7 +31,7 @@ from os_ken.ofproto import ofproto_v1_3
 from braid.adapters.southbound import of13
 from braid.adapters.southbound.desired import DesiredState
 from braid.adapters.southbound.driver import ReconcileReport, SouthboundError
-from braid.adapters.southbound.tc_queues import TcQueues, held
+from braid.adapters.southbound.tc_queues import TcQueues, held_difference
 from braid.core.rules.model import (
     BRAID_COOKIE_MASK,
     BRAID_COOKIE_TAG,
@@ -40,7 +40,6 @@ from braid.core.rules.model import (
     Queue,
     RuleSet,
 )
-from braid.core.rules.tables import difference
 
 REPLY_TIMEOUT: Final = 10.0
 
@@ -236,12 +235,7 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
 
     def _reconcile(self, datapath: Any) -> ReconcileReport:
         actual = self._read(datapath)
-        desired = self.desired.get(actual.switch, datapath.id)
-        # Compare queues as tc holds them, but write the rates asked for.
-        as_held = replace(desired, queues=tuple(held(q) for q in desired.queues))
-        add, delete = difference(actual, as_held)
-        asked = {q.key: q for q in desired.queues}
-        add = replace(add, queues=tuple(asked[q.key] for q in add.queues))
+        add, delete = held_difference(actual, self.desired.get(actual.switch, datapath.id))
         self._write(datapath, add, delete)
         return ReconcileReport(actual.switch, add, delete)
 

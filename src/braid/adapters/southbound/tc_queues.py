@@ -45,6 +45,8 @@ from typing import Final, Protocol
 
 from braid.adapters.southbound.driver import SouthboundError
 from braid.core.rules.enforcement import Queue
+from braid.core.rules.model import RuleSet
+from braid.core.rules.tables import difference
 
 __all__ = [
     "BEST_EFFORT_CLASS",
@@ -53,6 +55,7 @@ __all__ = [
     "TcRunner",
     "class_of",
     "held",
+    "held_difference",
     "shown_rate",
     "tc_runner",
 ]
@@ -130,6 +133,15 @@ def held(queue: Queue) -> Queue:
         max_rate=shown_rate(queue.max_rate),
         line_rate=shown_rate(queue.line_rate),
     )
+
+
+def held_difference(actual: RuleSet, desired: RuleSet) -> tuple[RuleSet, RuleSet]:
+    """`tables.difference` for a switch whose queues are read back from tc: queues are
+    compared as tc holds them, and those to write keep the rates asked for."""
+    as_held = replace(desired, queues=tuple(held(q) for q in desired.queues))
+    add, delete = difference(actual, as_held)
+    asked = {q.key: q for q in desired.queues}
+    return replace(add, queues=tuple(asked[q.key] for q in add.queues)), delete
 
 
 @dataclass(frozen=True, slots=True)
