@@ -18,9 +18,9 @@ import pytest
 
 from braid.adapters.emulation.iperf import ClientOptions, IperfServer, close_pipes, run_client
 from braid.adapters.emulation.network import EmulatedNetwork, HostSpec
-from braid.adapters.emulation.sendbuffer import switchd_send_buffer
 from braid.adapters.southbound.direct import OfctlDriver
 from braid.adapters.southbound.driver import SouthboundDriver
+from braid.adapters.southbound.switchd_buffer import switchd_send_buffer
 from braid.adapters.southbound.tc_queues import BRAID_QDISC
 from braid.core.model.booking import Allocation
 from braid.core.model.paths import Path

@@ -22,9 +22,10 @@ from typing import Any, Final
 
 from braid.adapters.emulation.network import EmulatedNetwork, HostSpec
 from braid.adapters.emulation.ovs import OvsStart, ensure_ovs, stop_ovs
-from braid.adapters.emulation.sendbuffer import raised_send_buffer, switchd_send_buffer
+from braid.adapters.emulation.sendbuffer import raised_send_buffer
 from braid.adapters.emulation.sweep import exclusive
 from braid.adapters.southbound.driver import SouthboundDriver
+from braid.adapters.southbound.switchd_buffer import switchd_send_buffer
 from braid.app.records import User
 from braid.app.reservations.commands import Reserve
 from braid.app.reservations.memory_store import MemoryRepository

@@ -21,8 +21,9 @@ from braid.adapters.emulation.iperf import (
     parse_report,
 )
 from braid.adapters.emulation.network import HostSpec, link_mbps, plan_wiring
-from braid.adapters.emulation.sendbuffer import BufferSettings, parse_switchd_send_buffer
+from braid.adapters.emulation.sendbuffer import BufferSettings
 from braid.adapters.emulation.sweep import _BRIDGE_RE, _LINK_RE
+from braid.adapters.southbound.switchd_buffer import parse_switchd_send_buffer
 from braid.core.errors import InputError
 from braid.core.model.booking import Allocation
 from braid.core.model.topology import topology_from_dict

@@ -24,8 +24,6 @@ does) use it.
 from __future__ import annotations
 
 import contextlib
-import re
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,31 +97,6 @@ def _apply(settings: BufferSettings) -> None:
     else:
         WMEM_DEFAULT.write_text(f"{settings.default}\n")
         WMEM_MAX.write_text(f"{settings.ceiling}\n")
-
-
-def switchd_send_buffer() -> int | None:
-    """The send buffer of ovs-vswitchd's unbound packet socket, once it has one (`ss`)."""
-    try:
-        out = subprocess.run(
-            ["ss", "-0", "-a", "-m", "-p", "-n"],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=10,
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return parse_switchd_send_buffer(out)
-
-
-def parse_switchd_send_buffer(ss_output: str) -> int | None:
-    """From `ss -0 -m -p` output: `tb` of the ovs-vswitchd socket bound to no interface."""
-    for line in ss_output.splitlines():
-        if "ovs-vswitchd" in line and re.search(r"\s(\[0\]|\*):\*\s", line):
-            found = re.search(r"\btb(\d+)", line)
-            if found:
-                return int(found.group(1))
-    return None
 
 
 def _read(path: Path) -> int:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from braid.adapters.southbound.direct import OfctlDriver
 from braid.adapters.southbound.driver import SouthboundDriver, SouthboundError
-from braid.adapters.southbound.tc_queues import TcQueues, held
+from braid.adapters.southbound.tc_queues import QUEUE_SECONDS, TcQueues, held
 from braid.core.rules.changes import install_steps, removal_steps
 from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.model import FlowRule, Match, Meter, Output, Policing, RuleSet, Selection
@@ -34,7 +34,7 @@ def driver_and_fakes(
     dpids = {s: p.dpid for s, p in scenario.ports.switches.items()}
     fake = FakeOfctl(dpids, bundles=bundles, ports=ports)
     tc = FakeTc([f"{s}-eth{n}" for s, numbers in ports.items() for n in numbers])
-    driver = OfctlDriver({s: s for s in dpids}, fake, queues=TcQueues(tc))
+    driver = OfctlDriver({s: s for s in dpids}, fake, queues=TcQueues(tc, QUEUE_SECONDS))
     return driver, fake, tc
 
 
@@ -181,7 +181,7 @@ def test_a_fresh_driver_reconciling_to_nothing_removes_meters_and_queues() -> No
     driver, fake, tc = driver_and_fakes(scenario)
     plan = compile_reservation(scenario.request, scenario.topology, scenario.ports)
     run(driver, install_steps(plan))
-    fresh = OfctlDriver(driver.bridges, fake, queues=TcQueues(tc))
+    fresh = OfctlDriver(driver.bridges, fake, queues=TcQueues(tc, QUEUE_SECONDS))
     fresh.reconcile()
     assert all(r.empty for r in fresh.dump().values())
     assert all(dev.qdisc is None for dev in tc.devs.values())

@@ -6,7 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from braid.adapters.southbound.tc_queues import TcQueues, class_of, held, shown_rate
+from braid.adapters.southbound.tc_queues import (
+    DEEP_QUEUE_SECONDS,
+    DEEP_ROOM_BYTES,
+    QUEUE_SECONDS,
+    TcQueues,
+    class_of,
+    held,
+    queue_seconds_for,
+    shown_rate,
+)
 from braid.core.rules.enforcement import Queue
 from tests.unit.adapters.southbound.fake_tc import FakeTc
 
@@ -17,7 +26,7 @@ SOFT = Queue(3, 9, 30_000_000, LINE, LINE)
 
 def queues_on(*netdevs: str) -> tuple[TcQueues, FakeTc]:
     fake = FakeTc(netdevs)
-    return TcQueues(fake), fake
+    return TcQueues(fake, QUEUE_SECONDS), fake
 
 
 def best_effort_rate(fake: FakeTc, netdev: str = "s1-eth3") -> int:
@@ -114,3 +123,10 @@ def test_any_queue_reads_back_as_held(rate: int, vlan: int) -> None:
     queue = Queue(1, vlan, rate, rate, 2 * rate)
     tc.apply("p", [queue])
     assert tc.dump("p", 1) == (held(queue),)
+
+
+def test_leaf_queues_are_a_round_trip_deep_only_where_the_switch_has_room_for_them() -> None:
+    assert queue_seconds_for(None) == QUEUE_SECONDS
+    assert queue_seconds_for(208 * 1024) == QUEUE_SECONDS
+    assert queue_seconds_for(DEEP_ROOM_BYTES) == DEEP_QUEUE_SECONDS
+    assert TcQueues(FakeTc(["s1-eth1"]), DEEP_QUEUE_SECONDS).queue_seconds == DEEP_QUEUE_SECONDS
