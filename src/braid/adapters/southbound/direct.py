@@ -4,6 +4,13 @@ No controller process: each call runs `ovs-ofctl -O OpenFlow13` against the
 bridge's management socket. Changes go in one OpenFlow bundle per switch
 (atomic: a packet sees the table before or after, never half), falling back
 to separate group and flow commands where a switch refuses bundles.
+
+Enforcement (`braid.core.rules.enforcement`) goes around the bundle, as
+`ovs-ofctl bundle` refuses meter messages and queues are not OpenFlow here:
+meters are written with `add-meter`/`mod-meter` before the bundle (a flow may
+only name a meter the switch holds) and deleted after it; port queues are
+HTB classes on the port's netdev (`tc_queues`, because the userspace datapath
+does not hand `set_queue` to the kernel), added first and removed last.
 """
 
 from __future__ import annotations
@@ -11,7 +18,10 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
 from typing import Final, Protocol
 
 from braid.adapters.southbound.desired import DesiredState
@@ -20,15 +30,26 @@ from braid.adapters.southbound.ofctl_text import (
     flow_key_text,
     flow_text,
     group_text,
+    meter_text,
     parse_flow,
     parse_group,
+    parse_meters,
 )
-from braid.core.rules.model import BRAID_COOKIE_MASK, BRAID_COOKIE_TAG, BRAID_GROUP_IDS, RuleSet
+from braid.adapters.southbound.tc_queues import TcQueues, held
+from braid.core.rules.model import (
+    BRAID_COOKIE_MASK,
+    BRAID_COOKIE_TAG,
+    BRAID_GROUP_IDS,
+    Meter,
+    Queue,
+    RuleSet,
+)
 from braid.core.rules.tables import difference
 
 __all__ = ["CommandRunner", "OfctlDriver", "ofctl_runner"]
 
 _DPID_RE: Final = re.compile(r"dpid:([0-9a-fA-F]{16})")
+_PORT_RE: Final = re.compile(r"^\s*(\d+)\(([^)]+)\):", re.MULTILINE)
 
 
 class CommandRunner(Protocol):
@@ -61,7 +82,11 @@ def ofctl_runner(
 
 
 class OfctlDriver:
-    """Drives bridges named in `bridges` (switch name -> ovs-ofctl target, e.g. the bridge name)."""
+    """Drives bridges named in `bridges` (switch name -> ovs-ofctl target, e.g. the bridge name).
+
+    `queues` writes port queues on the bridges' port netdevs (by default with
+    the local `tc`, so the driver must run on the switches' machine).
+    """
 
     def __init__(
         self,
@@ -69,23 +94,26 @@ class OfctlDriver:
         runner: CommandRunner | None = None,
         *,
         bundle: bool = True,
+        queues: TcQueues | None = None,
     ) -> None:
         self.bridges = dict(bridges)
         self.run = runner or ofctl_runner()
         self.bundle = bundle
+        self.queues = queues or TcQueues()
         self.desired = DesiredState()
         self._dpids: dict[str, int] = {}
+        self._netdevs: dict[str, dict[int, str]] = {}
 
     # --- the SouthboundDriver interface ---
 
     def apply(self, rule_set: RuleSet) -> None:
         self._target(rule_set.switch)
-        self._write(rule_set.switch, _add_lines(rule_set))
+        self._change(rule_set, RuleSet(rule_set.switch, rule_set.dpid))
         self.desired.add(rule_set)
 
     def remove(self, rule_set: RuleSet) -> None:
         self._target(rule_set.switch)
-        self._write(rule_set.switch, _delete_lines(rule_set))
+        self._change(RuleSet(rule_set.switch, rule_set.dpid), rule_set)
         self.desired.discard(rule_set)
 
     def dump(self) -> dict[str, RuleSet]:
@@ -95,27 +123,46 @@ class OfctlDriver:
         reports = {}
         for switch in sorted(self.bridges):
             actual = self.dump_switch(switch)
-            add, delete = difference(actual, self.desired.get(switch, actual.dpid))
+            desired = self.desired.get(switch, actual.dpid)
+            # Compare queues as tc holds them, but write the rates asked for.
+            as_held = replace(desired, queues=tuple(held(q) for q in desired.queues))
+            add, delete = difference(actual, as_held)
+            asked = {q.key: q for q in desired.queues}
+            add = replace(add, queues=tuple(asked[q.key] for q in add.queues))
             if not (add.empty and delete.empty):
-                self._write(switch, [*_add_lines(add), *_delete_lines(delete)])
+                self._change(add, delete)
             reports[switch] = ReconcileReport(switch, add, delete)
         return reports
 
     # --- helpers ---
 
     def dump_switch(self, switch: str) -> RuleSet:
-        """braid's flows and groups on one switch, read back."""
+        """braid's flows, groups, meters and port queues on one switch, read back.
+
+        Queue rates are as tc holds them (`tc_queues.held`)."""
         target = self._target(switch)
         cookie = f"cookie={BRAID_COOKIE_TAG:#x}/{BRAID_COOKIE_MASK:#x}"
         flow_lines = self._call(switch, ["--no-names", "--no-stats", "dump-flows", target, cookie])
         group_lines = self._call(switch, ["dump-groups", target])
+        meter_lines = self._call(switch, ["dump-meters", target])
+        queues = [
+            q for port in sorted(self.netdevs(switch)) for q in self._dump_queues(switch, port)
+        ]
         try:
             flows = [parse_flow(line) for line in _entries(flow_lines)]
             groups = [parse_group(line) for line in _entries(group_lines)]
             groups = [g for g in groups if g.group_id in BRAID_GROUP_IDS]
-            return RuleSet.of(switch, self.dpid(switch), flows, groups)
+            meters = parse_meters(meter_lines)
+            return RuleSet.of(switch, self.dpid(switch), flows, groups, meters, queues)
         except SouthboundError as exc:
             raise SouthboundError(switch, exc.message) from exc
+
+    def netdevs(self, switch: str, *, refresh: bool = False) -> dict[int, str]:
+        """OpenFlow port number -> netdev name of the switch's ports (from `ovs-ofctl show`)."""
+        if refresh or switch not in self._netdevs:
+            shown = self._call(switch, ["show", self._target(switch)])
+            self._netdevs[switch] = {int(n): name for n, name in _PORT_RE.findall(shown)}
+        return self._netdevs[switch]
 
     def dpid(self, switch: str) -> int:
         if switch not in self._dpids:
@@ -132,10 +179,66 @@ class OfctlDriver:
         return target
 
     def _call(self, switch: str, args: Sequence[str], stdin: str | None = None) -> str:
-        try:
+        with _naming(switch):
             return self.run(args, stdin)
+
+    def _change(self, add: RuleSet, delete: RuleSet) -> None:
+        """Add `add` and delete `delete` on one switch, in the order that keeps it valid."""
+        switch = add.switch
+        self._apply_queues(switch, add.queues)
+        self._add_meters(switch, add.meters)
+        self._write(switch, [*_add_lines(add), *_delete_lines(delete)])
+        self._delete_meters(switch, delete.meters)
+        self._remove_queues(switch, delete.queues)
+
+    def _add_meters(self, switch: str, meters: Iterable[Meter]) -> None:
+        target = self._target(switch)
+        for meter in meters:
+            try:
+                self._call(switch, ["add-meter", target, meter_text(meter)])
+            except SouthboundError as exc:
+                if "METER_EXISTS" not in exc.message:
+                    raise
+                self._call(switch, ["mod-meter", target, meter_text(meter)])
+
+    def _delete_meters(self, switch: str, meters: Iterable[Meter]) -> None:
+        target = self._target(switch)
+        for meter in meters:
+            self._call(switch, ["del-meters", target, f"meter={meter.meter_id}"])
+
+    def _by_netdev(self, switch: str, queues: Iterable[Queue]) -> dict[str, list[Queue]]:
+        by_port: defaultdict[int, list[Queue]] = defaultdict(list)
+        for queue in queues:
+            by_port[queue.port].append(queue)
+        if not by_port:
+            return {}
+        netdevs = self.netdevs(switch)
+        if not set(by_port) <= set(netdevs):
+            netdevs = self.netdevs(switch, refresh=True)  # a port added since we looked
+        missing = sorted(set(by_port) - set(netdevs))
+        if missing:
+            raise SouthboundError(switch, f"queue on port {missing[0]}, which the switch lacks")
+        return {netdevs[port]: qs for port, qs in sorted(by_port.items())}
+
+    def _apply_queues(self, switch: str, queues: Iterable[Queue]) -> None:
+        for netdev, on_port in self._by_netdev(switch, queues).items():
+            with _naming(switch):
+                self.queues.apply(netdev, on_port)
+
+    def _remove_queues(self, switch: str, queues: Iterable[Queue]) -> None:
+        for netdev, on_port in self._by_netdev(switch, queues).items():
+            with _naming(switch):
+                self.queues.remove(netdev, on_port)
+
+    def _dump_queues(self, switch: str, port: int) -> tuple[Queue, ...]:
+        netdev = self.netdevs(switch)[port]
+        try:
+            with _naming(switch):
+                return self.queues.dump(netdev, port)
         except SouthboundError as exc:
-            raise SouthboundError(switch, exc.message) from exc
+            if "Cannot find device" in exc.message:
+                return ()  # a port without a kernel netdev (patch port) holds no queue
+            raise
 
     def _write(self, switch: str, lines: Sequence[str]) -> None:
         if not lines:
@@ -162,6 +265,15 @@ class OfctlDriver:
         ):
             if entries:
                 self._call(switch, [command, target, "-"], "\n".join(entries) + "\n")
+
+
+@contextmanager
+def _naming(switch: str) -> Iterator[None]:
+    """Name `switch` in a `SouthboundError` raised inside (runners do not know it)."""
+    try:
+        yield
+    except SouthboundError as exc:
+        raise SouthboundError(switch, exc.message) from exc
 
 
 def _bundles_unsupported(message: str) -> bool:

@@ -10,11 +10,13 @@ looks equal to a rule set it is not.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 from braid.adapters.southbound.driver import SouthboundError
 from braid.core.errors import InputError
+from braid.core.rules.enforcement import BRAID_METER_IDS
 from braid.core.rules.model import (
     ETH_TYPE_ARP,
     ETH_TYPE_IPV4,
@@ -27,6 +29,7 @@ from braid.core.rules.model import (
     GroupAction,
     GroupKind,
     Match,
+    Meter,
     Output,
     PopVlan,
     PushVlan,
@@ -35,7 +38,15 @@ from braid.core.rules.model import (
     SetVlan,
 )
 
-__all__ = ["flow_key_text", "flow_text", "group_text", "parse_flow", "parse_group"]
+__all__ = [
+    "flow_key_text",
+    "flow_text",
+    "group_text",
+    "meter_text",
+    "parse_flow",
+    "parse_group",
+    "parse_meters",
+]
 
 VLAN_PRESENT: Final = 0x1000
 _PROTOCOL_WORDS: Final = {
@@ -135,6 +146,14 @@ def group_text(group: Group) -> str:
     return f"group_id={group.group_id},type={group.kind.value}," + ",".join(buckets)
 
 
+def meter_text(meter: Meter) -> str:
+    """A meter as `ovs-ofctl add-meter`/`mod-meter` read it: one drop band, kbit/s, burst."""
+    return (
+        f"meter={meter.meter_id},kbps,burst,stats,"
+        f"bands=type=drop,rate={meter.rate_kbps},burst_size={meter.burst_kbits}"
+    )
+
+
 # --- reading ------------------------------------------------------------------
 
 
@@ -198,7 +217,9 @@ def _simple_action(word: str, line: str) -> Action:
     if word == "IN_PORT":
         return Output(IN_PORT)
     kind, _, arg = word.partition(":")
-    if kind in ("output", "group") and arg.isdigit():
+    if kind in ("output", "group", "set_queue") and arg.isdigit():
+        if kind == "set_queue":
+            return SetQueue(int(arg))
         return Output(int(arg)) if kind == "output" else GroupAction(int(arg))
     if word.isdigit():
         return Output(int(word))
@@ -210,6 +231,13 @@ def parse_flow(line: str) -> FlowRule:
     head, sep, actions = line.strip().partition(" actions=")
     if not sep:
         raise _fail(line, "no actions")
+    meter_id = None
+    if actions.startswith("meter:"):
+        # OpenFlow 1.3 runs the meter instruction before the actions: it leads the list.
+        word, _, actions = actions.partition(",")
+        if not word[len("meter:") :].isdigit():
+            raise _fail(line, f"bad meter {word!r}")
+        meter_id = int(word[len("meter:") :])
     header: dict[str, str] = {}
     match_words = []
     for word in (w.strip() for w in head.replace(", ", ",").split(",")):
@@ -226,6 +254,7 @@ def parse_flow(line: str) -> FlowRule:
         actions=parse_actions(actions, line),
         cookie=int(header.get("cookie", "0"), 16),
         table_id=int(header.get("table", "0")),
+        meter_id=meter_id,
     )
 
 
@@ -262,3 +291,41 @@ def _parse_bucket(text: str, line: str) -> Bucket:
         elif name != "bucket_id":
             raise _fail(line, f"braid does not model bucket field {name!r}")
     return Bucket(parse_actions(actions, line), weight, watch_port)
+
+
+_METER_HEAD: Final = re.compile(r"^meter=(\d+)\s+(.*?)\s*bands=$")
+_DROP_BAND: Final = re.compile(r"^type=drop\s+rate=(\d+)\s+burst_size=(\d+)$")
+
+
+def parse_meters(dump: str) -> list[Meter]:
+    """braid's meters in a `dump-meters` reply (each a header line, then a line per band).
+
+    Meters with ids outside `BRAID_METER_IDS` are not braid's and are left
+    out. braid's are kbit/s with a burst and exactly one drop band; any other
+    meter in braid's range is an error, as for flows, so a dump never looks
+    equal to what it is not.
+    """
+    meters: list[Meter] = []
+    lines = [ln.strip() for ln in dump.splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith(("OFPST_", "OFPT_"))]
+    for i, line in enumerate(lines):
+        if not line.startswith("meter="):
+            continue
+        head = _METER_HEAD.match(line)
+        if head is not None and int(head.group(1)) not in BRAID_METER_IDS:
+            continue
+        if head is None or set(head.group(2).split()) != {"kbps", "burst", "stats"}:
+            raise _fail(line, "braid models kbps meters with burst and stats only")
+        bands = []
+        for band_line in lines[i + 1 :]:
+            if band_line.startswith("meter="):
+                break
+            bands.append(band_line)
+        band = _DROP_BAND.match(bands[0]) if len(bands) == 1 else None
+        if band is None:
+            raise _fail(line, f"braid models meters with one drop band, got {bands}")
+        try:
+            meters.append(Meter(int(head.group(1)), int(band.group(1)), int(band.group(2))))
+        except InputError as exc:
+            raise _fail(line, str(exc)) from exc
+    return meters

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from braid.adapters.southbound import of13
 from braid.adapters.southbound.codec import rule_set_from_json, rule_set_to_json
 from braid.adapters.southbound.driver import SouthboundError
-from braid.adapters.southbound.ofctl_text import flow_text, group_text, parse_flow, parse_group
+from braid.adapters.southbound.ofctl_text import (
+    flow_text,
+    group_text,
+    meter_text,
+    parse_flow,
+    parse_group,
+    parse_meters,
+)
 from braid.core.errors import InputError
 from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.model import (
@@ -23,11 +32,14 @@ from braid.core.rules.model import (
     GroupAction,
     GroupKind,
     Match,
+    Meter,
     Output,
+    Policing,
     PopVlan,
     PushVlan,
     RuleSet,
     Selection,
+    SetQueue,
     SetVlan,
 )
 from tests.unit.core.rules.scenarios import Scenario, scenarios
@@ -63,7 +75,25 @@ OVS_FLOWS = {
     " cookie=0x2, priority=2000,in_port=1,dl_vlan=5 actions=set_field:4102->vlan_vid,output:2": (
         FlowRule(2000, Match(in_port=1, vlan_vid=5), (SetVlan(6), Output(2)), 2)
     ),
+    " cookie=0xb7a1000000000001, priority=3000,ip,nw_dst=10.0.0.2"
+    " actions=meter:5,set_queue:7,output:1": FlowRule(
+        3000,
+        Match(eth_type=0x0800, ipv4_dst="10.0.0.2"),
+        (SetQueue(7), Output(1)),
+        0xB7A1000000000001,
+        meter_id=5,
+    ),
 }
+# `ovs-ofctl -O OpenFlow13 dump-meters` (3.1): a header line, then one line per band.
+OVS_METERS = (
+    "OFPST_METER_CONFIG reply (OF1.3) (xid=0x2):\n"
+    "meter=5 kbps burst stats bands=\n"
+    "type=drop rate=60000 burst_size=30000\n"
+    "meter=6 kbps burst stats bands=\n"
+    "type=drop rate=1000 burst_size=500\n"
+    "meter=100000 pktps stats bands=\n"  # outside braid's ids: not braid's, not read
+    "type=drop rate=10\n"
+)
 OVS_GROUPS = {
     " group_id=183107584,type=select,bucket=weight:3,actions=push_vlan:0x8100,"
     "set_field:4097->vlan_vid,output:1,bucket=actions=push_vlan:0x8100,"
@@ -110,13 +140,45 @@ def test_what_braid_does_not_model_is_an_error_not_a_silent_loss(line: str) -> N
         parse_flow(line)
 
 
+def test_ovs_meter_dumps_read_back() -> None:
+    assert parse_meters(OVS_METERS) == [Meter(5, 60000, 30000), Meter(6, 1000, 500)]
+    assert parse_meters("OFPST_METER_CONFIG reply (OF1.3) (xid=0x2):\n") == []
+
+
+@pytest.mark.parametrize(
+    "dump",
+    [
+        "meter=5 pktps burst stats bands=\ntype=drop rate=6 burst_size=3\n",
+        "meter=5 kbps burst stats bands=\ntype=dscp_remark rate=6 burst_size=3 prec_level=1\n",
+        "meter=5 kbps burst stats bands=\n"
+        "type=drop rate=6 burst_size=3\ntype=drop rate=9 burst_size=3\n",
+        "meter=5 kbps burst stats bands=\n",
+    ],
+)
+def test_meters_braid_does_not_model_are_an_error(dump: str) -> None:
+    with pytest.raises(SouthboundError, match="cannot read"):
+        parse_meters(dump)
+
+
+def test_a_meter_text_reads_back_as_dumped() -> None:
+    meter = Meter(9, 60000, 30000)
+    assert meter_text(meter) == (
+        "meter=9,kbps,burst,stats,bands=type=drop,rate=60000,burst_size=30000"
+    )
+    dumped = "meter=9 kbps burst stats bands=\ntype=drop rate=60000 burst_size=30000\n"
+    assert parse_meters(dumped) == [meter]
+
+
 def _rule_sets(scenario: Scenario) -> tuple[RuleSet, ...]:
     return compile_reservation(scenario.request, scenario.topology, scenario.ports).rule_sets()
 
 
 @settings(max_examples=40, deadline=None)
-@given(scenarios())
-def test_compiled_rules_survive_ovs_ofctl_text(scenario: Scenario) -> None:
+@given(scenarios(), st.sampled_from([None, Policing.SOFT, Policing.HARD]))
+def test_compiled_rules_survive_ovs_ofctl_text(
+    scenario: Scenario, policing: Policing | None
+) -> None:
+    scenario = replace(scenario, request=replace(scenario.request, policing=policing))
     for rule_set in _rule_sets(scenario):
         for flow in rule_set.flows:
             head, _, actions = flow_text(flow).rpartition(",actions=")
