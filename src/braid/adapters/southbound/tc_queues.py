@@ -13,6 +13,14 @@ their path VLAN, which is the queue id (`braid.core.rules.enforcement`):
                            ceil max_rate, prio 1, so a soft queue's excess
                            borrows only after best effort has been served
       filter pref 0x1XXX   u32: TPID 0x8100 and VID XXX -> class b7a1:1XXX
+      each leaf class queues in a short bfifo (`queue_seconds` at its ceil)
+
+The leaf queues are short for two reasons: round trips inside one network
+are short, so a few milliseconds of queue keep a link busy without bloating
+TCP's round-trip time; and on Open vSwitch's userspace datapath every queued
+frame stays charged to the one socket OVS sends all frames through (see
+`braid.adapters.emulation.sendbuffer`), so a best-effort flood filling a long
+queue would starve every other queue of that socket's buffer.
 
 The offsets are relative to the network header, which for a frame OVS sends
 tagged lies after the tag: the TPID is at -6, the TCI at -4. Changes are
@@ -60,6 +68,11 @@ _CLASS_RE: Final = re.compile(
 )
 _TPID_MATCH: Final = "match 00008100/0000ffff at -8"  # as tc prints `u16 0x8100 at -6`
 _FILTER_RE: Final = re.compile(r"\bpref (\d+) u32\b.*\bflowid (b7a1:[0-9a-f]+)")
+_LEAF_RE: Final = re.compile(r"^qdisc bfifo [0-9a-f]+: parent (b7a1:[0-9a-f]+) limit (\d+)([KM]?)b")
+_SIZE_UNITS: Final = {"": 1, "K": 1024, "M": 1024 * 1024}
+QUEUE_SECONDS: Final = 0.005
+"""A leaf class's queue, in seconds at its ceil (at least `MIN_QUEUE_BYTES`)."""
+MIN_QUEUE_BYTES: Final = 2 * 9018  # two jumbo frames: a queue must hold a frame or two
 
 
 class TcRunner(Protocol):
@@ -126,13 +139,17 @@ class _PortTree:
     line_rate: int | None
     classes: dict[str, tuple[int, int, int]]  # class -> (prio, rate, ceil)
     filters: dict[int, str]  # pref -> class of a filter matching its VLAN as braid writes it
+    leaves: dict[str, int]  # class -> its bfifo's limit in bytes
 
 
 class TcQueues:
     """Writes and reads braid's queues on switch port netdevs with `tc`."""
 
-    def __init__(self, runner: TcRunner | None = None) -> None:
+    def __init__(
+        self, runner: TcRunner | None = None, queue_seconds: float = QUEUE_SECONDS
+    ) -> None:
         self.run = runner or tc_runner()
+        self.queue_seconds = queue_seconds
 
     def apply(self, netdev: str, queues: Iterable[Queue]) -> None:
         """Add or change `queues` (all of one port) in place; other queues stay."""
@@ -149,11 +166,13 @@ class TcQueues:
         for queue in wanted:
             name = class_of(queue.queue_id)
             self._class(netdev, ROOT_CLASS, name, queue.min_rate, queue.max_rate, prio=1)
+            self._leaf(netdev, tree, name, queue.max_rate)
             if tree.filters.get(_pref(queue.queue_id)) != class_of(queue.queue_id):
                 self._filter(netdev, queue.queue_id)
         kept = {q: r[1] for q, r in tree.classes.items() if _queue_id(q) is not None}
         kept.update({class_of(q.queue_id): q.min_rate for q in wanted})
         self._best_effort(netdev, line, sum(kept.values()))
+        self._leaf(netdev, tree, BEST_EFFORT_CLASS, line)
 
     def remove(self, netdev: str, queues: Iterable[Queue]) -> None:
         """Delete `queues` (filter, then class); with none left, braid's qdisc too."""
@@ -198,6 +217,14 @@ class TcQueues:
         args += ["rate", f"{_whole_bytes(rate)}bit", "ceil", f"{_whole_bytes(ceil)}bit"]
         self.run(args + ([] if prio is None else ["prio", str(prio)]))
 
+    def _leaf(self, netdev: str, tree: _PortTree, name: str, ceil: int) -> None:
+        """Give class `name` its short queue, unless it has it (replacing drops its frames)."""
+        limit = max(int(ceil / 8 * self.queue_seconds), MIN_QUEUE_BYTES)
+        if tree.leaves.get(name) != limit:
+            handle = f"{name.partition(':')[2]}:"
+            where = ["dev", netdev, "parent", name, "handle", handle]
+            self.run(["qdisc", "replace", *where, "bfifo", "limit", str(limit)])
+
     def _best_effort(self, netdev: str, line: int, guaranteed: int) -> None:
         # Best effort keeps at least 1% of the line, however much is guaranteed.
         rate = max(line - guaranteed, line // 100)
@@ -211,13 +238,18 @@ class TcQueues:
         self.run(["filter", "add", *where, *pref, *tpid, *vid, "classid", class_of(queue_id)])
 
     def _read(self, netdev: str) -> _PortTree:
-        qdiscs = self.run(["qdisc", "show", "dev", netdev, "root"])
-        if not any(ln.startswith(f"qdisc htb {BRAID_QDISC} root") for ln in qdiscs.splitlines()):
-            return _PortTree(False, None, {}, {})
+        qdiscs = self.run(["qdisc", "show", "dev", netdev]).splitlines()
+        if not any(ln.startswith(f"qdisc htb {BRAID_QDISC} root") for ln in qdiscs):
+            return _PortTree(False, None, {}, {}, {})
         classes = _parse_classes(self.run(["class", "show", "dev", netdev]))
         filters = _parse_filters(self.run(["filter", "show", "dev", netdev, "parent", BRAID_QDISC]))
         root = classes.pop(ROOT_CLASS, None)
-        return _PortTree(True, None if root is None else root[1], classes, filters)
+        leaves = {}
+        for line in qdiscs:
+            found = _LEAF_RE.match(line.strip())
+            if found is not None:
+                leaves[found.group(1)] = int(found.group(2)) * _SIZE_UNITS[found.group(3)]
+        return _PortTree(True, None if root is None else root[1], classes, filters, leaves)
 
 
 def _pref(queue_id: int) -> int:

@@ -26,6 +26,7 @@ class Netdev:
     qdisc: str | None = None  # "htb <handle>" or another root qdisc, None = the default
     classes: dict[str, HtbClass] = field(default_factory=dict)
     filters: dict[int, tuple[list[tuple[int, int, int]], str]] = field(default_factory=dict)
+    leaves: dict[str, int] = field(default_factory=dict)  # class -> bfifo limit, bytes
 
 
 def _print_rate(rate_bytes: int) -> str:
@@ -67,17 +68,27 @@ class FakeTc:
     def _qdisc_show(self, dev: Netdev, rest: list[str]) -> str:
         if dev.qdisc is None:
             return "qdisc noqueue 0: root refcnt 2 \n"
-        return f"qdisc {dev.qdisc} root refcnt 3 r2q 10 default 0x2\n"
+        lines = [f"qdisc {dev.qdisc} root refcnt 3 r2q 10 default 0x2\n"]
+        for name, limit in dev.leaves.items():
+            size = f"{limit // 1024}Kb" if limit % 1024 == 0 else f"{limit}b"
+            lines.append(f"qdisc bfifo {name.partition(':')[2]}: parent {name} limit {size}\n")
+        return "".join(lines)
 
     def _qdisc_replace(self, dev: Netdev, rest: list[str]) -> str:
+        if rest[0] == "parent":  # a leaf class's own queue
+            if rest[1] not in dev.classes:
+                raise SouthboundError("", "Error: Failed to find specified class.")
+            assert rest[4:6] == ["bfifo", "limit"], rest
+            dev.leaves[rest[1]] = int(rest[6])
+            return ""
         assert rest[:3] == ["root", "handle", "b7a1:"] and rest[3] == "htb", rest
-        dev.qdisc, dev.classes, dev.filters = "htb b7a1:", {}, {}
+        dev.qdisc, dev.classes, dev.filters, dev.leaves = "htb b7a1:", {}, {}, {}
         return ""
 
     def _qdisc_del(self, dev: Netdev, rest: list[str]) -> str:
         if dev.qdisc is None:
             raise SouthboundError("", "Error: Cannot delete qdisc with handle of zero.")
-        dev.qdisc, dev.classes, dev.filters = None, {}, {}
+        dev.qdisc, dev.classes, dev.filters, dev.leaves = None, {}, {}, {}
         return ""
 
     # --- classes ---
@@ -101,6 +112,7 @@ class FakeTc:
             raise SouthboundError("", "Error: Filter exists in class.")
         if dev.classes.pop(name, None) is None:
             raise SouthboundError("", "Error: Failed to find class.")
+        dev.leaves.pop(name, None)
         return ""
 
     def _class_show(self, dev: Netdev, rest: list[str]) -> str:

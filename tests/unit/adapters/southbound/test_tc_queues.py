@@ -41,10 +41,20 @@ def test_applying_again_or_changing_one_queue_keeps_the_tree_in_place() -> None:
     faster = Queue(3, 7, 70_000_000, 70_000_000, LINE)
     tc.apply("s1-eth3", [faster])
     changes = [c[:2] for c in fake.calls if c[1] not in ("show",)]
-    assert ["qdisc", "replace"] not in changes and ["qdisc", "del"] not in changes
+    assert ["qdisc", "del"] not in changes
+    assert not [c for c in fake.calls if c[:2] == ["qdisc", "replace"] and "root" in c]
     assert ["filter", "add"] not in changes  # the filters were there already
+    replaced_leaves = [c for c in fake.calls if c[:2] == ["qdisc", "replace"]]
+    assert [c[c.index("parent") + 1] for c in replaced_leaves] == [class_of(7)]  # its ceil moved
     assert tc.dump("s1-eth3", 3) == (faster, SOFT)
     assert best_effort_rate(fake) == LINE - 100_000_000 + LINE // 100  # never under 1%
+
+
+def test_every_class_queues_a_few_milliseconds_at_its_ceil() -> None:
+    tc, fake = queues_on("s1-eth3")
+    tc.apply("s1-eth3", [HARD, SOFT])
+    leaves = fake.devs["s1-eth3"].leaves
+    assert leaves == {class_of(7): 37_500, class_of(9): 62_500, "b7a1:2": 62_500}
 
 
 def test_removing_queues_deletes_them_alone_then_braids_qdisc() -> None:
