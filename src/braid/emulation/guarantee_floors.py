@@ -65,18 +65,24 @@ def _reservation_floors(report: Report, rows: Mapping[str, Mapping[str, Any]]) -
                 FloorCheck(f"{row['flow']} (hard): at most its booking", row["percent_of_booked"],
                            HARD_CEILING_PCT, at_most=True)
             )  # fmt: skip
-    for soft in (r for r in _reserved(rows) if r["policing"] == "soft" and r["sent_mbps"] > 0):
-        others = [r for r in _reserved(rows) if r is not soft]
-        if not others:
-            continue
-        # What the others kept of their bookings, against what their own floors let them lose.
-        kept = sum(min(r["delivered_mbps"], r["booked_mbps"]) for r in others)
-        booked = sum(r["booked_mbps"] for r in others)
-        allowed = sum(r["booked_mbps"] * _floor_of(r) for r in others) / booked
-        report.floors.append(
-            FloorCheck(f"beside {soft['flow']} (soft): the other reservations, kept / booked",
-                       100 * kept / booked, allowed)
-        )  # fmt: skip
+    for soft in (r for r in _reserved(rows) if r["policing"] == "soft"):
+        report.floors.append(_soft_taking(soft, [r for r in _reserved(rows) if r is not soft]))
+
+
+def _soft_taking(soft: Mapping[str, Any], others: list[Mapping[str, Any]]) -> FloorCheck:
+    """What a soft over-sender can have taken from the others: its rate above its booking,
+    as far as another reservation fell short of its own floor at the same time (excess
+    taken from what the others left unused is best effort's, not theirs)."""
+    excess = max(0.0, soft["delivered_mbps"] - soft["booked_mbps"])
+    short = sum(max(0.0, r["booked_mbps"] * _floor_of(r) / 100 - r["delivered_mbps"])
+                for r in others)  # fmt: skip
+    return FloorCheck(
+        f"{soft['flow']} (soft): taken from the other reservations",
+        min(excess, short),
+        soft["booked_mbps"] * (HARD_CEILING_PCT - 100) / 100,
+        unit=" Mbit/s",
+        at_most=True,
+    )
 
 
 def _floor_of(row: Mapping[str, Any]) -> float:

@@ -127,7 +127,7 @@ def test_the_enforced_run_is_held_to_the_issues_floors() -> None:
     judge(report, 100_000_000, 9000)
     assert report.passed, [f.line() for f in report.floors if not f.passed]
     names = " ".join(f.name for f in report.floors)
-    assert "at most its booking" in names and "beside soft over-sender" in names
+    assert "at most its booking" in names and "taken from the other reservations" in names
     assert "reservations idle" in names
 
 
@@ -138,6 +138,17 @@ def test_a_hard_over_sender_above_its_booking_fails_and_so_do_starved_neighbours
     assert "hard over-sender (hard)" in failed
     assert "TCP in reservation (hard)" in failed
     assert "best effort, reservations busy" in failed
+    # The soft one kept to its booking: whatever the others lost, it did not take it.
+    assert "soft over-sender (soft)" not in failed
+
+
+def test_a_soft_over_sender_above_its_booking_while_another_is_short_took_from_it() -> None:
+    report = _report("enforced", hard=25.0, tcp=39.0, best=0.5)
+    soft = next(r for r in report.rows if r["flow"] == "soft over-sender")
+    soft["delivered_mbps"] = 26.0
+    judge(report, 100_000_000, 9000)
+    taken = next(f for f in report.floors if "taken from" in f.name)
+    assert not taken.passed and taken.value == pytest.approx(30 * 0.98 - 25.0)
 
 
 def test_the_run_with_enforcement_off_is_compared_with_not_judged() -> None:
