@@ -24,6 +24,7 @@ TCP_PCT: Final = 90.0
 REMAINDER_PCT: Final = 98.0  # best effort's share of what is left, as for a reservation
 ENFORCED: Final = "enforced"
 BASELINE: Final = "enforcement off"
+TRICKLE_MBPS: Final = 0.5
 _UDP_HEADERS: Final = 46  # Ethernet 14 + 802.1Q 4 + IPv4 20 + UDP 8 per one-frame datagram
 
 
@@ -145,10 +146,13 @@ def _compare(
 ) -> None:
     for name, row in enforced.items():
         before = baseline.get(name)
-        if before is None or not before["delivered_mbps"]:
+        if before is None:
             continue
-        ratio = row["delivered_mbps"] / before["delivered_mbps"]
-        report.findings.append(
-            f"{name}: {row['delivered_mbps']:.1f} Mbit/s enforced vs "
-            f"{before['delivered_mbps']:.1f} with enforcement off ({ratio:.2f}x)"
-        )
+        now, then = row["delivered_mbps"], before["delivered_mbps"]
+        if then < TRICKLE_MBPS:  # a ratio to next to nothing says nothing
+            told = f"{now:.1f} Mbit/s enforced, {then:.2f} with enforcement off"
+        else:
+            told = (
+                f"{now:.1f} Mbit/s enforced vs {then:.1f} with enforcement off ({now / then:.2f}x)"
+            )
+        report.findings.append(f"{name}: {told}")
