@@ -18,6 +18,7 @@ enforcement with today's behaviour from one invocation.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, replace
 from typing import Any, Final, Self
@@ -149,6 +150,8 @@ def run_guarantees(options: GuaranteeOptions, progress: Progress | None = None) 
     with EmulationSession(guarantees_topology(link_bps), _hosts(), options.session) as session:
         for mode, choice in modes:
             installed = _book(session, scale, choice)
+            if choice != "none":
+                report.notes.append(_queues_note(session))
             try:
                 progress.step(f"{mode}: reservations and best effort together")
                 loaded = _measure(session, options, scale, options.seconds, with_reserved=True)
@@ -190,6 +193,15 @@ def _book(session: EmulationSession, scale: Scale, choice: str) -> list[Installe
             )
         )  # fmt: skip
     return installed
+
+
+def _queues_note(session: EmulationSession) -> str:
+    """What the enforcement put on E1's side of the core link (tc), for reading the figures."""
+    intf = session.net.wiring.link_intfs["E1-E2"][0]
+    shown = session.net.run(["tc", "qdisc", "show", "dev", intf]).stdout
+    leaves = re.findall(r"qdisc (\w+) \S+ parent (\S+) limit (\S+)", shown)
+    told = ", ".join(f"{cls} {kind} {limit}" for kind, cls, limit in leaves) or "none"
+    return f"queues on {intf} (E1's end of the core link) while enforced: leaf qdiscs {told}"
 
 
 def _flow(role: Role, options: GuaranteeOptions, scale: Scale, seconds: float) -> ReceivedFlow:
