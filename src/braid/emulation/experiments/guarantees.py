@@ -150,11 +150,11 @@ def run_guarantees(options: GuaranteeOptions, progress: Progress | None = None) 
     with EmulationSession(guarantees_topology(link_bps), _hosts(), options.session) as session:
         for mode, choice in modes:
             installed = _book(session, scale, choice)
-            if choice != "none":
-                report.notes.append(_queues_note(session))
             try:
                 progress.step(f"{mode}: reservations and best effort together")
                 loaded = _measure(session, options, scale, options.seconds, with_reserved=True)
+                if choice != "none":
+                    report.notes.append(_enforcement_note(session))
                 progress.step(f"{mode}: reservations idle, best effort alone")
                 idle = _measure(session, options, scale, options.idle_seconds, with_reserved=False)
             finally:
@@ -195,13 +195,33 @@ def _book(session: EmulationSession, scale: Scale, choice: str) -> list[Installe
     return installed
 
 
-def _queues_note(session: EmulationSession) -> str:
-    """What the enforcement put on E1's side of the core link (tc), for reading the figures."""
+_LEAF: Final = re.compile(
+    r"qdisc (\w+) \S+ parent (\S+) limit (\S+).*?\n\s*Sent (\d+) bytes (\d+) pkt \(dropped (\d+)"
+)
+_METER: Final = re.compile(r"meter:(\d+) .*?packet_in_count:(\d+).*?\n\s*0: packet_count:(\d+)")
+
+
+def _enforcement_note(session: EmulationSession) -> str:
+    """Where enforcement dropped frames at E1 while everything ran (tc leaf queues on
+    its end of the core link, then its meters): read beside the figures, it says which
+    losses the queues and meters account for."""
     intf = session.net.wiring.link_intfs["E1-E2"][0]
-    shown = session.net.run(["tc", "qdisc", "show", "dev", intf]).stdout
-    leaves = re.findall(r"qdisc (\w+) \S+ parent (\S+) limit (\S+)", shown)
-    told = ", ".join(f"{cls} {kind} {limit}" for kind, cls, limit in leaves) or "none"
-    return f"queues on {intf} (E1's end of the core link) while enforced: leaf qdiscs {told}"
+    shown = session.net.run(["tc", "-s", "qdisc", "show", "dev", intf]).stdout
+    leaves = [
+        f"{cls} {kind} {limit}: dropped {dropped} of {int(sent) + int(dropped)} pkts"
+        for kind, cls, limit, _, sent, dropped in _LEAF.findall(shown)
+    ]
+    meters = session.net.run(
+        ["ovs-ofctl", "-O", "OpenFlow13", "meter-stats", session.net.bridges["E1"]]
+    ).stdout
+    metered = [
+        f"meter {mid}: dropped {dropped} of {seen} pkts"
+        for mid, seen, dropped in _METER.findall(meters)
+    ]
+    return (
+        f"enforcement at E1 during the run together, since it was installed: {intf} leaf "
+        f"queues {'; '.join(leaves) or 'none'}; {'; '.join(metered) or 'no meters'}"
+    )
 
 
 def _flow(role: Role, options: GuaranteeOptions, scale: Scale, seconds: float) -> ReceivedFlow:
