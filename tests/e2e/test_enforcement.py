@@ -20,6 +20,7 @@ from braid.adapters.emulation.iperf import ClientOptions, IperfServer, close_pip
 from braid.adapters.emulation.network import EmulatedNetwork, HostSpec
 from braid.adapters.emulation.sendbuffer import switchd_send_buffer
 from braid.adapters.southbound.direct import OfctlDriver
+from braid.adapters.southbound.driver import SouthboundDriver
 from braid.adapters.southbound.tc_queues import BRAID_QDISC
 from braid.core.model.booking import Allocation
 from braid.core.model.paths import Path
@@ -28,6 +29,7 @@ from braid.core.rules.changes import install_steps, removal_steps
 from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.labels import LabelPool
 from braid.core.rules.model import Policing, RulePlan, RuleRequest, Step, StepKind
+from braid.emulation.drivers import make_driver
 from tests.e2e.emulation_fixtures import emulation_host
 
 pytestmark = [pytest.mark.e2e, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
@@ -66,7 +68,7 @@ def compiled(
     return compile_reservation(request, topology(), net.port_map, pool)
 
 
-def run(driver: OfctlDriver, steps: tuple[Step, ...]) -> None:
+def run(driver: SouthboundDriver, steps: tuple[Step, ...]) -> None:
     for step in steps:
         (driver.apply if step.kind is StepKind.APPLY else driver.remove)(step.rule_set)
 
@@ -96,7 +98,7 @@ def tcp(net: EmulatedNetwork, client: str, server: str) -> float:
     return run_client(net.host(client), net.ip(server), ClientOptions(seconds=SECONDS)).received_bps
 
 
-def braid_leftovers(net: EmulatedNetwork, driver: OfctlDriver) -> list[str]:
+def braid_leftovers(net: EmulatedNetwork, driver: SouthboundDriver) -> list[str]:
     """Meters, flows, groups or qdiscs of braid's still on the switches."""
     left = [f"{s}: {r}" for s, r in driver.dump().items() if not r.empty]
     for intf in net.wiring.link_intfs["A-B"]:
@@ -106,8 +108,19 @@ def braid_leftovers(net: EmulatedNetwork, driver: OfctlDriver) -> list[str]:
     return left
 
 
-def test_a_hard_reservation_is_held_to_its_rate_and_carries_tcp(net: EmulatedNetwork) -> None:
-    driver = OfctlDriver(dict(net.bridges))
+@pytest.fixture(params=["direct", "controller"])
+def driver(request: pytest.FixtureRequest, net: EmulatedNetwork) -> Iterator[SouthboundDriver]:
+    """The direct driver, or a `braid controller` process's (os-ken)."""
+    made, close = make_driver(request.param, net)
+    try:
+        yield made
+    finally:
+        close()
+
+
+def test_a_hard_reservation_is_held_to_its_rate_and_carries_tcp(
+    net: EmulatedNetwork, driver: SouthboundDriver
+) -> None:
     plan = compiled(net, LabelPool(), "hard", ("h1", "h2"), Policing.HARD)
     run(driver, install_steps(plan))
     assert driver.dump()["A"].meters and driver.dump()["A"].queues
@@ -119,8 +132,8 @@ def test_a_hard_reservation_is_held_to_its_rate_and_carries_tcp(net: EmulatedNet
         for server in servers:
             server.close()
     print(
-        f"\nhard {RATE / 1e6:.0f} Mbit/s: UDP at 2x -> {over / 1e6:.1f} Mbit/s, "
-        f"TCP -> {through_tcp / 1e6:.1f} Mbit/s"
+        f"\n{type(driver).__name__}: hard {RATE / 1e6:.0f} Mbit/s: "
+        f"UDP at 2x -> {over / 1e6:.1f} Mbit/s, TCP -> {through_tcp / 1e6:.1f} Mbit/s"
     )
     assert over <= 1.1 * RATE, "the hard reservation carried more than its rate"
     assert through_tcp >= 0.7 * RATE, "TCP through the hard reservation fell far short"
@@ -129,9 +142,8 @@ def test_a_hard_reservation_is_held_to_its_rate_and_carries_tcp(net: EmulatedNet
 
 
 def test_a_soft_reservation_keeps_its_rate_under_a_best_effort_flood(
-    net: EmulatedNetwork,
+    net: EmulatedNetwork, driver: SouthboundDriver
 ) -> None:
-    driver = OfctlDriver(dict(net.bridges))
     soft = compiled(net, LabelPool(), "soft", ("h1", "h2"), Policing.SOFT)
     pool = LabelPool().with_plans([soft])
     flood = compiled(net, pool, "flood", ("h3", "h4"), None)  # routed only: best effort
@@ -147,15 +159,20 @@ def test_a_soft_reservation_keeps_its_rate_under_a_best_effort_flood(
             server.close()
     print(f"\novs-vswitchd's send buffer: {switchd_send_buffer()} bytes")
     print(
-        f"soft {RATE / 1e6:.0f} Mbit/s under a {2 * LINE / 1e6:.0f} Mbit/s best-effort flood: "
-        f"reservation {kept / 1e6:.1f} Mbit/s, flood {flooded / 1e6:.1f} Mbit/s"
+        f"{type(driver).__name__}: soft {RATE / 1e6:.0f} Mbit/s under a "
+        f"{2 * LINE / 1e6:.0f} Mbit/s best-effort flood: reservation {kept / 1e6:.1f} Mbit/s, "
+        f"flood {flooded / 1e6:.1f} Mbit/s"
     )
     assert kept >= 0.8 * RATE, "the flood took the soft reservation's guarantee"
     assert kept + flooded <= 1.1 * LINE, "the port carried more than its line rate"
 
-    # A fresh driver (a restarted braid) with nothing desired clears what braid left.
     run(driver, removal_steps(flood))
-    fresh = OfctlDriver(dict(net.bridges))
-    reports = fresh.reconcile()
-    assert reports["A"].deleted.queues and reports["A"].deleted.flows
-    assert braid_leftovers(net, fresh) == []
+    if isinstance(driver, OfctlDriver):
+        # A fresh driver (a restarted braid) with nothing desired clears what braid left.
+        fresh = OfctlDriver(dict(net.bridges))
+        reports = fresh.reconcile()
+        assert reports["A"].deleted.queues and reports["A"].deleted.flows
+        assert braid_leftovers(net, fresh) == []
+    else:
+        run(driver, removal_steps(soft))
+        assert braid_leftovers(net, driver) == []

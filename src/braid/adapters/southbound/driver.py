@@ -7,19 +7,23 @@ process, the "ODL method"). A driver remembers what it was asked to install
 reconnected hold exactly that again.
 
 Contract for every driver:
-- `apply(rule_set)` adds the rule set's groups, then its flows, to switch
-  `rule_set.switch`. A flow whose key (table, priority, match) is already
-  there is replaced, a group with the same id is modified: applying twice is
-  the same as applying once. Buckets/flows referring to groups of the same
-  rule set are safe because groups go first.
-- `remove(rule_set)` deletes exactly those flows (by key, strictly) and then
-  those groups; entries not present are ignored. Other flows stay.
+- `apply(rule_set)` adds the rule set's port queues, meters, groups, then
+  its flows, to switch `rule_set.switch`. A flow whose key (table, priority,
+  match) is already there is replaced, a group, meter or queue with the same
+  id is modified: applying twice is the same as applying once. Buckets/flows
+  referring to groups or meters of the same rule set are safe because those
+  go first.
+- `remove(rule_set)` deletes exactly those flows (by key, strictly), then
+  those groups, meters and queues; entries not present are ignored. Other
+  flows stay.
 - `dump()` reads every managed switch back as model objects, one `RuleSet`
   per switch, keyed by switch name; only braid's flows (cookie tagged with
-  `BRAID_COOKIE_TAG`) and groups (ids in `BRAID_GROUP_IDS`) are reported.
-- `reconcile()` makes each reachable switch's braid-owned flows and groups
-  equal to the desired state (adds what is missing, deletes leftovers,
-  rewrites what differs) and returns what it changed per switch.
+  `BRAID_COOKIE_TAG`), groups (ids in `BRAID_GROUP_IDS`), meters (ids in
+  `BRAID_METER_IDS`) and queues (a driver's own, e.g. braid's tc qdisc) are
+  reported.
+- `reconcile()` makes each reachable switch's braid-owned entries equal to
+  the desired state (adds what is missing, deletes leftovers, rewrites what
+  differs) and returns what it changed per switch.
 Errors reaching a switch raise `SouthboundError`, naming the switch.
 """
 

@@ -10,6 +10,7 @@ import ipaddress
 from collections.abc import Iterable
 from typing import Any, Final
 
+from braid.core.rules.enforcement import BRAID_METER_IDS
 from braid.core.rules.model import (
     UNTAGGED,
     Action,
@@ -19,6 +20,7 @@ from braid.core.rules.model import (
     GroupAction,
     GroupKind,
     Match,
+    Meter,
     Output,
     PopVlan,
     PushVlan,
@@ -33,6 +35,9 @@ __all__ = [
     "group_from_desc",
     "group_mod",
     "match_to_of",
+    "meter_delete",
+    "meter_from_config",
+    "meter_mod",
 ]
 
 VLAN_PRESENT: Final = 0x1000
@@ -141,6 +146,8 @@ def actions_from_of(of_actions: Iterable[Any]) -> tuple[Action, ...]:
             result.append(Output(action.port))
         elif name == "OFPActionGroup":
             result.append(GroupAction(action.group_id))
+        elif name == "OFPActionSetQueue":
+            result.append(SetQueue(action.queue_id))
         else:
             raise ValueError(f"braid does not model action {name}")
     if pushed:
@@ -155,6 +162,8 @@ def flow_mod(datapath: Any, flow: FlowRule) -> Any:
     instructions = (
         [parser.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, actions)] if actions else []
     )
+    if flow.meter_id is not None:
+        instructions.insert(0, parser.OFPInstructionMeter(flow.meter_id, ofp.OFPIT_METER))
     return parser.OFPFlowMod(
         datapath,
         cookie=flow.cookie,
@@ -182,7 +191,10 @@ def flow_delete(datapath: Any, flow: FlowRule) -> Any:
 
 def flow_from_stats(stats: Any) -> FlowRule:
     actions: list[Any] = []
+    meter_id = None
     for instruction in stats.instructions:
+        if type(instruction).__name__ == "OFPInstructionMeter":
+            meter_id = instruction.meter_id
         actions.extend(getattr(instruction, "actions", None) or [])
     return FlowRule(
         priority=stats.priority,
@@ -190,7 +202,34 @@ def flow_from_stats(stats: Any) -> FlowRule:
         actions=actions_from_of(actions),
         cookie=stats.cookie,
         table_id=stats.table_id,
+        meter_id=meter_id,
     )
+
+
+def meter_mod(datapath: Any, meter: Meter, command: str) -> Any:
+    """OFPMC_ADD (`command` "add") or OFPMC_MODIFY of `meter`: kbit/s, one drop band."""
+    ofp, parser = datapath.ofproto, datapath.ofproto_parser
+    code = ofp.OFPMC_ADD if command == "add" else ofp.OFPMC_MODIFY
+    flags = ofp.OFPMF_KBPS | ofp.OFPMF_BURST | ofp.OFPMF_STATS
+    band = parser.OFPMeterBandDrop(rate=meter.rate_kbps, burst_size=meter.burst_kbits)
+    return parser.OFPMeterMod(datapath, code, flags, meter.meter_id, [band])
+
+
+def meter_delete(datapath: Any, meter_id: int) -> Any:
+    ofp, parser = datapath.ofproto, datapath.ofproto_parser
+    return parser.OFPMeterMod(datapath, ofp.OFPMC_DELETE, 0, meter_id, [])
+
+
+def meter_from_config(config: Any, ofp: Any) -> Meter | None:
+    """A meter config reply entry as a `Meter`; None when it is not braid's (id outside
+    `BRAID_METER_IDS`); ValueError for a braid meter braid does not model."""
+    if config.meter_id not in BRAID_METER_IDS:
+        return None
+    flags = ofp.OFPMF_KBPS | ofp.OFPMF_BURST | ofp.OFPMF_STATS
+    bands = list(config.bands)
+    if config.flags != flags or len(bands) != 1 or bands[0].type != ofp.OFPMBT_DROP:
+        raise ValueError(f"braid does not model meter {config.meter_id} (flags, bands)")
+    return Meter(config.meter_id, bands[0].rate, bands[0].burst_size)
 
 
 def group_mod(datapath: Any, group: Group | None, command: str, group_id: int = 0) -> Any:

@@ -3,10 +3,13 @@
 It keeps the OpenFlow 1.3 connections of the switches, holds the desired
 rule sets, and reconciles each switch whenever it (re)connects: braid's flows
 and groups on the switch are read back and made equal to the desired state
-(no duplicates, no leftovers). Requests arrive from other threads (the local
-HTTP API); each switch has a lock so that requests and reconciliation never
-interleave. Changes to a switch are sent back to back and confirmed by one
-barrier; errors the switch reports before the barrier reply fail the request.
+(no duplicates, no leftovers). Meters are OpenFlow meter mods; port queues
+are braid's HTB trees on the ports' netdevs (`tc_queues`), written by this
+process with the local `tc`, so it runs on the switches' machine. Requests
+arrive from other threads (the local HTTP API); each switch has a lock so
+that requests and reconciliation never interleave. Changes to a switch are
+sent back to back and confirmed by one barrier; errors the switch reports
+before the barrier reply fail the request.
 Port-status events go to `port_listener` (`port_reporter` tells braid serve
 the links' states).
 """
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -28,7 +31,15 @@ from os_ken.ofproto import ofproto_v1_3
 from braid.adapters.southbound import of13
 from braid.adapters.southbound.desired import DesiredState
 from braid.adapters.southbound.driver import ReconcileReport, SouthboundError
-from braid.core.rules.model import BRAID_COOKIE_MASK, BRAID_COOKIE_TAG, BRAID_GROUP_IDS, RuleSet
+from braid.adapters.southbound.tc_queues import TcQueues, held
+from braid.core.rules.model import (
+    BRAID_COOKIE_MASK,
+    BRAID_COOKIE_TAG,
+    BRAID_GROUP_IDS,
+    Meter,
+    Queue,
+    RuleSet,
+)
 from braid.core.rules.tables import difference
 
 REPLY_TIMEOUT: Final = 10.0
@@ -68,6 +79,9 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
         for rule_set in self.desired.tables().values():
             self.names[rule_set.dpid] = rule_set.switch
         self._groups_on: dict[int, set[int]] = {}
+        self._meters_on: dict[int, set[int]] = {}
+        self._netdevs: dict[int, dict[int, str]] = {}
+        self.queues = TcQueues()
         self._waiters: dict[tuple[int, int], _Waiter] = {}
         self._batch_errors: dict[tuple[int, int], list[str]] = {}
         self._state = threading.Lock()
@@ -94,6 +108,8 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
             ofp_event.EventOFPBarrierReply,
             ofp_event.EventOFPFlowStatsReply,
             ofp_event.EventOFPGroupDescStatsReply,
+            ofp_event.EventOFPMeterConfigStatsReply,
+            ofp_event.EventOFPPortDescStatsReply,
         ],
         MAIN_DISPATCHER,
     )
@@ -220,7 +236,12 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
 
     def _reconcile(self, datapath: Any) -> ReconcileReport:
         actual = self._read(datapath)
-        add, delete = difference(actual, self.desired.get(actual.switch, datapath.id))
+        desired = self.desired.get(actual.switch, datapath.id)
+        # Compare queues as tc holds them, but write the rates asked for.
+        as_held = replace(desired, queues=tuple(held(q) for q in desired.queues))
+        add, delete = difference(actual, as_held)
+        asked = {q.key: q for q in desired.queues}
+        add = replace(add, queues=tuple(asked[q.key] for q in add.queues))
         self._write(datapath, add, delete)
         return ReconcileReport(actual.switch, add, delete)
 
@@ -237,16 +258,62 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
             parser.OFPMatch(),
         )
         groups_request = parser.OFPGroupDescStatsRequest(datapath, 0)
+        meters_request = parser.OFPMeterConfigStatsRequest(datapath, 0, ofp.OFPM_ALL)
         name = self.switch_name(datapath.id)
         try:
             flows = [of13.flow_from_stats(s) for s in self._request(datapath, flows_request)]
             descs = self._request(datapath, groups_request)
             groups = [of13.group_from_desc(d, ofp.OFPP_ANY) for d in descs]
+            configs = self._request(datapath, meters_request)
+            meters = [m for c in configs if (m := of13.meter_from_config(c, ofp)) is not None]
         except ValueError as exc:
             raise SouthboundError(name, str(exc)) from exc
         self._groups_on[datapath.id] = {g.group_id for g in groups}
+        self._meters_on[datapath.id] = {c.meter_id for c in configs}
         owned = [g for g in groups if g.group_id in BRAID_GROUP_IDS]
-        return RuleSet.of(name, datapath.id, flows, owned)
+        queues = self._read_queues(datapath)
+        return RuleSet.of(name, datapath.id, flows, owned, meters, queues)
+
+    def _port_netdevs(self, datapath: Any, *, refresh: bool = False) -> dict[int, str]:
+        """OpenFlow port number -> netdev name of the switch's ports (port description)."""
+        if refresh or datapath.id not in self._netdevs:
+            ofp, parser = datapath.ofproto, datapath.ofproto_parser
+            ports = self._request(datapath, parser.OFPPortDescStatsRequest(datapath, 0))
+            self._netdevs[datapath.id] = {
+                p.port_no: p.name.decode() if isinstance(p.name, bytes) else str(p.name)
+                for p in ports
+                if p.port_no <= ofp.OFPP_MAX
+            }
+        return self._netdevs[datapath.id]
+
+    def _read_queues(self, datapath: Any) -> list[Queue]:
+        found: list[Queue] = []
+        for port, netdev in sorted(self._port_netdevs(datapath, refresh=True).items()):
+            try:
+                found.extend(self.queues.dump(netdev, port))
+            except SouthboundError as exc:
+                if "Cannot find device" not in exc.message:  # no netdev here: no queue
+                    raise SouthboundError(self.switch_name(datapath.id), exc.message) from exc
+        return found
+
+    def _write_queues(self, datapath: Any, queues: tuple[Queue, ...], *, remove: bool) -> None:
+        if not queues:
+            return
+        netdevs = self._port_netdevs(datapath)
+        if not {q.port for q in queues} <= set(netdevs):
+            netdevs = self._port_netdevs(datapath, refresh=True)
+        by_netdev: dict[str, list[Queue]] = {}
+        for queue in queues:
+            if queue.port not in netdevs:
+                raise SouthboundError(
+                    self.switch_name(datapath.id), f"queue on port {queue.port}, which it lacks"
+                )
+            by_netdev.setdefault(netdevs[queue.port], []).append(queue)
+        for netdev, on_port in by_netdev.items():
+            try:
+                (self.queues.remove if remove else self.queues.apply)(netdev, on_port)
+            except SouthboundError as exc:
+                raise SouthboundError(self.switch_name(datapath.id), exc.message) from exc
 
     def _request(self, datapath: Any, msg: Any) -> list[Any]:
         datapath.set_xid(msg)
@@ -266,17 +333,32 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
         return waiter.replies
 
     def _write(self, datapath: Any, add: RuleSet, delete: RuleSet) -> None:
-        """Groups, flows to add; flows, groups to delete; then one barrier to confirm."""
+        """Queues (tc); meters, groups, flows to add; flows, groups, meters to delete; one
+        barrier to confirm; queues to delete (tc). The switch takes messages in order."""
         if datapath.id not in self._groups_on:
             self._read(datapath)  # OpenFlow 1.3 has no add-or-modify: learn which groups exist
-        known = self._groups_on[datapath.id]
-        messages = [
+        self._write_queues(datapath, add.queues, remove=False)
+        self._send_batch(datapath, self._messages(datapath, add, delete))
+        self._groups_on[datapath.id].update(g.group_id for g in add.groups)
+        self._groups_on[datapath.id].difference_update(g.group_id for g in delete.groups)
+        self._meters_on[datapath.id].update(m.meter_id for m in add.meters)
+        self._meters_on[datapath.id].difference_update(m.meter_id for m in delete.meters)
+        self._write_queues(datapath, delete.queues, remove=True)
+
+    def _messages(self, datapath: Any, add: RuleSet, delete: RuleSet) -> list[Any]:
+        known, meters = self._groups_on[datapath.id], self._meters_on[datapath.id]
+        messages = [_meter_mod(datapath, m, meters) for m in add.meters]
+        messages += [
             of13.group_mod(datapath, g, "modify" if g.group_id in known else "add")
             for g in add.groups
         ]
         messages += [of13.flow_mod(datapath, f) for f in add.flows]
         messages += [of13.flow_delete(datapath, f) for f in delete.flows]
         messages += [of13.group_mod(datapath, None, "delete", g.group_id) for g in delete.groups]
+        messages += [of13.meter_delete(datapath, m.meter_id) for m in delete.meters]
+        return messages
+
+    def _send_batch(self, datapath: Any, messages: list[Any]) -> None:
         if not messages:
             return
         errors: list[str] = []
@@ -295,7 +377,9 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
             with self._state:
                 for key in keys:
                     self._batch_errors.pop(key, None)
-        known.update(g.group_id for g in add.groups)
-        known.difference_update(g.group_id for g in delete.groups)
         if errors:
             raise SouthboundError(self.switch_name(datapath.id), "; ".join(errors))
+
+
+def _meter_mod(datapath: Any, meter: Meter, on_switch: set[int]) -> Any:
+    return of13.meter_mod(datapath, meter, "modify" if meter.meter_id in on_switch else "add")

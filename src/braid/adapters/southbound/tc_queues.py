@@ -47,6 +47,7 @@ from braid.adapters.southbound.driver import SouthboundError
 from braid.core.rules.enforcement import Queue
 
 __all__ = [
+    "BEST_EFFORT_CLASS",
     "BRAID_QDISC",
     "TcQueues",
     "TcRunner",

@@ -229,9 +229,12 @@ def _datapath() -> Any:
 
 
 @settings(max_examples=40, deadline=None)
-@given(scenarios())
-def test_compiled_rules_survive_os_ken_messages(scenario: Scenario) -> None:
+@given(scenarios(), st.sampled_from([None, Policing.SOFT, Policing.HARD]))
+def test_compiled_rules_survive_os_ken_messages(
+    scenario: Scenario, policing: Policing | None
+) -> None:
     pytest.importorskip("os_ken")
+    scenario = replace(scenario, request=replace(scenario.request, policing=policing))
     datapath = _datapath()
     parser, ofp = datapath.ofproto_parser, datapath.ofproto
     for rule_set in _rule_sets(scenario):
@@ -249,6 +252,20 @@ def test_compiled_rules_survive_os_ken_messages(scenario: Scenario) -> None:
             mod = of13.group_mod(datapath, group, "add")
             desc = parser.OFPGroupDescStats(mod.type, mod.group_id, mod.buckets)
             assert of13.group_from_desc(desc, ofp.OFPP_ANY) == group
+        for meter in rule_set.meters:
+            mod = of13.meter_mod(datapath, meter, "add")
+            config = parser.OFPMeterConfigStats(mod.flags, mod.meter_id, mod.bands)
+            assert of13.meter_from_config(config, ofp) == meter
+
+
+def test_os_ken_meters_outside_braids_ids_are_not_braids_and_others_are_refused() -> None:
+    pytest.importorskip("os_ken")
+    datapath = _datapath()
+    parser, ofp = datapath.ofproto_parser, datapath.ofproto
+    band = parser.OFPMeterBandDrop(rate=10, burst_size=5)
+    assert of13.meter_from_config(parser.OFPMeterConfigStats(1, 0x20000, [band]), ofp) is None
+    with pytest.raises(ValueError, match="meter 5"):
+        of13.meter_from_config(parser.OFPMeterConfigStats(ofp.OFPMF_PKTPS, 5, [band]), ofp)
 
 
 def test_os_ken_matches_keep_prefixes_ports_and_untagged() -> None:
