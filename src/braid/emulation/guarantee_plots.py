@@ -20,13 +20,14 @@ def plot_guarantees(report: Report, out_dir: Path) -> list[Path]:
     runs = report.series.get("rates") or {}
     if not runs:
         return []
+    # One colour and line style per flow in every panel, whatever order a run reported in.
+    names = list(dict.fromkeys(name for run in runs.values() for name in run["flows"]))
     with styled(3.6 * len(runs) + 1.0, 4.2) as fig:
         axes = fig.subplots(1, len(runs), sharey=True, squeeze=False)[0]
         for ax, (mode, run) in zip(axes, runs.items(), strict=True):
-            flows = run["flows"]
-            for i, (name, data) in enumerate(flows.items()):
-                color = PALETTE[i % len(PALETTE)]
-                style = _STYLES[i % len(_STYLES)]
+            for name, data in run["flows"].items():
+                i = names.index(name)
+                color, style = PALETTE[i % len(PALETTE)], _STYLES[i % len(_STYLES)]
                 for phase, label in (("together", name), ("idle", None)):
                     points = data[phase]
                     ax.plot(points["t"], points["mbps"], label=label, color=color,

@@ -292,8 +292,11 @@ def _record(
         "link_goodput_mbps": round(link_goodput(link_bps, options.session.mtu) / MBPS, 3),
         "idle_from_s": offset,
         "flows": {
-            name: {"together": _points(got, 0.0), "idle": _points(idle.get(name), offset)}
-            for name, got in loaded.items()
+            role.name: {
+                "together": _points(loaded[role.name], 0.0),
+                "idle": _points(idle.get(role.name), offset),
+            }
+            for role in (*RESERVATIONS, *BEST_EFFORT)  # the plot's colours follow this order
         },
     }  # fmt: skip
 
