@@ -284,6 +284,51 @@ def tenants(
     _run("tenants", out, strict, lambda p: run_tenants(options, p))
 
 
+@app.command("guarantees")
+def guarantees(
+    driver: DriverOpt = "direct",
+    short: ShortOpt = False,
+    out: OutOpt = None,
+    scale: ScaleOpt = None,
+    seconds: SecondsOpt = None,
+    mtu: MtuOpt = 9000,
+    strict: StrictOpt = False,
+    realtime: RealtimeOpt = None,
+    policing: Annotated[
+        str,
+        typer.Option(
+            "--policing",
+            help="The enforced run's policing: booked (each reservation as the scenario "
+            "books it: hard, soft, hard), soft or hard for all three, or none (only the "
+            "run with enforcement off).",
+        ),
+    ] = "booked",
+    baseline: Annotated[
+        bool,
+        typer.Option(
+            "--baseline/--no-baseline",
+            help="Also run with enforcement off (the rules only route), to compare with.",
+        ),
+    ] = True,
+) -> None:
+    """Three reservations and a best-effort flood on one link: what braid's policing holds."""
+    from braid.core.errors import InputError
+    from braid.emulation.experiments.guarantees import (
+        GuaranteeOptions,
+        parse_policing_choice,
+        run_guarantees,
+    )
+
+    try:
+        chosen = parse_policing_choice(policing)
+    except InputError as exc:
+        fail(str(exc))
+    options = _options(GuaranteeOptions.of, driver, mtu, short, scale, seconds, None, realtime)
+    options.policing = chosen
+    options.baseline = baseline
+    _run("guarantees", out, strict, lambda p: run_guarantees(options, p))
+
+
 @app.command("packet-split")
 def packet_split(
     driver: DriverOpt = "direct",

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from braid.emulation.failover.plots import plot_extra_flows, plot_impulse_responses, plot_traces
+from braid.emulation.guarantee_plots import plot_guarantees
 from braid.emulation.packet_split_plots import (
     plot_congestion,
     plot_fairness,
@@ -245,4 +246,5 @@ PLOTTERS: dict[str, list[Plotter]] = {
     "service-failover": [],  # one row of times and counts
     "packet-split": [plot_packet_split, plot_congestion, plot_mptcp, plot_fairness],
     "failover": [plot_traces, plot_impulse_responses, plot_extra_flows],
+    "guarantees": [plot_guarantees],
 }

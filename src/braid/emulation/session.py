@@ -40,6 +40,7 @@ from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.flow_pinning import pin_client_ports
 from braid.core.rules.labels import LabelPool
 from braid.core.rules.model import (
+    Policing,
     PortMap,
     RulePlan,
     RuleRequest,
@@ -259,13 +260,20 @@ class EmulationSession:
         pinned: Sequence[tuple[int, int]] = (),
         booked: bool = True,
         ports: PortMap | None = None,
+        policing: Policing | None = None,
     ) -> Installed:
         """Compile and install; `pinned` = (path index, client TCP port) per-flow placements;
         `ports`: the wiring with more host addresses than the network's (e.g. a second
-        address of a multi-addressed host)."""
+        address of a multi-addressed host); `policing`: meters and queues hold the rate
+        (None: the rules only route)."""
         pool = LabelPool().with_plans(i.plan for i in self._installed.values())
         request = RuleRequest(
-            reservation_id, tuple(allocations), src_host, dst_host, selection=Selection.FLOW
+            reservation_id,
+            tuple(allocations),
+            src_host,
+            dst_host,
+            selection=Selection.FLOW,
+            policing=policing,
         )
         plan = compile_reservation(request, self.topology, ports or self.net.port_map, pool)
         driver = self.live_driver
