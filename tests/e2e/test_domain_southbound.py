@@ -44,7 +44,11 @@ def cluster(ovs: OvsSandbox, tmp_path: Path) -> Iterator[LocalCluster]:
         }
         path = tmp_path / f"{domain}-wiring.yaml"
         path.write_text(yaml.safe_dump(wiring))
-        domain_args[domain] = ["--southbound", str(path), "--provision-lead", "5"]
+        # The sandbox's bridges have no ports to queue on: these agents only route
+        # (tests/e2e/test_enforcement.py holds rates on real ports).
+        domain_args[domain] = [
+            "--southbound", str(path), "--provision-lead", "5", "--no-enforce-rates",
+        ]  # fmt: skip
     running = LocalCluster(
         source, tmp_path / "run", orchestrator_args=["--timeout", "2"], domain_args=domain_args
     )

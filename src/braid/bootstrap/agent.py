@@ -64,6 +64,7 @@ def start_agent(
     sweep_seconds: float = 1.0,
     southbound: Path | None = None,
     provision_lead: int = 5,
+    enforce_rates: bool = True,
     policy: Path | None = None,
     synchronous: str = "FULL",
     token: str | None = None,
@@ -103,7 +104,9 @@ def start_agent(
         )
     loop = None
     if southbound is not None:  # before serving: a bad wiring file stops the agent at once
-        loop = start_agent_provisioning(domains, service, southbound, lead=provision_lead)
+        loop = start_agent_provisioning(
+            domains, service, southbound, lead=provision_lead, enforce=enforce_rates
+        )
     server = start_aio_server(
         [(pb_grpc.add_DomainAgentServicer_to_server, servicer_for(service))], address, tls=tls
     )

@@ -28,9 +28,14 @@ __all__ = ["agent_plans", "start_agent_provisioning"]
 
 
 def agent_plans(
-    domains: MultiDomainNetwork, service: AgentService, config: SouthboundConfig
+    domains: MultiDomainNetwork,
+    service: AgentService,
+    config: SouthboundConfig,
+    *,
+    enforce: bool = True,
 ) -> AgentPlans:
-    """The agent's plan source for the switches `config` wires."""
+    """The agent's plan source for the switches `config` wires; `enforce` False: the rules
+    only route, whatever rates and policing the plans carry."""
     view = domains.view
     switches = {}
     for node, ports in config.ports.switches.items():
@@ -43,7 +48,7 @@ def agent_plans(
             real[LAN] = config.ports.hosts[host].port
         capacities = {link: view.links[link].capacity for link in real if link in view.links}
         switches[node] = SwitchWiring(node, ports.dpid, real, capacities)
-    return AgentPlans(service, switches, abstract_ports(view, service.domain))
+    return AgentPlans(service, switches, abstract_ports(view, service.domain), enforce=enforce)
 
 
 def start_agent_provisioning(
@@ -52,6 +57,7 @@ def start_agent_provisioning(
     wiring: Path,
     *,
     lead: int = 5,
+    enforce: bool = True,
     tick: float = 1.0,
     reconcile_every: float = 30.0,
     tables: SwitchTables | None = None,
@@ -66,7 +72,7 @@ def start_agent_provisioning(
         dpids = {s: p.dpid for s, p in config.ports.switches.items()}
         tables = DriverTables(drivers_for(config), dpids)
     provisioner = RulesProvisioner(
-        agent_plans(domains, service, config),
+        agent_plans(domains, service, config, enforce=enforce),
         MemoryProvisioningStore(),
         tables,
         holder=f"agent-{service.domain}",

@@ -126,6 +126,13 @@ def agent(
     provision_lead: Annotated[
         int, typer.Option("--provision-lead", help="Seconds before a window its rules go in.")
     ] = 5,
+    enforce_rates: Annotated[
+        bool,
+        typer.Option(
+            help="Hold each reservation's rates on the links between domains (queues, and "
+            "meters for hard policing); --no-enforce-rates for switches without them."
+        ),
+    ] = True,
     policy: Annotated[
         Path | None,
         typer.Option(
@@ -185,6 +192,7 @@ def agent(
             max_hold_seconds=max_hold,
             southbound=southbound,
             provision_lead=provision_lead,
+            enforce_rates=enforce_rates,
             policy=policy,
             synchronous=level,
             token=token,

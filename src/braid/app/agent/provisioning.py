@@ -10,6 +10,7 @@ before the window, and take them out at its end, on abort and on release.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 
 from braid.app.agent.service import AgentService
@@ -36,6 +37,8 @@ class AgentPlans:
 
     `abstract` maps each switch to what the plan's port numbers stand for (a
     link id, or the LAN), `switches` each switch to its real ports for them.
+    With `enforce` False the rules only route: the plans' rates and policing
+    are left aside.
     """
 
     def __init__(
@@ -43,13 +46,20 @@ class AgentPlans:
         service: AgentService,
         switches: Mapping[str, SwitchWiring],
         abstract: Mapping[str, Mapping[int, str]],
+        *,
+        enforce: bool = True,
     ) -> None:
         self.service, self.switches, self.abstract = service, switches, abstract
+        self.enforce = enforce
         self._groups: dict[tuple[str, str], tuple[int, ...]] = {}  # (tx, switch) -> ids
 
     def booked(self) -> list[Due]:
         held = self.service.committed_rules()
-        live = [(h, plans) for h, plans in held if h.state is HoldState.COMMITTED]
+        live = [
+            (h, [self._held(p) for p in plans])
+            for h, plans in held
+            if h.state is HoldState.COMMITTED
+        ]
         self._groups = _group_ids(live, self.abstract)
         return [
             Due(h.transaction, Window(State.RESERVED, h.start, h.end), order)
@@ -61,7 +71,7 @@ class AgentPlans:
         if plans is None:
             return None
         rule_sets = []
-        for plan in plans:
+        for plan in map(self._held, plans):
             wiring = self.switches.get(plan.switch)
             if wiring is None:
                 raise InputError("switches", f"the wiring has no switch {plan.switch!r}")
@@ -71,6 +81,10 @@ class AgentPlans:
         groups = tuple(g.group_id for rs in rule_sets for g in rs.groups)
         cookie = reservation_cookie(booking)
         return RulePlan(booking, cookie, (), None, groups, (), tuple(rule_sets))
+
+    def _held(self, plan: SwitchPlan) -> SwitchPlan:
+        """The plan as this agent installs it: without its policing when not enforcing."""
+        return plan if self.enforce else dataclasses.replace(plan, policing=None)
 
 
 def _preferred(transaction: str, plan: SwitchPlan, abstract: Mapping[int, str]) -> tuple[int, ...]:
