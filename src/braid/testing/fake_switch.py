@@ -14,7 +14,9 @@ meter the switch holds (Open vSwitch refuses it otherwise), deleting a meter
 deletes the flows that use it (OpenFlow 1.3), and a frame sent out of a port
 lands in the queue whose id is its VLAN, as braid's queues classify them on
 the wire (`Packet.queue`; `None` is best effort). `meter_hits` counts the
-packets each meter saw.
+packets each meter saw; `flow_counts` the packets and bytes (`Packet.size`,
+which a VLAN tag grows by 4) each flow matched, by flow key, as a switch's
+flow statistics do. Meters drop nothing here: the fake has no clock.
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ class Packet:
     arp_spa: str | None = None
     arp_tpa: str | None = None
     queue: int | None = None
+    size: int = 1000  # bytes on the wire, VLAN tag included
 
     def five_tuple(self) -> flow_hash.FiveTuple:
         """The flow the packet belongs to (ARP: its two protocol addresses)."""
@@ -135,6 +138,7 @@ class FakeSwitch:
         self.queues: dict[tuple[int, int], Queue] = {}
         self.down_ports: set[int] = set()
         self.meter_hits: Counter[int] = Counter()
+        self.flow_counts: dict[tuple[int, int, Match], tuple[int, int]] = {}
         self._round_robin: dict[int, list[int]] = {}
 
     def apply(self, rule_set: RuleSet) -> None:
@@ -155,6 +159,7 @@ class FakeSwitch:
         """Delete exactly these flows (by key), groups and meters (by id) and queues."""
         for flow in rule_set.flows:
             self.flows.pop(flow.key, None)
+            self.flow_counts.pop(flow.key, None)
         for group in rule_set.groups:
             self.groups.pop(group.group_id, None)
         for meter in rule_set.meters:
@@ -193,6 +198,8 @@ class FakeSwitch:
             return []
         if rule.meter_id is not None:
             self.meter_hits[rule.meter_id] += 1
+        packets, size = self.flow_counts.get(rule.key, (0, 0))
+        self.flow_counts[rule.key] = (packets + 1, size + packet.size)
         return self._run(rule.actions, packet, 0)
 
     def _run(
@@ -202,10 +209,12 @@ class FakeSwitch:
         for action in actions:
             if isinstance(action, Output):
                 sent.extend(self._output(action.port, packet))
-            elif isinstance(action, PushVlan | SetVlan):
+            elif isinstance(action, PushVlan):
+                packet = dataclasses.replace(packet, vlan=action.vid, size=packet.size + 4)
+            elif isinstance(action, SetVlan):
                 packet = dataclasses.replace(packet, vlan=action.vid)
             elif isinstance(action, PopVlan):
-                packet = dataclasses.replace(packet, vlan=None)
+                packet = dataclasses.replace(packet, vlan=None, size=packet.size - 4)
             elif isinstance(action, GroupAction):
                 sent.extend(self._group(action.group_id, packet, depth + 1))
         return sent
