@@ -15,7 +15,7 @@ deletes the flows that use it (OpenFlow 1.3), and a frame sent out of a port
 lands in the queue whose id is its VLAN, as braid's queues classify them on
 the wire (`Packet.queue`; `None` is best effort). `meter_hits` counts the
 packets each meter saw; `flow_counts` the packets and bytes (`Packet.size`,
-which a VLAN tag grows by 4) each flow matched, by flow key, as a switch's
+and 4 more for a VLAN tag) each flow matched, by flow key, as a switch's
 flow statistics do. Meters drop nothing here: the fake has no clock.
 """
 
@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Final
 
+from braid.core.delivery.samples import VLAN_TAG_BYTES
 from braid.core.rules import flow_hash
 from braid.core.rules.model import (
     ETH_TYPE_ARP,
@@ -79,7 +80,7 @@ class Packet:
     arp_spa: str | None = None
     arp_tpa: str | None = None
     queue: int | None = None
-    size: int = 1000  # bytes on the wire, VLAN tag included
+    size: int = 1000  # bytes on the wire without a VLAN tag (a tag adds 4)
 
     def five_tuple(self) -> flow_hash.FiveTuple:
         """The flow the packet belongs to (ARP: its two protocol addresses)."""
@@ -199,7 +200,8 @@ class FakeSwitch:
         if rule.meter_id is not None:
             self.meter_hits[rule.meter_id] += 1
         packets, size = self.flow_counts.get(rule.key, (0, 0))
-        self.flow_counts[rule.key] = (packets + 1, size + packet.size)
+        on_wire = packet.size + (0 if packet.vlan is None else VLAN_TAG_BYTES)
+        self.flow_counts[rule.key] = (packets + 1, size + on_wire)
         return self._run(rule.actions, packet, 0)
 
     def _run(
@@ -209,12 +211,10 @@ class FakeSwitch:
         for action in actions:
             if isinstance(action, Output):
                 sent.extend(self._output(action.port, packet))
-            elif isinstance(action, PushVlan):
-                packet = dataclasses.replace(packet, vlan=action.vid, size=packet.size + 4)
-            elif isinstance(action, SetVlan):
+            elif isinstance(action, PushVlan | SetVlan):
                 packet = dataclasses.replace(packet, vlan=action.vid)
             elif isinstance(action, PopVlan):
-                packet = dataclasses.replace(packet, vlan=None, size=packet.size - 4)
+                packet = dataclasses.replace(packet, vlan=None)
             elif isinstance(action, GroupAction):
                 sent.extend(self._group(action.group_id, packet, depth + 1))
         return sent
