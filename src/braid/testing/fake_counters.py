@@ -8,6 +8,8 @@ switch fail to answer, as an unreachable one would.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from braid.app.provisioning.ports import Counts, SwitchError
 from braid.core.delivery import CountedDirection, FlowRef, Tally, counted_flows, tally_of
 from braid.core.delivery.samples import PacketsBytes
@@ -29,6 +31,17 @@ class FakeDeliveryCounters:
         self.reads += 1
         forward, reverse = counted_flows(plan, src, dst)
         return Counts(self._tally(forward), self._tally(reverse))
+
+    def read_all(
+        self, plans: Sequence[tuple[RulePlan, HostPort, HostPort]]
+    ) -> list[Counts | SwitchError]:
+        answers: list[Counts | SwitchError] = []
+        for plan, src, dst in plans:
+            try:
+                answers.append(self.read(plan, src, dst))
+            except SwitchError as exc:
+                answers.append(exc)
+        return answers
 
     def _tally(self, direction: CountedDirection) -> Tally:
         flows: dict[FlowRef, PacketsBytes] = {}

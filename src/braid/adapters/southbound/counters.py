@@ -1,18 +1,22 @@
 """`OfctlCounters`: a plan's flow and meter counters, read with `ovs-ofctl`.
 
-Per switch the plan counts on, one `dump-flows BR cookie=C/-1` (the
-reservation's own flows, with their statistics) and, where a meter polices
-the entry rule, one `meter-stats BR`. Only what counting needs is parsed
-from the text: a flow's table, priority and the match fields braid's entry
-and label rules use, and its `n_packets`/`n_bytes`; a meter's band counts.
-Within one reservation's cookie those fields tell its flows apart (the IPv4
-and ARP entry rules differ in protocol, the label rules in port and VLAN).
+`read_all` reads every switch once for all the plans of a sampling pass:
+one `dump-flows BR cookie=TAG/MASK` (braid's flows, with their statistics)
+and, where a plan's meter sits, one `meter-stats BR`; so a pass costs two
+`ovs-ofctl` calls per switch however many reservations there are (`read`,
+for one plan, filters by the plan's cookie). Only what counting needs is
+parsed from the text: a flow's cookie, table, priority and the match fields
+braid's entry and label rules use, and its `n_packets`/`n_bytes`; a meter's
+band counts. Within one cookie those fields tell a reservation's flows apart
+(the IPv4 and ARP entry rules differ in protocol, the label rules in port
+and VLAN).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from braid.adapters.southbound.direct import CommandRunner, ofctl_runner
@@ -20,13 +24,22 @@ from braid.adapters.southbound.driver import SouthboundError
 from braid.app.provisioning.ports import Counts, SwitchError
 from braid.core.delivery import CountedDirection, FlowRef, Tally, counted_flows, tally_of
 from braid.core.delivery.samples import PacketsBytes
-from braid.core.rules.model import ETH_TYPE_ARP, ETH_TYPE_IPV4, HostPort, Match, RulePlan
+from braid.core.rules.model import (
+    BRAID_COOKIE_MASK,
+    BRAID_COOKIE_TAG,
+    ETH_TYPE_ARP,
+    ETH_TYPE_IPV4,
+    HostPort,
+    Match,
+    RulePlan,
+)
 
 __all__ = ["OfctlCounters", "parse_flow_counts", "parse_meter_counts"]
 
-# What identifies one of a reservation's flows in dump-flows text:
-# (table, priority, protocol, in_port, dl_vlan, nw_src, nw_dst).
-Signature = tuple[int, int, str | None, str | None, str | None, str | None, str | None]
+# What identifies one of braid's flows in dump-flows text:
+# (cookie, table, priority, protocol, in_port, dl_vlan, nw_src, nw_dst).
+Signature = tuple[int, int, int, str | None, str | None, str | None, str | None, str | None]
+Plans = Sequence[tuple[RulePlan, HostPort, HostPort]]
 
 _PROTOCOLS: Final = {ETH_TYPE_IPV4: "ip", ETH_TYPE_ARP: "arp"}
 _BAND: Final = re.compile(r"^\s*\d+:\s+packet_count:(\d+)\s+byte_count:(\d+)")
@@ -41,31 +54,43 @@ class OfctlCounters:
         self.run = runner or ofctl_runner()
 
     def read(self, plan: RulePlan, src: HostPort, dst: HostPort) -> Counts:
-        forward, reverse = counted_flows(plan, src, dst)
-        refs = [*forward.flows, *reverse.flows]
-        flows: dict[FlowRef, PacketsBytes] = {}
-        for switch in sorted({ref.switch for ref in refs}):
-            text = self._call(switch, ["--no-names", "dump-flows", self._target(switch),
-                                       f"cookie={plan.cookie:#x}/-1"])  # fmt: skip
-            found = parse_flow_counts(text)
-            for ref in (r for r in refs if r.switch == switch):
-                counts = found.get(_signature(ref))
-                if counts is None:
-                    raise SwitchError(switch, f"holds no flow {ref.match} of {plan.reservation_id}")
-                flows[ref] = counts
-        return Counts(self._tally(forward, flows), self._tally(reverse, flows))
+        answer = self._read([(plan, src, dst)], f"cookie={plan.cookie:#x}/-1")[0]
+        if isinstance(answer, SwitchError):
+            raise answer
+        return answer
 
-    def _tally(self, direction: CountedDirection, flows: Mapping[FlowRef, PacketsBytes]) -> Tally:
-        meters: dict[tuple[str, int], PacketsBytes] = {}
-        if direction.meter is not None:
-            switch, meter_id = direction.meter
-            found = parse_meter_counts(
-                self._call(switch, ["meter-stats", self._target(switch), f"meter={meter_id}"])
-            )
-            if meter_id not in found:
-                raise SwitchError(switch, f"holds no meter {meter_id}")
-            meters[direction.meter] = found[meter_id]
-        return tally_of(direction, flows, meters)
+    def read_all(self, plans: Plans) -> list[Counts | SwitchError]:
+        """Each plan's counts, or the error of the switch that failed it, in order."""
+        return self._read(plans, f"cookie={BRAID_COOKIE_TAG:#x}/{BRAID_COOKIE_MASK:#x}")
+
+    def _read(self, plans: Plans, cookie: str) -> list[Counts | SwitchError]:
+        ways = [counted_flows(plan, src, dst) for plan, src, dst in plans]
+        counting = {ref.switch for pair in ways for way in pair for ref in way.flows}
+        metered = {way.meter[0] for pair in ways for way in pair if way.meter is not None}
+        read = _Read(
+            {switch: self._flow_counts(switch, cookie) for switch in sorted(counting)},
+            {switch: self._meter_counts(switch) for switch in sorted(metered)},
+        )
+        answers: list[Counts | SwitchError] = []
+        for (plan, _, _), (forward, reverse) in zip(plans, ways, strict=True):
+            try:
+                answers.append(Counts(read.tally(plan, forward), read.tally(plan, reverse)))
+            except SwitchError as exc:
+                answers.append(exc)
+        return answers
+
+    def _flow_counts(self, switch: str, cookie: str) -> dict[Signature, PacketsBytes] | SwitchError:
+        try:
+            text = self._call(switch, ["--no-names", "dump-flows", self._target(switch), cookie])
+        except SwitchError as exc:
+            return exc
+        return parse_flow_counts(text)
+
+    def _meter_counts(self, switch: str) -> dict[int, PacketsBytes] | SwitchError:
+        try:
+            return parse_meter_counts(self._call(switch, ["meter-stats", self._target(switch)]))
+        except SwitchError as exc:
+            return exc
 
     def _target(self, switch: str) -> str:
         target = self.bridges.get(switch)
@@ -80,10 +105,40 @@ class OfctlCounters:
             raise SwitchError(switch, exc.message) from exc
 
 
-def _signature(ref: FlowRef) -> Signature:
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """What one pass read from each switch (or the switch's error)."""
+
+    flows: Mapping[str, dict[Signature, PacketsBytes] | SwitchError]
+    meters: Mapping[str, dict[int, PacketsBytes] | SwitchError]
+
+    def tally(self, plan: RulePlan, direction: CountedDirection) -> Tally:
+        flows: dict[FlowRef, PacketsBytes] = {}
+        for ref in direction.flows:
+            found = self.flows[ref.switch]
+            if isinstance(found, SwitchError):
+                raise found
+            counts = found.get(_signature(plan.cookie, ref))
+            if counts is None:
+                raise SwitchError(ref.switch, f"holds no flow {ref.match} of {plan.reservation_id}")
+            flows[ref] = counts
+        meters: dict[tuple[str, int], PacketsBytes] = {}
+        if direction.meter is not None:
+            switch, meter_id = direction.meter
+            bands = self.meters[switch]
+            if isinstance(bands, SwitchError):
+                raise bands
+            if meter_id not in bands:
+                raise SwitchError(switch, f"holds no meter {meter_id} of {plan.reservation_id}")
+            meters[direction.meter] = bands[meter_id]
+        return tally_of(direction, flows, meters)
+
+
+def _signature(cookie: int, ref: FlowRef) -> Signature:
     m: Match = ref.match
     protocol = None if m.eth_type is None else _PROTOCOLS.get(m.eth_type, f"{m.eth_type:#06x}")
     return (
+        cookie,
         ref.table_id,
         ref.priority,
         protocol,
@@ -111,6 +166,7 @@ def parse_flow_counts(text: str) -> dict[Signature, PacketsBytes]:
                 protocol = word
         protocol = protocol or _dl_type(fields.get("dl_type"))
         signature: Signature = (
+            int(fields.get("cookie", "0"), 0),
             int(fields.get("table", "0")),
             int(fields.get("priority", "32768")),
             protocol,

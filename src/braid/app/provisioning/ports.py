@@ -90,6 +90,13 @@ class DeliveryCounters(Protocol):
 
     def read(self, plan: RulePlan, src: HostPort, dst: HostPort) -> Counts: ...
 
+    def read_all(
+        self, plans: Sequence[tuple[RulePlan, HostPort, HostPort]]
+    ) -> list[Counts | SwitchError]:
+        """Each plan's counts, or the error of the switch that failed it, in order; each
+        switch is read once for all of them (a sampling pass)."""
+        ...
+
 
 class ProvisioningStore(Protocol):
     """Each reservation's provisioning state, and the lease that lets one replica act."""

@@ -91,6 +91,26 @@ def test_the_counters_of_a_policed_plan() -> None:
     assert [c[-1] for c in dumps] == [f"cookie={plan.cookie:#x}/-1"] * 2
 
 
+def test_a_pass_reads_each_switch_once_for_every_plan() -> None:
+    plan, h1, h2 = _plan()
+    runner = Runner(OUTPUT)
+    counters = OfctlCounters(BRIDGES, runner)
+    answers = counters.read_all([(plan, h1, h2)] * 5)
+    assert answers == [counters.read(plan, h1, h2)] * 5
+    first_pass = runner.calls[:4]
+    assert sorted(c[-1] if c[0] == "meter-stats" else c[-2] for c in first_pass) == [
+        "bdlva", "bdlva", "bdlvb", "bdlvb",
+    ]  # fmt: skip
+    assert all("/0xffff000000000000" in c[-1] for c in first_pass if "dump-flows" in c)
+
+
+def test_a_failing_switch_fails_only_the_plans_that_count_on_it() -> None:
+    plan, h1, h2 = _plan()
+    answers = OfctlCounters({"a": "bdlva", "b": "gone"}, Runner(OUTPUT)).read_all([(plan, h1, h2)])
+    assert isinstance(answers[0], SwitchError) and answers[0].switch == "b"
+    assert OfctlCounters(BRIDGES, Runner(OUTPUT)).read_all([]) == []
+
+
 def test_a_missing_flow_names_the_switch() -> None:
     plan, h1, h2 = _plan()
     emptied = OUTPUT | {("dump-flows", "bdlvb"): "OFPST_FLOW reply (OF1.3) (xid=0x2):\n"}
@@ -119,8 +139,9 @@ def test_an_unreachable_bridge_names_the_switch() -> None:
 
 def test_the_parsers_take_what_counting_needs() -> None:
     flows = parse_flow_counts(FLOWS_B)
-    assert flows[(0, 2000, None, "1", "1", None, None)] == (40, 40_160)
-    assert flows[(0, 3000, "ip", "2", None, "10.0.0.2", "10.0.0.1")] == (0, 0)
+    cookie = _plan()[0].cookie
+    assert flows[(cookie, 0, 2000, None, "1", "1", None, None)] == (40, 40_160)
+    assert flows[(cookie, 0, 3000, "ip", "2", None, "10.0.0.2", "10.0.0.1")] == (0, 0)
     assert len(flows) == 3
     assert parse_meter_counts(METERS_A) == {1: (75, 75_000)}
     two_bands = (
