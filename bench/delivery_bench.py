@@ -57,6 +57,9 @@ class Booked:
         src, dst = self.wiring.ports.host("h1"), self.wiring.ports.host("h2")
         return [Target(self.rid, plan, src, dst, BOOKED_BPS)]
 
+    def kept(self) -> set[str]:
+        return {self.rid}
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

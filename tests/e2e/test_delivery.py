@@ -6,7 +6,8 @@ h1's port with `ovs-ofctl packet-out` (through the pipeline, as if h1 had
 sent them). The serve installs the reservation, samples its counters every
 second, and must count exactly the bytes injected as offered and delivered;
 when every path out of s1 is cut, the sender still offers, nothing arrives,
-and the reservation becomes degraded, with one audit entry.
+and the reservation becomes degraded, with one audit entry, as
+`braid show ID --delivery` says.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 import pytest
 
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox
-from tests.e2e.test_provisioning import SWITCHES, Serve, _iso
+from tests.e2e.test_provisioning import BRAID, SWITCHES, Serve, _iso
 from tests.e2e.waiting import wait_for
 from tests.unit.core.rules.scenarios import Scenario, two_path_scenario
 
@@ -117,6 +118,16 @@ def _delivery(serve: Serve, rid: str) -> dict[str, Any]:
     return found
 
 
+def _show(serve: Serve, rid: str) -> str:
+    """What `braid show ID --delivery` prints."""
+    token = serve.headers["Authorization"].removeprefix("Bearer ")
+    shown = subprocess.run(
+        [BRAID, "show", rid, "--delivery", "--url", serve.url, "--token", token],
+        capture_output=True, text=True, check=True, env={**serve.env, "COLUMNS": "120"},
+    )  # fmt: skip
+    return shown.stdout
+
+
 def _counter(serve: Serve, name: str, rid: str) -> float | None:
     text = serve.call("GET", "/metrics").text
     wanted = f'{name}{{direction="h1->h2",reservation="{rid}"}} '
@@ -152,6 +163,9 @@ def test_the_counted_bytes_are_the_sent_bytes_and_a_cut_degrades(
         assert wait_for(lambda: _delivery(serve, rid)["status"] == "degraded"), _delivery(
             serve, rid
         )
+        shown = _show(serve, rid)  # while the sender still offers: degraded, not idle
+    assert f"reservation {rid}: delivery degraded" in shown, shown
+    assert "h1 → h2: degraded" in shown, shown
     audit = serve.call("GET", f"/v1/reservations/{rid}/audit").json()["entries"]
     noted = [e for e in audit if e["action"] == "delivery"]
     assert len(noted) == 1 and noted[0]["detail"]["direction"] == "h1 -> h2", noted

@@ -28,6 +28,12 @@ class DeliveryTargets(Protocol):
         compiled are left out: the provisioning loop reports them)."""
         ...
 
+    def kept(self) -> set[str]:
+        """Reservations whose samples are kept even when not sampled this pass: those
+        still wanted in the switches (being installed or repaired, or failed and retried).
+        The others' samples are forgotten."""
+        ...
+
 
 class DeliveryAudit(Protocol):
     """Where the audit entry goes when a reservation's delivery becomes degraded."""

@@ -78,7 +78,7 @@ class DeliverySampler:
             if found.status is DeliveryStatus.DEGRADED and before is not DeliveryStatus.DEGRADED:
                 degraded.append(target.reservation_id)
                 self._note(target, found, now)
-        self.history.keep_only({t.reservation_id for t in targets})
+        self.history.keep_only({t.reservation_id for t in targets} | self.targets.kept())
         return SamplePass(tuple(sampled), failed, tuple(degraded))
 
     def _note(self, target: Target, found: ReservationDelivery, now: int) -> None:

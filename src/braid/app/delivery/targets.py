@@ -50,6 +50,15 @@ class ReservationTargets:
             found.append(Target(rid, plan, src, dst, booked))
         return found
 
+    def kept(self) -> set[str]:
+        return {r for r, s in self.store.statuses().items() if s.phase in _STILL_WANTED}
+
+
+# A pass that repairs a reservation's rules marks it installing for a moment;
+# its samples must survive that (its counters may restart, which the report
+# handles), and those of a failed one that is being retried too.
+_STILL_WANTED = frozenset({Phase.INSTALLED, Phase.INSTALLING, Phase.FAILED})
+
 
 def booked_bps(record: Reservation, now: int) -> int:
     """The rate booked at `now`: a volume transfer's step in force, else the reservation's."""

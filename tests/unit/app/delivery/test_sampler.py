@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from braid.adapters.prometheus import PrometheusMetrics
 from braid.app.delivery.reports import reservation_delivery
 from braid.app.reservations.observation import Observation
 from braid.core.delivery import DeliveryStatus
+from braid.core.provisioning.status import Phase
 from tests.unit.app.delivery.world import EVERY, START, World
 
 
@@ -110,6 +113,20 @@ def test_only_the_last_samples_are_kept_and_ended_ones_forgotten() -> None:
     world.install(at=START + 60)  # the window ends: its rules come out
     world.sampler.sample(START + 60)
     assert world.history.get(rid) is None
+
+
+def test_samples_survive_a_pass_that_repairs_the_rules() -> None:
+    world = World()
+    rid = world.book()
+    world.install()
+    world.sampler.sample(world.clock.now)
+    world.interval(1.0)
+    status = world.store.statuses()[rid]
+    world.store.put_statuses({rid: replace(status, phase=Phase.INSTALLING)}, now=0, actor="t")
+    world.clock.now += EVERY
+    assert world.sampler.sample(world.clock.now).sampled == ()
+    seen = world.history.get(rid)
+    assert seen is not None and len(seen.forward) == 2
 
 
 def test_prometheus_exports_the_counters_and_the_degraded_flag() -> None:
