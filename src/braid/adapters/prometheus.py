@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
 
+from braid.app.delivery.history import DeliveryHistory
 from braid.app.reservations.observation import Observation
+from braid.core.delivery import DeliveryStatus
 
 __all__ = ["LATENCY_BUCKETS", "PrometheusMetrics"]
 
@@ -100,6 +104,10 @@ class PrometheusMetrics:
             registry=self.registry,
         )
 
+    def watch_delivery(self, history: DeliveryHistory) -> None:
+        """Export the sampled reservations' counters and degraded flags at every scrape."""
+        self.registry.register(_DeliveryCollector(history))
+
     def provisioning_pass(self, seconds: float, failing: int) -> None:
         self.provisioning_seconds.observe(seconds)
         self.failing_switches.set(failing)
@@ -136,3 +144,41 @@ class PrometheusMetrics:
         self.seconds_since_read.set(seen.seconds_since_read)
         self.changes_behind.set(seen.changes_behind)
         return generate_latest(self.registry)
+
+
+class _DeliveryCollector(Collector):
+    """Per reservation and direction: the switches' cumulative counters as last sampled
+    (counters: a switch restart resets them, which Prometheus's rate() expects), and
+    whether the reservation is degraded now."""
+
+    def __init__(self, history: DeliveryHistory) -> None:
+        self.history = history
+
+    def collect(self) -> Iterator[CounterMetricFamily | GaugeMetricFamily]:
+        labels = ["reservation", "direction"]
+        families = {
+            what: CounterMetricFamily(
+                f"braid_delivery_{what}_bytes",
+                f"Bytes {what} per reservation and direction, as the switches counted them",
+                labels=labels,
+            )
+            for what in ("offered", "delivered", "dropped")
+        }
+        degraded = GaugeMetricFamily(
+            "braid_delivery_degraded",
+            "1 when a sampled reservation gets less than it booked while offering enough",
+            labels=["reservation"],
+        )
+        for rid, seen in self.history.all().items():
+            ways = ((seen.forward, seen.sender, seen.receiver),
+                    (seen.reverse, seen.receiver, seen.sender))  # fmt: skip
+            for samples, sender, receiver in ways:
+                if not samples:
+                    continue
+                last, direction = samples[-1], f"{sender}->{receiver}"
+                families["offered"].add_metric([rid, direction], last.offered_bytes)
+                families["delivered"].add_metric([rid, direction], last.delivered_bytes)
+                families["dropped"].add_metric([rid, direction], last.dropped_bytes)
+            degraded.add_metric([rid], float(seen.status is DeliveryStatus.DEGRADED))
+        yield from families.values()
+        yield degraded

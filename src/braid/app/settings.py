@@ -38,6 +38,10 @@ class Settings:
     # Hold each reservation to its rate on the wire (meters at the ingress edge,
     # queues on every port its paths leave by); off for switches without them.
     enforce_rates: bool = True
+    # Delivery: with provisioning, every installed reservation's counters are
+    # read every `delivery_seconds`; the last `delivery_samples` are kept.
+    delivery_seconds: float = 5.0
+    delivery_samples: int = 120
     # Fail-over: a protected reservation moved to its standby by a link going
     # down goes back to its primary when the link comes up.
     failback: bool = True
@@ -172,6 +176,8 @@ LIMITS: dict[str, tuple[float, float, str]] = {
     "tick_seconds": (0.01, 86400, "a number of seconds from 0.01 to 86400"),
     "provision_lead_seconds": (0, 86400, "a whole number of seconds from 0 to a day"),
     "reconcile_seconds": (1, 86400, "a number of seconds from 1 to 86400"),
+    "delivery_seconds": (1, 3600, "a number of seconds from 1 to 3600"),
+    "delivery_samples": (2, 100_000, "a whole number from 2 to 100000"),
 }
 
 

@@ -38,6 +38,9 @@ HELP: Final = {
     "provision_lead_seconds": "How long before a reservation starts its rules go into the "
     "switches.",
     "reconcile_seconds": "How often every switch is read back and brought to the desired state.",
+    "delivery_seconds": "How often the counters of every installed reservation are read "
+    "(on the second; `GET /v1/reservations/{id}/delivery`).",
+    "delivery_samples": "How many delivery samples are kept per reservation, in memory.",
     "log_format": "braid's own log lines on stderr: `text`, or `json` (one object per line: "
     "time, level, logger, message, and the request id of a line made while serving a "
     "request — the id the response's `X-Request-ID` and the audit log carry).",

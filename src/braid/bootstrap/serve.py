@@ -24,6 +24,7 @@ from braid.app.reservations import operations
 from braid.app.reservations.link_state import settle_links
 from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
+from braid.bootstrap.delivery import DeliveryRunning, start_delivery
 from braid.bootstrap.nsi import NsiRunning, nsi_requesters, start_nsi
 from braid.bootstrap.provisioning import provisioning_store, start_provisioning
 from braid.core.errors import BraidError
@@ -57,6 +58,7 @@ class Serving:
     notes: list[str] = field(default_factory=list)  # what the operator should know
     provisioning: ProvisioningLoop | None = None
     nsi: NsiRunning | None = None  # the NSI provider, when `nsi_domain` is set
+    delivery: DeliveryRunning | None = None  # counters sampled, with provisioning
     _stop: threading.Event = field(default_factory=threading.Event)
     _ticker: threading.Thread | None = None
 
@@ -64,6 +66,8 @@ class Serving:
         self._stop.set()
         if self._ticker is not None:
             self._ticker.join(timeout=5)
+        if self.delivery is not None:
+            self.delivery.close()
         if self.provisioning is not None:
             self.provisioning.stop()
         if self.nsi is not None:
@@ -92,10 +96,17 @@ def start_serving(settings: Settings, default_capacity: str | None = None) -> Se
                 settings,
                 serving.metrics,
             )
+            serving.provisioning = loop
+            serving.delivery = start_delivery(
+                serving.service,
+                serving.repo,
+                serving.service.provisioning,
+                settings,
+                serving.metrics,
+            )
         except BaseException:
             serving.close()
             raise
-        serving.provisioning = loop
     if settings.nsi_domain:
         serving.nsi = start_nsi(
             serving.service, serving.repo, settings, settings.nsi_domain, requesters

@@ -126,6 +126,9 @@ class BraidClient:
         path = f"/v1/reservations/{_segment(reservation_id)}/confirm"
         return self._safe_post(path, key)
 
+    def delivery(self, reservation_id: str) -> Json:
+        return self._object("GET", f"/v1/reservations/{_segment(reservation_id)}/delivery")
+
     def audit(self, reservation_id: str) -> list[Json]:
         path = f"/v1/reservations/{_segment(reservation_id)}/audit"
         entries: list[Json] = self._object("GET", path)["entries"]

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from braid.cli import client_views as views
+from braid.cli import delivery_views
 from braid.cli.client import DEFAULT_URL, ApiError, BraidClient, UnreachableError
 from braid.cli.common import TzOpt, cli_instant, err_console, fail, relative_instant
 
@@ -211,8 +212,20 @@ def show(
     cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
     tz: TzOpt = None,
+    delivery: Annotated[
+        bool,
+        typer.Option(
+            "--delivery",
+            help="What its traffic got instead: offered, delivered and dropped Mbit/s "
+            "per sampling interval against the booked rate, and a status.",
+        ),
+    ] = False,
 ) -> None:
     """Show one reservation: state, window, paths, shares, VLANs, recommended streams."""
+    if delivery:
+        found = call_api(url, token, cacert, as_json, lambda b: b.delivery(reservation_id))
+        show_answer(found, as_json, delivery_views.delivery, tz)
+        return
     show_answer(
         call_api(url, token, cacert, as_json, lambda b: b.get(reservation_id)),
         as_json,

@@ -177,7 +177,8 @@ def serve(
             typer.echo(note, err=True)
         try:
             nsi = serving.nsi.endpoint if serving.nsi is not None else None
-            app = create_app(serving.service, settings, interdomain, nsi, serving.metrics)
+            history = serving.delivery.history if serving.delivery is not None else None
+            app = create_app(serving.service, settings, interdomain, nsi, serving.metrics, history)
             scheme = "https" if tls else "http"
             if nsi is not None:
                 typer.echo(f"NSI provider {nsi.provider.nsa} at {nsi.base_url}/NSI/services/CS2")

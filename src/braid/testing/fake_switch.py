@@ -14,7 +14,9 @@ meter the switch holds (Open vSwitch refuses it otherwise), deleting a meter
 deletes the flows that use it (OpenFlow 1.3), and a frame sent out of a port
 lands in the queue whose id is its VLAN, as braid's queues classify them on
 the wire (`Packet.queue`; `None` is best effort). `meter_hits` counts the
-packets each meter saw.
+packets each meter saw; `flow_counts` the packets and bytes (`Packet.size`,
+and 4 more for a VLAN tag) each flow matched, by flow key, as a switch's
+flow statistics do. Meters drop nothing here: the fake has no clock.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Final
 
+from braid.core.delivery.samples import VLAN_TAG_BYTES
 from braid.core.rules import flow_hash
 from braid.core.rules.model import (
     ETH_TYPE_ARP,
@@ -77,6 +80,7 @@ class Packet:
     arp_spa: str | None = None
     arp_tpa: str | None = None
     queue: int | None = None
+    size: int = 1000  # bytes on the wire without a VLAN tag (a tag adds 4)
 
     def five_tuple(self) -> flow_hash.FiveTuple:
         """The flow the packet belongs to (ARP: its two protocol addresses)."""
@@ -135,6 +139,7 @@ class FakeSwitch:
         self.queues: dict[tuple[int, int], Queue] = {}
         self.down_ports: set[int] = set()
         self.meter_hits: Counter[int] = Counter()
+        self.flow_counts: dict[tuple[int, int, Match], tuple[int, int]] = {}
         self._round_robin: dict[int, list[int]] = {}
 
     def apply(self, rule_set: RuleSet) -> None:
@@ -155,6 +160,7 @@ class FakeSwitch:
         """Delete exactly these flows (by key), groups and meters (by id) and queues."""
         for flow in rule_set.flows:
             self.flows.pop(flow.key, None)
+            self.flow_counts.pop(flow.key, None)
         for group in rule_set.groups:
             self.groups.pop(group.group_id, None)
         for meter in rule_set.meters:
@@ -193,6 +199,9 @@ class FakeSwitch:
             return []
         if rule.meter_id is not None:
             self.meter_hits[rule.meter_id] += 1
+        packets, size = self.flow_counts.get(rule.key, (0, 0))
+        on_wire = packet.size + (0 if packet.vlan is None else VLAN_TAG_BYTES)
+        self.flow_counts[rule.key] = (packets + 1, size + on_wire)
         return self._run(rule.actions, packet, 0)
 
     def _run(

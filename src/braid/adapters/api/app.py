@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from braid.adapters.api import availability, health, links, me, reservations, tokens, topology
+from braid.adapters.api import (
+    availability,
+    delivery,
+    health,
+    links,
+    me,
+    reservations,
+    tokens,
+    topology,
+)
 from braid.adapters.api.api_docs import mount_api_docs
 from braid.adapters.api.errors import install_error_handlers
 from braid.adapters.api.interdomain import mount_interdomain
@@ -12,6 +21,7 @@ from braid.adapters.api.middleware import RequestGuard
 from braid.adapters.api.nsi import NsiEndpoint, mount_nsi
 from braid.adapters.api.ui import mount_ui
 from braid.adapters.prometheus import PrometheusMetrics
+from braid.app.delivery.history import DeliveryHistory
 from braid.app.interdomain import InterdomainService
 from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
@@ -32,12 +42,14 @@ def create_app(
     interdomain: InterdomainService | None = None,
     nsi: NsiEndpoint | None = None,
     metrics: PrometheusMetrics | None = None,
+    delivery_history: DeliveryHistory | None = None,
 ) -> FastAPI:
     """The FastAPI app; `service.start()` must have run (the app does not start it).
 
     Without `interdomain` the `/v1/interdomain` routes answer 503 and say how to
     configure them. `metrics` is what `/metrics` shows: give the service's own, so
-    that its admissions are counted there too.
+    that its admissions are counted there too. `delivery_history` holds the delivery
+    loop's samples (none: every reservation's delivery is unmeasured).
     """
     app = FastAPI(
         title="braid",
@@ -61,8 +73,9 @@ def create_app(
     app.state.store_check = health.StoreCheck()
     # The routes themselves, not the routers: an included router is matched
     # as a nested level on every request. Reservations first: the busiest.
-    for module in (reservations, availability, topology, links, me, tokens, health):
+    for module in (reservations, delivery, availability, topology, links, me, tokens, health):
         app.router.routes.extend(module.router.routes)
+    delivery.mount_delivery(app, delivery_history, settings.delivery_seconds)
     mount_interdomain(app, interdomain)
     if nsi is not None:
         mount_nsi(app, nsi)  # NSI CS 2.0 (SOAP) when the server has an NSI domain

@@ -248,6 +248,50 @@ class AuditList(_Out):
     entries: list[AuditOut]
 
 
+class DeliveryIntervalOut(_Out):
+    start: str
+    end: str
+    offered: float = Field(description="Mbit/s the sender offered (what policing dropped included)")
+    delivered: float = Field(description="Mbit/s that reached the receiver")
+    dropped: float = Field(description="Mbit/s the reservation's meter dropped (hard policing)")
+    booked_share: float = Field(description="delivered / booked")
+    short: bool = Field(description="offered at least the booked rate, got under 95 % of it")
+    reset: bool = Field(description="a counter restarted: only what followed is counted")
+
+
+class DeliveryTotalsOut(_Out):
+    seconds: int
+    offered_bytes: int
+    delivered_bytes: int
+    dropped_bytes: int
+    offered_packets: int
+    delivered_packets: int
+    dropped_packets: int
+
+
+class DeliveryDirectionOut(_Out):
+    from_: str = Field(alias="from", description="the sending host")
+    to: str
+    status: str
+    delivered_share: float | None = Field(description="mean delivered rate / booked rate")
+    totals: DeliveryTotalsOut
+    intervals: list[DeliveryIntervalOut]
+
+
+class DeliveryOut(_Out):
+    """What the reservation's traffic got, per direction, against the booked rate."""
+
+    reservation: str
+    booked: float = Field(description="Mbit/s booked now")
+    status: str = Field(
+        description="degraded (a direction got under 95 % of the booked rate while offering "
+        "at least that, for 3 intervals in a row), ok, idle (the senders offer less than "
+        "booked) or unmeasured (not sampled: not installed, or no counters yet)"
+    )
+    interval_seconds: float | None = Field(description="how often counters are sampled")
+    directions: list[DeliveryDirectionOut]
+
+
 class AvailabilityOut(_Out):
     """The planner's answer for the query (see the `braid plan` contract)."""
 

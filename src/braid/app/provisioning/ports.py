@@ -6,12 +6,21 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from braid.core.delivery.samples import Tally
 from braid.core.errors import BraidError
 from braid.core.provisioning.schedule import Window
 from braid.core.provisioning.status import Status
-from braid.core.rules.model import RulePlan, RuleSet
+from braid.core.rules.model import HostPort, RulePlan, RuleSet
 
-__all__ = ["Due", "PlanSource", "ProvisioningStore", "SwitchError", "SwitchTables"]
+__all__ = [
+    "Counts",
+    "DeliveryCounters",
+    "Due",
+    "PlanSource",
+    "ProvisioningStore",
+    "SwitchError",
+    "SwitchTables",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +71,31 @@ class SwitchTables(Protocol):
     def apply(self, rule_set: RuleSet) -> None: ...
 
     def remove(self, rule_set: RuleSet) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """An installed plan's cumulative counters: `forward` is src -> dst, `reverse` back."""
+
+    forward: Tally
+    reverse: Tally
+
+
+class DeliveryCounters(Protocol):
+    """The switches' counters of one installed plan (`braid.core.delivery.flows` says which).
+
+    Raises `SwitchError` naming the switch that could not be read or that
+    lacks one of the plan's counting flows or meters.
+    """
+
+    def read(self, plan: RulePlan, src: HostPort, dst: HostPort) -> Counts: ...
+
+    def read_all(
+        self, plans: Sequence[tuple[RulePlan, HostPort, HostPort]]
+    ) -> list[Counts | SwitchError]:
+        """Each plan's counts, or the error of the switch that failed it, in order; each
+        switch is read once for all of them (a sampling pass)."""
+        ...
 
 
 class ProvisioningStore(Protocol):

@@ -5,6 +5,7 @@ import { bw, bytes, iso, fromInput, toInput, when } from "./fmt.js";
 import { drawMap } from "./map.js";
 import { nowMarker, timeAxis, timeScale } from "./chart.js";
 import { levelsAt, topology } from "./views-network.js";
+import { deliverySection } from "./delivery.js";
 
 const STATES = ["", "held", "reserved", "active", "finished", "cancelled", "failed", "expired"];
 const MAX_ROWS = 200; // rows a page: beyond this a Gantt is unreadable; the filters narrow it
@@ -95,6 +96,8 @@ export async function detailView(root, go, id) {
   const [r, topo] = await Promise.all([api("GET", `/reservations/${encodeURIComponent(id)}`), topology()]);
   const audit = await api("GET", `/reservations/${encodeURIComponent(id)}/audit`);
   const levels = await levelsAt(Math.max(Date.parse(r.start), Date.now()));
+  // Measured delivery only where braid programs the switches (it has a provisioning state).
+  const delivery = r.provisioning && r.kind !== "maintenance" ? await deliverySection(id) : null;
   const status = h("p", { role: "status", class: "status" });
   const live = ["held", "reserved", "active"].includes(r.state);
   const fail = (e) => { status.className = "status error"; status.textContent = e.message; };
@@ -132,6 +135,7 @@ export async function detailView(root, go, id) {
     actions, status,
     ...(r.volume ? [profileTable(r.volume.profile)] : pathsTable(r)),
     h("div", { class: "map-box" }, drawMap(topo, { levels, paths: mapPaths, onLink: (l) => go(`#/links/${encodeURIComponent(l)}`) })),
+    delivery,
     ...(live && r.kind !== "maintenance" && !r.volume ? [modifyForm(r, go, fail)] : []),
     h("h2", {}, "Audit log"),
     h("table", { class: "data", id: "audit" },
