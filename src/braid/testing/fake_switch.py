@@ -14,7 +14,8 @@ meter the switch holds (Open vSwitch refuses it otherwise), deleting a meter
 deletes the flows that use it (OpenFlow 1.3), and a frame sent out of a port
 lands in the queue whose id is its VLAN, as braid's queues classify them on
 the wire (`Packet.queue`; `None` is best effort). `meter_hits` counts the
-packets each meter saw.
+packets each meter saw, `flow_hits` those each flow (by key) handled, as a
+switch's `n_packets` does.
 """
 
 from __future__ import annotations
@@ -135,6 +136,7 @@ class FakeSwitch:
         self.queues: dict[tuple[int, int], Queue] = {}
         self.down_ports: set[int] = set()
         self.meter_hits: Counter[int] = Counter()
+        self.flow_hits: Counter[tuple[int, int, Match]] = Counter()
         self._round_robin: dict[int, list[int]] = {}
 
     def apply(self, rule_set: RuleSet) -> None:
@@ -191,6 +193,7 @@ class FakeSwitch:
         rule = self.lookup(packet)
         if rule is None:
             return []
+        self.flow_hits[rule.key] += 1
         if rule.meter_id is not None:
             self.meter_hits[rule.meter_id] += 1
         return self._run(rule.actions, packet, 0)

@@ -7,11 +7,19 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from braid.core.errors import BraidError
+from braid.core.provisioning.circuit_check import CheckResult
 from braid.core.provisioning.schedule import Window
 from braid.core.provisioning.status import Status
 from braid.core.rules.model import RulePlan, RuleSet
 
-__all__ = ["Due", "PlanSource", "ProvisioningStore", "SwitchError", "SwitchTables"]
+__all__ = [
+    "CircuitChecker",
+    "Due",
+    "PlanSource",
+    "ProvisioningStore",
+    "SwitchError",
+    "SwitchTables",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +70,17 @@ class SwitchTables(Protocol):
     def apply(self, rule_set: RuleSet) -> None: ...
 
     def remove(self, rule_set: RuleSet) -> None: ...
+
+
+class CircuitChecker(Protocol):
+    """Probes an installed reservation's paths (`braid.core.provisioning.circuit_check`).
+
+    Offered by drivers that can inject frames and read rule counters; a
+    provisioner without one skips the check. Raises `SwitchError` naming a
+    switch it could not use.
+    """
+
+    def check(self, plan: RulePlan) -> CheckResult: ...
 
 
 class ProvisioningStore(Protocol):
