@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from braid.app.ports import Repository
 from braid.app.provisioning.ports import (
+    CircuitChecker,
     Due,
     PlanSource,
     ProvisioningStore,
@@ -81,8 +82,10 @@ class RulesProvisioner:
         holder: str,
         lead: int = 5,
         lease_ttl: int = 15,
+        checker: CircuitChecker | None = None,
     ) -> None:
         self.source, self.store, self.tables = source, store, tables
+        self.checker = checker  # probes each reservation's paths once it is installed
         self.holder, self.lead, self.lease_ttl = holder, lead, lease_ttl
         self._failures: dict[str, _Failures] = {}
         self._resting: set[str] = set()  # switches left alone this pass (backing off)
@@ -240,10 +243,20 @@ class RulesProvisioner:
                 switches = self._switches_of(rid, plans, errors, now)
                 status = settled(rid in plans, switches, errors, before.get(rid), now)
             if not status.same(before.get(rid)):
-                changed[rid] = status
+                changed[rid] = self._checked(status, plans.get(rid))
         if changed:
             self.store.put_statuses(changed, now=now, actor=self.holder)
         return changed
+
+    def _checked(self, status: Status, plan: RulePlan | None) -> Status:
+        """A newly installed reservation's status with its circuit check, when one is offered."""
+        if status.phase is not Phase.INSTALLED or self.checker is None or plan is None:
+            return status
+        try:
+            result = self.checker.check(plan)
+        except (SwitchError, InputError) as exc:
+            return replace(status, check=f"not checked: {exc}")
+        return replace(status, verified=result.verified, check=result.text())
 
     def _switches_of(
         self, rid: str, plans: Mapping[str, RulePlan], errors: Mapping[str, str], now: int
@@ -272,9 +285,12 @@ class Provisioner(RulesProvisioner):
         holder: str,
         lead: int = 5,
         lease_ttl: int = 15,
+        checker: CircuitChecker | None = None,
     ) -> None:
         source = ReservationPlans(repo, wiring, topology)
-        super().__init__(source, store, tables, holder=holder, lead=lead, lease_ttl=lease_ttl)
+        super().__init__(
+            source, store, tables, holder=holder, lead=lead, lease_ttl=lease_ttl, checker=checker
+        )
         self.repo, self.wiring, self.topology = repo, wiring, topology
 
 

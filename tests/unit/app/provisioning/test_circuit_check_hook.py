@@ -1,0 +1,81 @@
+"""The provisioner probes a reservation's paths once it is installed, when it is offered how."""
+
+from __future__ import annotations
+
+from braid.app.provisioning.ports import SwitchError
+from braid.app.provisioning.provisioner import Provisioner
+from braid.core.provisioning.circuit_check import CheckResult, circuit_probes
+from braid.core.provisioning.status import Phase
+from braid.core.rules.model import RulePlan
+from braid.testing.fake_probe import FakeCircuitChecker
+from tests.unit.app.provisioning.test_provisioner import LEAD, T0, World
+
+
+def provisioner(world: World, checker: FakeCircuitChecker | None) -> Provisioner:
+    return Provisioner(
+        world.repo,
+        world.store,
+        world.tables,
+        world.wiring,
+        lambda: world.service.topology,
+        holder="replica-1",
+        lead=LEAD,
+        checker=checker,
+    )
+
+
+def test_an_installed_reservation_is_checked_once_and_verified() -> None:
+    world = World()
+    checker = FakeCircuitChecker(world.network, world.wiring.ports)
+    loop = provisioner(world, checker)
+    rid = world.book(start=10)
+    world.clock.now = T0 + 10
+    loop.step(world.clock.now)
+    status = world.store.statuses()[rid]
+    assert status.phase is Phase.INSTALLED and status.verified is True
+    assert status.check is not None and "verified" in status.check
+    loop.step(world.clock.now + 1)
+    assert checker.checked == [rid]  # not again while it stays installed
+    assert world.store.statuses()[rid].verified is True
+
+
+def test_a_dead_link_on_its_path_is_recorded_on_the_status() -> None:
+    world = World()
+    loop = provisioner(world, FakeCircuitChecker(world.network, world.wiring.ports))
+    rid = world.book(start=10)
+    world.clock.now = T0 + 10
+    plan = loop.source.plan(rid, world.clock.now)
+    assert plan is not None
+    last = circuit_probes(plan, world.wiring.ports).probes[0].hops[-1]
+    world.network.set_link(last.link, up=False)
+    loop.step(world.clock.now)
+    status = world.store.statuses()[rid]
+    assert status.phase is Phase.INSTALLED and status.verified is False
+    where = f"between {last.previous} and {last.switch} (link {last.link})"
+    assert status.check is not None and where in status.check
+
+
+def test_without_a_checker_the_check_is_skipped() -> None:
+    world = World()
+    rid = world.book(start=10)
+    world.clock.now = T0 + 10
+    provisioner(world, None).step(world.clock.now)
+    status = world.store.statuses()[rid]
+    assert status.phase is Phase.INSTALLED and (status.verified, status.check) == (None, None)
+
+
+class Unreachable:
+    def check(self, plan: RulePlan) -> CheckResult:
+        raise SwitchError("s4", "connection refused")
+
+
+def test_a_check_that_cannot_run_leaves_it_installed_and_unverified() -> None:
+    world = World()
+    loop = provisioner(world, None)
+    loop.checker = Unreachable()
+    rid = world.book(start=10)
+    world.clock.now = T0 + 10
+    loop.step(world.clock.now)
+    status = world.store.statuses()[rid]
+    assert status.phase is Phase.INSTALLED and status.verified is None
+    assert status.check == "not checked: switch s4: connection refused"
