@@ -77,7 +77,7 @@ def circuit(ovs: OvsSandbox) -> Iterator[Circuit]:
 def _check(circuit: Circuit) -> CheckResult:
     """The check, printing how long it took (a figure, not a bound) and what it found."""
     began = time.monotonic()
-    result = circuit.probe.check(circuit.plan)
+    result = circuit.probe.check([circuit.plan])[0]
     print(f"circuit check took {time.monotonic() - began:.2f} s: {result.text()}")
     return result
 

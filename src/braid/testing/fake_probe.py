@@ -7,6 +7,8 @@ that hop, exactly as on Open vSwitch.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from braid.core.provisioning.circuit_check import (
     PROBE_COUNT,
     CheckResult,
@@ -27,12 +29,14 @@ class FakeCircuitChecker:
         self.network, self.ports, self.count = network, ports, count
         self.checked: list[str] = []  # reservation ids, in the order checked
 
-    def check(self, plan: RulePlan) -> CheckResult:
-        self.checked.append(plan.reservation_id)
-        probes = circuit_probes(plan, self.ports, self.count)
-        before = fake_counters(self.network, probes)
-        send_probes(self.network, probes)
-        return judge(probes, before, fake_counters(self.network, probes))
+    def check(self, plans: Sequence[RulePlan]) -> list[CheckResult]:
+        self.checked.extend(plan.reservation_id for plan in plans)
+        probes = [circuit_probes(plan, self.ports, self.count) for plan in plans]
+        before = [fake_counters(self.network, p) for p in probes]
+        for each in probes:
+            send_probes(self.network, each)
+        after = [fake_counters(self.network, p) for p in probes]
+        return [judge(*counts) for counts in zip(probes, before, after, strict=True)]
 
 
 def fake_counters(network: FakeNetwork, probes: CircuitProbes) -> dict[CounterKey, int]:

@@ -9,7 +9,8 @@ VLAN, out of the path's first port:
 
 (the form taking several packets at once; Open vSwitch 3.1 reads no
 packet-outs from stdin). The label rules' counters are read with
-`dump-flows BR cookie=C/-1` before and after.
+`dump-flows` (braid's cookies only) before and after, once per switch for
+all the reservations checked together.
 
 Counters lag: a frame crossing a real link reaches the next bridge
 asynchronously, and the userspace datapath credits a rule's `n_packets`
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final
 
 from braid.adapters.southbound.direct import CommandRunner, ofctl_runner
@@ -32,13 +33,12 @@ from braid.app.provisioning.ports import SwitchError
 from braid.core.provisioning.circuit_check import (
     PROBE_COUNT,
     CheckResult,
-    CircuitProbes,
     CounterKey,
     Probe,
     circuit_probes,
     judge,
 )
-from braid.core.rules.model import PortMap, RulePlan
+from braid.core.rules.model import BRAID_COOKIE_MASK, BRAID_COOKIE_TAG, PortMap, RulePlan
 
 __all__ = ["OfctlCircuitProbe", "packet_out_args", "read_counters"]
 
@@ -66,28 +66,28 @@ class OfctlCircuitProbe:
         self.count, self.settle, self.poll = count, settle, poll
         self.clock, self.sleep = clock, sleep
 
-    def check(self, plan: RulePlan) -> CheckResult:
-        probes = circuit_probes(plan, self.ports, self.count)
-        before = self.counters(probes)
-        for probe in probes.probes:
+    def check(self, plans: Sequence[RulePlan]) -> list[CheckResult]:
+        """Every plan's probes sent at once, judged on one set of counter reads."""
+        probes = [circuit_probes(plan, self.ports, self.count) for plan in plans]
+        switches = sorted({s for each in probes for s in each.switches()})
+        before = self.counters(switches)
+        for probe in (p for each in probes for p in each.probes):
             self._call(probe.switch, packet_out_args(self._bridge(probe.switch), probe, self.count))
         deadline = self.clock() + self.settle
         while True:
-            result = judge(probes, before, self.counters(probes))
-            if result.verified or self.clock() >= deadline:
-                return result
+            after = self.counters(switches)
+            results = [judge(each, before, after) for each in probes]
+            if all(r.verified for r in results) or self.clock() >= deadline:
+                return results
             self.sleep(self.poll)
 
-    def counters(self, probes: CircuitProbes) -> dict[CounterKey, int]:
-        """n_packets of the reservation's label rules on every switch its probes cross."""
+    def counters(self, switches: Iterable[str]) -> dict[CounterKey, int]:
+        """n_packets of braid's label rules on these switches (their keys are unique: two
+        reservations' rules never share a VLAN on a port)."""
         found: dict[CounterKey, int] = {}
-        for switch in probes.switches():
-            args = [
-                "--no-names",
-                "dump-flows",
-                self._bridge(switch),
-                f"cookie={probes.cookie:#x}/-1",
-            ]
+        braid = f"cookie={BRAID_COOKIE_TAG:#x}/{BRAID_COOKIE_MASK:#x}"
+        for switch in switches:
+            args = ["--no-names", "dump-flows", self._bridge(switch), braid]
             found.update(read_counters(switch, self._call(switch, args)))
         return found
 

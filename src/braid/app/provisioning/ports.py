@@ -73,14 +73,16 @@ class SwitchTables(Protocol):
 
 
 class CircuitChecker(Protocol):
-    """Probes an installed reservation's paths (`braid.core.provisioning.circuit_check`).
+    """Probes installed reservations' paths (`braid.core.provisioning.circuit_check`).
 
     Offered by drivers that can inject frames and read rule counters; a
-    provisioner without one skips the check. Raises `SwitchError` naming a
-    switch it could not use.
+    provisioner without one skips the check. All of a pass's new
+    installations are checked at once (one read of each switch's counters
+    before and after), a result per plan in order. Raises `SwitchError`
+    naming a switch it could not use.
     """
 
-    def check(self, plan: RulePlan) -> CheckResult: ...
+    def check(self, plans: Sequence[RulePlan]) -> list[CheckResult]: ...
 
 
 class ProvisioningStore(Protocol):

@@ -8,6 +8,11 @@ is remembered between passes but each switch's failures (for back-off), so
 a replica killed in the middle of a pass leaves nothing the next pass (its
 own after a restart, or another replica's) does not put right.
 
+Given a `CircuitChecker` (the direct driver offers one), a reservation that
+has just been installed is probed path by path (`core.provisioning.circuit_check`)
+and its status keeps whether every path delivered and, if not, which hop lost
+the probes; without one the check is skipped.
+
 `RulesProvisioner` works from any `PlanSource`: `braid serve`'s reservations
 (`Provisioner`, over the repository and the wiring) or a domain agent's
 committed transactions (`braid.app.agent.provisioning`).
@@ -243,20 +248,27 @@ class RulesProvisioner:
                 switches = self._switches_of(rid, plans, errors, now)
                 status = settled(rid in plans, switches, errors, before.get(rid), now)
             if not status.same(before.get(rid)):
-                changed[rid] = self._checked(status, plans.get(rid))
+                changed[rid] = status
+        changed.update(self._checked(changed, plans))
         if changed:
             self.store.put_statuses(changed, now=now, actor=self.holder)
         return changed
 
-    def _checked(self, status: Status, plan: RulePlan | None) -> Status:
-        """A newly installed reservation's status with its circuit check, when one is offered."""
-        if status.phase is not Phase.INSTALLED or self.checker is None or plan is None:
-            return status
+    def _checked(
+        self, changed: Mapping[str, Status], plans: Mapping[str, RulePlan]
+    ) -> dict[str, Status]:
+        """The newly installed reservations' statuses with their circuit check, if offered."""
+        new = [r for r, s in changed.items() if s.phase is Phase.INSTALLED and r in plans]
+        if self.checker is None or not new:
+            return {}
         try:
-            result = self.checker.check(plan)
+            results = self.checker.check([plans[r] for r in new])
         except (SwitchError, InputError) as exc:
-            return replace(status, check=f"not checked: {exc}")
-        return replace(status, verified=result.verified, check=result.text())
+            return {r: replace(changed[r], check=f"not checked: {exc}") for r in new}
+        return {
+            r: replace(changed[r], verified=result.verified, check=result.text())
+            for r, result in zip(new, results, strict=True)
+        }
 
     def _switches_of(
         self, rid: str, plans: Mapping[str, RulePlan], errors: Mapping[str, str], now: int

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from braid.app.provisioning.ports import SwitchError
 from braid.app.provisioning.provisioner import Provisioner
 from braid.core.provisioning.circuit_check import CheckResult, circuit_probes
@@ -65,7 +67,7 @@ def test_without_a_checker_the_check_is_skipped() -> None:
 
 
 class Unreachable:
-    def check(self, plan: RulePlan) -> CheckResult:
+    def check(self, plans: Sequence[RulePlan]) -> list[CheckResult]:
         raise SwitchError("s4", "connection refused")
 
 
@@ -79,3 +81,25 @@ def test_a_check_that_cannot_run_leaves_it_installed_and_unverified() -> None:
     status = world.store.statuses()[rid]
     assert status.phase is Phase.INSTALLED and status.verified is None
     assert status.check == "not checked: switch s4: connection refused"
+
+
+class Counting(FakeCircuitChecker):
+    def __init__(self, world: World) -> None:
+        super().__init__(world.network, world.wiring.ports)
+        self.calls = 0
+
+    def check(self, plans: Sequence[RulePlan]) -> list[CheckResult]:
+        self.calls += 1
+        return super().check(plans)
+
+
+def test_the_reservations_installed_in_one_pass_are_checked_together() -> None:
+    world = World()
+    checker = Counting(world)
+    loop = provisioner(world, checker)
+    first, second = world.book("s1", bw=100, start=10), world.book("s2", bw=100, start=10)
+    world.clock.now = T0 + 10
+    loop.step(world.clock.now)
+    statuses = world.store.statuses()
+    assert sorted(checker.checked) == sorted([first, second]) and checker.calls == 1
+    assert statuses[first].verified is True and statuses[second].verified is True

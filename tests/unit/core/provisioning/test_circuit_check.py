@@ -52,7 +52,7 @@ def test_the_probes_follow_each_path_both_ways_hop_by_hop() -> None:
 def test_a_healthy_reservation_is_verified() -> None:
     scenario = two_path_scenario(standby=True)
     network, plan = installed(scenario)
-    result = FakeCircuitChecker(network, scenario.ports, count=20).check(plan)
+    result = FakeCircuitChecker(network, scenario.ports, count=20).check([plan])[0]
     assert result.verified
     assert len(result.paths) == 6
     assert all(p.passed == len(p.probe.hops) for p in result.paths)
@@ -70,7 +70,7 @@ def test_a_deleted_core_rule_is_where_the_probes_were_lost() -> None:
         if f.match.vlan_vid == upper and f.match.in_port == scenario.ports.link_port("s2", "l12")
     )
     network.remove(RuleSet.of("s2", s2.dpid, [forward]))
-    result = FakeCircuitChecker(network, scenario.ports).check(plan)
+    result = FakeCircuitChecker(network, scenario.ports).check([plan])[0]
     assert not result.verified
     [failure] = result.failures
     assert failure.probe.name == f"path 0 (VLAN {upper}) h1→h2"
@@ -86,7 +86,7 @@ def test_a_dead_link_loses_the_probes_between_its_two_switches() -> None:
     scenario = two_path_scenario()
     network, plan = installed(scenario)
     network.set_link("l23", up=False)
-    result = FakeCircuitChecker(network, scenario.ports, count=20).check(plan)
+    result = FakeCircuitChecker(network, scenario.ports, count=20).check([plan])[0]
     texts = [p.text(20) for p in result.failures]
     upper = plan.vlans[0]
     assert texts == [
@@ -130,7 +130,7 @@ def test_removing_any_label_rule_is_reported_at_its_hop_and_only_there(
 ) -> None:
     network, plan = installed(scenario)
     checker = FakeCircuitChecker(network, scenario.ports, count=3)
-    assert checker.check(plan).verified
+    assert checker.check([plan])[0].verified
     probes = circuit_probes(plan, scenario.ports, count=3)
     assert len(probes.probes) == 2 * len(plan.labels)
     for probe in probes.probes:
@@ -145,7 +145,7 @@ def test_removing_any_label_rule_is_reported_at_its_hop_and_only_there(
         if (f.match.in_port, f.match.vlan_vid) == (victim.in_port, victim.vlan)
     )
     network.remove(RuleSet.of(victim.switch, switch.dpid, [rule]))
-    result = checker.check(plan)
+    result = checker.check([plan])[0]
     assert not result.verified
     for checked in result.paths:
         through = victim in checked.probe.hops
