@@ -8,7 +8,6 @@ name the hop after a core rule is deleted or a link goes down.
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from braid.core.provisioning.circuit_check import CheckResult
 from braid.core.rules.changes import install_steps
 from braid.core.rules.compiler import compile_reservation
 from braid.core.rules.model import RulePlan
+from tests.e2e.veth_network import ip, wire
 from tests.unit.core.rules.scenarios import Scenario, run, two_path_scenario
 
 pytestmark = pytest.mark.e2e
@@ -35,37 +35,10 @@ class Circuit:
     probe: OfctlCircuitProbe
 
 
-def _ip(ovs: OvsSandbox, *args: str) -> None:
-    subprocess.run(ovs.command_in_namespace(["ip", *args]), check=True)
-
-
-def _plug(ovs: OvsSandbox, bridge: str, device: str, port: int) -> None:
-    ovs.vsctl("add-port", bridge, device, "--", "set", "interface", device,
-              f"ofport_request={port}")  # fmt: skip
-
-
-def _wire(ovs: OvsSandbox, scenario: Scenario) -> None:
-    ports = scenario.ports
-    for name, switch in ports.switches.items():
-        ovs.add_bridge(name, switch.dpid)
-    for link in scenario.topology.links.values():
-        ends = [(end, f"{link.id}-{end}") for end in (link.a, link.b)]
-        _ip(ovs, "link", "add", ends[0][1], "type", "veth", "peer", "name", ends[1][1])
-        for end, device in ends:
-            _ip(ovs, "link", "set", device, "up")
-            _plug(ovs, end, device, ports.link_port(end, link.id))
-    for host in ports.hosts.values():
-        device, inside = f"{host.host}-sw", f"{host.host}-eth"
-        _ip(ovs, "link", "add", device, "type", "veth", "peer", "name", inside)
-        for end in (device, inside):
-            _ip(ovs, "link", "set", end, "up")
-        _plug(ovs, host.switch, device, host.port)
-
-
 @pytest.fixture
 def circuit(ovs: OvsSandbox) -> Iterator[Circuit]:
     scenario = two_path_scenario()
-    _wire(ovs, scenario)
+    wire(ovs, scenario)
     runner = ofctl_runner(str(ovs.rundir))
     bridges = {s: s for s in scenario.ports.switches}
     plan = compile_reservation(scenario.request, scenario.topology, scenario.ports)
@@ -104,7 +77,7 @@ def test_a_deleted_core_rule_is_reported_lost_at_its_switch(circuit: Circuit) ->
 
 
 def test_a_link_down_is_reported_between_its_switches(circuit: Circuit) -> None:
-    _ip(circuit.ovs, "link", "set", "l23-s3", "down")
+    ip(circuit.ovs, "link", "set", "l23-s3", "down")
     result = _check(circuit)
     assert not result.verified
     [forward, backward] = result.failures
