@@ -17,10 +17,13 @@ import pytest
 from braid.adapters.southbound.circuit_probe import OfctlCircuitProbe
 from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox
+from braid.core.model.booking import Allocation
+from braid.core.model.paths import Path
 from braid.core.provisioning.circuit_check import CheckResult
 from braid.core.rules.changes import install_steps
 from braid.core.rules.compiler import compile_reservation
-from braid.core.rules.model import RulePlan
+from braid.core.rules.labels import LabelPool
+from braid.core.rules.model import BRAID_GROUP_IDS, RulePlan, RuleRequest
 from tests.e2e.veth_network import ip, wire
 from tests.unit.core.rules.scenarios import Scenario, run, two_path_scenario
 
@@ -87,3 +90,22 @@ def test_a_link_down_is_reported_between_its_switches(circuit: Circuit) -> None:
     )
     assert backward.probe.name == f"path 0 (VLAN {vlan}) h2→h1"
     assert backward.lost_at is not None and backward.lost_at.link == "l23"
+
+
+def test_reservations_installed_together_are_checked_together(circuit: Circuit) -> None:
+    scenario, runner = circuit.scenario, ofctl_runner(str(circuit.ovs.rundir))
+    upper, right = Path(("s1", "s2"), ("l12",)), Path(("s2", "s3"), ("l23",))
+    others = [
+        RuleRequest(f"r{i}", (Allocation(path, 10_000_000),), src, dst)
+        for i, (path, src, dst) in enumerate([(upper, "h1", "h3"), (right, "h3", "h2")], 2)
+    ]
+    plans = [circuit.plan]
+    for i, request in enumerate(others, 1):
+        pool = LabelPool(range(100 * i, 100 * i + 99), BRAID_GROUP_IDS[100 * i :])
+        plans.append(compile_reservation(request, scenario.topology, scenario.ports, pool))
+        run(OfctlDriver({s: s for s in scenario.ports.switches}, runner), install_steps(plans[-1]))
+    began = time.monotonic()
+    results = circuit.probe.check(plans)
+    print(f"3 reservations checked together in {time.monotonic() - began:.2f} s")
+    assert [r.verified for r in results] == [True, True, True], [r.text() for r in results]
+    assert [len(r.paths) for r in results] == [4, 2, 2]
