@@ -95,6 +95,7 @@ class RulesProvisioner:
         self._failures: dict[str, _Failures] = {}
         self._resting: set[str] = set()  # switches left alone this pass (backing off)
         self._last: dict[str, RuleSet] | None = None  # what the last pass left, if it all went
+        self._added: set[int] = set()  # cookies of the flows this pass added (to re-check)
 
     def step(self, now: int, *, reconcile: bool = True) -> PassReport:
         """One pass at `now`; a replica that does not hold the lease does nothing.
@@ -175,6 +176,7 @@ class RulesProvisioner:
     def _change(
         self, actual: Mapping[str, RuleSet], desired: Mapping[str, RuleSet], errors: dict[str, str]
     ) -> int:
+        self._added = set()
         reachable = {s: r for s, r in desired.items() if s in actual}
         dpids = {s: self.tables.dpid(s) for s in actual}
         done = 0
@@ -185,6 +187,8 @@ class RulesProvisioner:
             try:
                 _run(self.tables, step)
                 done += 1
+                if step.kind is StepKind.APPLY:
+                    self._added.update(f.cookie for f in step.rule_set.flows)
             except SwitchError as exc:
                 errors[switch] = exc.message
         return done
@@ -239,6 +243,7 @@ class RulesProvisioner:
     ) -> dict[str, Status]:
         before = self.store.statuses()
         changed: dict[str, Status] = {}
+        recheck: dict[str, Status] = {}  # installed before, and rules of it added since
         # Reservations not due and never provisioned have no row: they are "scheduled".
         touched = {rid for rid, s in before.items() if s.phase is not Phase.REMOVED}
         for rid in sorted(set(plans) | set(problems) | touched):
@@ -249,7 +254,9 @@ class RulesProvisioner:
                 status = settled(rid in plans, switches, errors, before.get(rid), now)
             if not status.same(before.get(rid)):
                 changed[rid] = status
-        changed.update(self._checked(changed, plans))
+            elif rid in plans and plans[rid].cookie in self._added:
+                recheck[rid] = before[rid]  # modified, or repaired: its circuit changed
+        changed.update(self._checked({**changed, **recheck}, plans))
         if changed:
             self.store.put_statuses(changed, now=now, actor=self.holder)
         return changed
@@ -257,7 +264,8 @@ class RulesProvisioner:
     def _checked(
         self, changed: Mapping[str, Status], plans: Mapping[str, RulePlan]
     ) -> dict[str, Status]:
-        """The newly installed reservations' statuses with their circuit check, if offered."""
+        """The statuses of reservations just installed (or changed) with their circuit check,
+        if a checker is offered."""
         new = [r for r, s in changed.items() if s.phase is Phase.INSTALLED and r in plans]
         if self.checker is None or not new:
             return {}
@@ -266,7 +274,10 @@ class RulesProvisioner:
         except (SwitchError, InputError) as exc:
             return {r: replace(changed[r], check=f"not checked: {exc}") for r in new}
         return {
-            r: replace(changed[r], verified=result.verified, check=result.text())
+            # A plan with nothing to probe (no host at either end) is not unverified.
+            r: replace(
+                changed[r], verified=result.verified if result.paths else None, check=result.text()
+            )
             for r, result in zip(new, results, strict=True)
         }
 

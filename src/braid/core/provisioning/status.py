@@ -28,7 +28,8 @@ class Status:
     switch: str | None = None  # the switch that failed, for FAILED
     error: str | None = None
     since: int = 0
-    # The circuit check run right after the install (`core.provisioning.circuit_check`):
+    # The circuit check run after the install, or the last change of its rules
+    # (`core.provisioning.circuit_check`):
     # True/False when it ran, None when the switches offer none; `check` says what it saw.
     verified: bool | None = None
     check: str | None = None

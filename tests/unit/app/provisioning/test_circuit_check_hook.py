@@ -8,7 +8,7 @@ from braid.app.provisioning.ports import SwitchError
 from braid.app.provisioning.provisioner import Provisioner
 from braid.core.provisioning.circuit_check import CheckResult, circuit_probes
 from braid.core.provisioning.status import Phase
-from braid.core.rules.model import RulePlan
+from braid.core.rules.model import RulePlan, RuleSet
 from braid.testing.fake_probe import FakeCircuitChecker
 from tests.unit.app.provisioning.test_provisioner import LEAD, T0, World
 
@@ -103,3 +103,23 @@ def test_the_reservations_installed_in_one_pass_are_checked_together() -> None:
     statuses = world.store.statuses()
     assert sorted(checker.checked) == sorted([first, second]) and checker.calls == 1
     assert statuses[first].verified is True and statuses[second].verified is True
+
+
+def test_a_rule_repaired_behind_braids_back_is_checked_again() -> None:
+    world = World()
+    checker = FakeCircuitChecker(world.network, world.wiring.ports)
+    loop = provisioner(world, checker)
+    rid = world.book(start=10)
+    world.clock.now = T0 + 10
+    loop.step(world.clock.now)
+    plan = loop.source.plan(rid, world.clock.now)
+    assert plan is not None
+    hop = circuit_probes(plan, world.wiring.ports).probes[0].hops[-1]
+    switch = world.network.switches[hop.switch]
+    rule = next(f for f in switch.flows.values() if f.match.vlan_vid == hop.vlan)
+    world.network.remove(RuleSet.of(hop.switch, switch.dpid, [rule]))
+    loop.step(world.clock.now + 1)  # a reconciling pass puts it back
+    assert checker.checked == [rid, rid]
+    status = world.store.statuses()[rid]
+    assert status.phase is Phase.INSTALLED and status.verified is True
+    assert status.since == T0 + 10  # still the same installation
