@@ -7,6 +7,7 @@ import socket
 from pathlib import Path
 
 from braid.adapters.southbound.api_token import TokenFileError, read_token_file
+from braid.adapters.southbound.circuit_probe import OfctlCircuitProbe
 from braid.adapters.southbound.controller import ControllerDriver
 from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.driver import SouthboundDriver
@@ -23,7 +24,7 @@ from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
 from braid.core.errors import InputError
 
-__all__ = ["drivers_for", "provisioning_store", "start_provisioning"]
+__all__ = ["circuit_checker_for", "drivers_for", "provisioning_store", "start_provisioning"]
 
 
 def provisioning_store(repo: Repository) -> ProvisioningStore:
@@ -54,6 +55,7 @@ def start_provisioning(
         lambda: service.topology,
         holder=f"{socket.gethostname()}:{os.getpid()}",
         lead=settings.provision_lead_seconds,
+        checker=circuit_checker_for(config),
     )
     loop = ProvisioningLoop(
         provisioner,
@@ -64,6 +66,15 @@ def start_provisioning(
     service.on_change.append(loop.wake)
     loop.start()
     return loop
+
+
+def circuit_checker_for(config: SouthboundConfig) -> OfctlCircuitProbe | None:
+    """The circuit check after each install, when every switch is driven directly: it
+    injects probes and reads counters with ovs-ofctl (a controller offers neither yet)."""
+    direct = {s: a.bridge for s, a in config.access.items() if a.driver == "direct" and a.bridge}
+    if not direct or len(direct) != len(config.access):
+        return None
+    return OfctlCircuitProbe(direct, config.ports, ofctl_runner(config.rundir))
 
 
 def drivers_for(config: SouthboundConfig) -> dict[str, SouthboundDriver]:

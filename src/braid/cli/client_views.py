@@ -129,13 +129,18 @@ def profile(steps: Sequence[Mapping[str, Any]], zone: str | None = None) -> Tabl
 
 
 def provisioning(state: object, zone: str | None = None) -> str | None:
-    """What the switches hold of it: `installed`, or `failed on s2: connection refused`."""
+    """What the switches hold of it: `installed, verified`, `failed on s2: connection
+    refused`, or `installed; path 0 (VLAN 7) h1→h2: lost at s2 (…)`."""
     if not isinstance(state, Mapping):
         return None
     text = str(state.get("state"))
     if state.get("error"):
         where = f" on {state['switch']}" if state.get("switch") else ""
         text += f"{where}: {state['error']}"
+    if state.get("verified") is True:
+        text += ", verified"
+    elif state.get("check"):
+        text += f"; {state['check']}"  # the hop that lost the probes, or why none were sent
     return f"{text} (since {when(state.get('since'), zone)})"
 
 

@@ -3,7 +3,9 @@
 `FakeNetwork` builds one `FakeSwitch` per switch of a `PortMap`, joins the
 ports of each link's two ends, and hangs the hosts off their ports. `send`
 injects a packet at a host and follows every copy through the switches until
-it reaches a host or is dropped, recording the links it crossed.
+it reaches a host or is dropped, recording the links it crossed; `send_out`
+starts a packet on its way out of a switch port instead, as an OpenFlow
+packet-out does.
 """
 
 from __future__ import annotations
@@ -91,13 +93,23 @@ class FakeNetwork:
         attach = self.ports.host(host)
         return self._walk(attach.switch, dataclasses.replace(packet, in_port=attach.port))
 
-    def _walk(self, switch: str, packet: Packet) -> list[Delivery]:
+    def send_out(self, switch: str, port: int, packet: Packet) -> list[Delivery]:
+        """`packet` sent out of `switch`'s `port` as is; every host copy that arrives."""
+        if port in self._switch(switch).down_ports:
+            return []
+        return self._walk(switch, packet, [(port, packet)])
+
+    def _walk(
+        self, switch: str, packet: Packet, first: list[tuple[int, Packet]] | None = None
+    ) -> list[Delivery]:
         delivered: list[Delivery] = []
         pending: list[tuple[str, Packet, tuple[str, ...], _Hops, _Hops]]
         pending = [(switch, packet, (), (), ())]
         while pending:
             here, pkt, links, vlans, queues = pending.pop()
-            for port, out in self._switch(here).process(pkt):
+            sent = first if first is not None else self._switch(here).process(pkt)
+            first = None
+            for port, out in sent:
                 host = self._hosts.get((here, port))
                 if host is not None:
                     delivered.append(Delivery(host, links, vlans, out, queues))

@@ -16,7 +16,8 @@ lands in the queue whose id is its VLAN, as braid's queues classify them on
 the wire (`Packet.queue`; `None` is best effort). `meter_hits` counts the
 packets each meter saw; `flow_counts` the packets and bytes (`Packet.size`,
 and 4 more for a VLAN tag) each flow matched, by flow key, as a switch's
-flow statistics do. Meters drop nothing here: the fake has no clock.
+flow statistics (`n_packets`, `n_bytes`) do. Meters drop nothing here: the
+fake has no clock.
 """
 
 from __future__ import annotations

@@ -55,3 +55,14 @@ def test_racing_replicas_never_both_take_a_fresh_lease(backend: Backend) -> None
     with ThreadPoolExecutor(8) as pool:
         won = list(pool.map(lambda i: store.acquire("lease", f"r{i}", now=1, ttl=60), range(8)))
     assert won.count(True) == 1
+
+
+def test_the_circuit_check_is_kept_with_the_state(backend: Backend) -> None:
+    _, store = _store(backend)
+    checked = {
+        "r1": Status(Phase.INSTALLED, since=7, verified=True, check="4 path directions verified"),
+        "r2": Status(Phase.INSTALLED, since=7, verified=False, check="lost at s2"),
+        "r3": Status(Phase.INSTALLED, since=7),
+    }
+    store.put_statuses(checked, now=7, actor="replica-1")
+    assert store.statuses() == checked

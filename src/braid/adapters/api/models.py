@@ -178,6 +178,13 @@ class ProvisioningOut(_Out):
     switch: str | None = Field(None, description="the switch that failed, when failed")
     error: str | None = None
     since: str
+    verified: bool | None = Field(
+        None,
+        description="whether probes crossed every path both ways once installed (null: unchecked)",
+    )
+    check: str | None = Field(
+        None, description="what the circuit check found, e.g. the hop that lost probes"
+    )
 
 
 class ReservationOut(_Out):

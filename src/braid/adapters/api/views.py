@@ -82,6 +82,8 @@ def provisioning_view(status: Status | None) -> dict[str, Any] | None:
         "switch": status.switch,
         "error": status.error,
         "since": format_instant(status.since),
+        "verified": status.verified,
+        "check": status.check,
     }
 
 

@@ -38,7 +38,9 @@ class SqlProvisioningStore:
         with self.engine.connect() as connection:
             rows = connection.execute(query).all()
         return {
-            row.reservation_id: Status(Phase(row.phase), row.switch, row.error, row.since)
+            row.reservation_id: Status(
+                Phase(row.phase), row.switch, row.error, row.since, row.verified, row.circuit_check
+            )
             for row in rows
         }
 
@@ -57,6 +59,8 @@ class SqlProvisioningStore:
                         "switch": s.switch,
                         "error": s.error,
                         "since": s.since,
+                        "verified": s.verified,
+                        "circuit_check": s.check,
                     }
                     for rid, s in changed.items()
                 ],

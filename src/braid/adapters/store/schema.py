@@ -198,6 +198,8 @@ class ProvisioningRow(Base):
     switch: Mapped[str | None] = mapped_column(String, nullable=True)
     error: Mapped[str | None] = mapped_column(String, nullable=True)
     since: Mapped[int] = mapped_column(BigInteger)
+    verified: Mapped[bool | None] = mapped_column(Boolean, nullable=True)  # circuit check
+    circuit_check: Mapped[str | None] = mapped_column(String, nullable=True)
 
 
 class LeaseRow(Base):

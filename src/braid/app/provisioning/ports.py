@@ -8,11 +8,13 @@ from typing import Protocol
 
 from braid.core.delivery.samples import Tally
 from braid.core.errors import BraidError
+from braid.core.provisioning.circuit_check import CheckResult
 from braid.core.provisioning.schedule import Window
 from braid.core.provisioning.status import Status
 from braid.core.rules.model import HostPort, RulePlan, RuleSet
 
 __all__ = [
+    "CircuitChecker",
     "Counts",
     "DeliveryCounters",
     "Due",
@@ -96,6 +98,19 @@ class DeliveryCounters(Protocol):
         """Each plan's counts, or the error of the switch that failed it, in order; each
         switch is read once for all of them (a sampling pass)."""
         ...
+
+
+class CircuitChecker(Protocol):
+    """Probes installed reservations' paths (`braid.core.provisioning.circuit_check`).
+
+    Offered by drivers that can inject frames and read rule counters; a
+    provisioner without one skips the check. All of a pass's new
+    installations are checked at once (one read of each switch's counters
+    before and after), a result per plan in order. Raises `SwitchError`
+    naming a switch it could not use.
+    """
+
+    def check(self, plans: Sequence[RulePlan]) -> list[CheckResult]: ...
 
 
 class ProvisioningStore(Protocol):

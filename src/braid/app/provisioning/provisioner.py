@@ -8,6 +8,11 @@ is remembered between passes but each switch's failures (for back-off), so
 a replica killed in the middle of a pass leaves nothing the next pass (its
 own after a restart, or another replica's) does not put right.
 
+Given a `CircuitChecker` (the direct driver offers one), a reservation that
+has just been installed is probed path by path (`core.provisioning.circuit_check`)
+and its status keeps whether every path delivered and, if not, which hop lost
+the probes; without one the check is skipped.
+
 `RulesProvisioner` works from any `PlanSource`: `braid serve`'s reservations
 (`Provisioner`, over the repository and the wiring) or a domain agent's
 committed transactions (`braid.app.agent.provisioning`).
@@ -17,10 +22,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from braid.app.ports import Repository
 from braid.app.provisioning.ports import (
+    CircuitChecker,
     Due,
     PlanSource,
     ProvisioningStore,
@@ -81,12 +87,15 @@ class RulesProvisioner:
         holder: str,
         lead: int = 5,
         lease_ttl: int = 15,
+        checker: CircuitChecker | None = None,
     ) -> None:
         self.source, self.store, self.tables = source, store, tables
+        self.checker = checker  # probes each reservation's paths once it is installed
         self.holder, self.lead, self.lease_ttl = holder, lead, lease_ttl
         self._failures: dict[str, _Failures] = {}
         self._resting: set[str] = set()  # switches left alone this pass (backing off)
         self._last: dict[str, RuleSet] | None = None  # what the last pass left, if it all went
+        self._added: set[int] = set()  # cookies of the flows this pass added (to re-check)
 
     def step(self, now: int, *, reconcile: bool = True) -> PassReport:
         """One pass at `now`; a replica that does not hold the lease does nothing.
@@ -167,6 +176,7 @@ class RulesProvisioner:
     def _change(
         self, actual: Mapping[str, RuleSet], desired: Mapping[str, RuleSet], errors: dict[str, str]
     ) -> int:
+        self._added = set()
         reachable = {s: r for s, r in desired.items() if s in actual}
         dpids = {s: self.tables.dpid(s) for s in actual}
         done = 0
@@ -177,6 +187,8 @@ class RulesProvisioner:
             try:
                 _run(self.tables, step)
                 done += 1
+                if step.kind is StepKind.APPLY:
+                    self._added.update(f.cookie for f in step.rule_set.flows)
             except SwitchError as exc:
                 errors[switch] = exc.message
         return done
@@ -231,6 +243,7 @@ class RulesProvisioner:
     ) -> dict[str, Status]:
         before = self.store.statuses()
         changed: dict[str, Status] = {}
+        recheck: dict[str, Status] = {}  # installed before, and rules of it added since
         # Reservations not due and never provisioned have no row: they are "scheduled".
         touched = {rid for rid, s in before.items() if s.phase is not Phase.REMOVED}
         for rid in sorted(set(plans) | set(problems) | touched):
@@ -241,9 +254,32 @@ class RulesProvisioner:
                 status = settled(rid in plans, switches, errors, before.get(rid), now)
             if not status.same(before.get(rid)):
                 changed[rid] = status
+            elif rid in plans and plans[rid].cookie in self._added:
+                recheck[rid] = before[rid]  # modified, or repaired: its circuit changed
+        changed.update(self._checked({**changed, **recheck}, plans))
         if changed:
             self.store.put_statuses(changed, now=now, actor=self.holder)
         return changed
+
+    def _checked(
+        self, changed: Mapping[str, Status], plans: Mapping[str, RulePlan]
+    ) -> dict[str, Status]:
+        """The statuses of reservations just installed (or changed) with their circuit check,
+        if a checker is offered."""
+        new = [r for r, s in changed.items() if s.phase is Phase.INSTALLED and r in plans]
+        if self.checker is None or not new:
+            return {}
+        try:
+            results = self.checker.check([plans[r] for r in new])
+        except (SwitchError, InputError) as exc:
+            return {r: replace(changed[r], check=f"not checked: {exc}") for r in new}
+        return {
+            # A plan with nothing to probe (no host at either end) is not unverified.
+            r: replace(
+                changed[r], verified=result.verified if result.paths else None, check=result.text()
+            )
+            for r, result in zip(new, results, strict=True)
+        }
 
     def _switches_of(
         self, rid: str, plans: Mapping[str, RulePlan], errors: Mapping[str, str], now: int
@@ -272,9 +308,12 @@ class Provisioner(RulesProvisioner):
         holder: str,
         lead: int = 5,
         lease_ttl: int = 15,
+        checker: CircuitChecker | None = None,
     ) -> None:
         source = ReservationPlans(repo, wiring, topology)
-        super().__init__(source, store, tables, holder=holder, lead=lead, lease_ttl=lease_ttl)
+        super().__init__(
+            source, store, tables, holder=holder, lead=lead, lease_ttl=lease_ttl, checker=checker
+        )
         self.repo, self.wiring, self.topology = repo, wiring, topology
 
 

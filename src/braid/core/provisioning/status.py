@@ -28,9 +28,15 @@ class Status:
     switch: str | None = None  # the switch that failed, for FAILED
     error: str | None = None
     since: int = 0
+    # The circuit check run after the install, or the last change of its rules
+    # (`core.provisioning.circuit_check`):
+    # True/False when it ran, None when the switches offer none; `check` says what it saw.
+    verified: bool | None = None
+    check: str | None = None
 
     def same(self, other: Status | None) -> bool:
-        """Equal but for `since`: a pass that changes nothing writes nothing."""
+        """Equal but for `since` and the check: a pass that changes nothing writes nothing
+        (the check is made once, when the rules go in, and kept until the phase moves)."""
         return other is not None and (self.phase, self.switch, self.error) == (
             other.phase,
             other.switch,
