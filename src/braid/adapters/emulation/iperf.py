@@ -132,11 +132,18 @@ def client_argv(server_ip: str, options: ClientOptions) -> list[str]:
 class IperfServer:
     """An iperf3 server on a host; one per port, stopped on `close`."""
 
-    def __init__(self, host: Shell, port: int = DEFAULT_PORT, launcher: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        host: Shell,
+        port: int = DEFAULT_PORT,
+        launcher: Sequence[str] = (),
+        *,
+        json: bool = False,
+    ) -> None:
         self.host = host
         self.port = port
         self._proc = host.popen(
-            ["env", MARK, *launcher, "iperf3", "-s", "-p", str(port)],
+            ["env", MARK, *launcher, "iperf3", "-s", *(["-J"] if json else []), "-p", str(port)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

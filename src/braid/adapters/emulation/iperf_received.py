@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from braid.adapters.emulation.iperf import MARK, IperfError, Shell, close_pipes
+from braid.adapters.emulation.iperf import MARK, IperfError, IperfServer, Shell, close_pipes
 
 __all__ = [
     "MIN_INTERVAL",
@@ -106,26 +105,11 @@ def _sent_bps(end: Mapping[str, Any]) -> float:
     return float(sent.get("bits_per_second", 0.0))
 
 
-class JsonServer:
+class JsonServer(IperfServer):
     """An iperf3 server writing JSON (which `--get-server-output` hands the client)."""
 
     def __init__(self, host: Shell, port: int) -> None:
-        self._proc = host.popen(
-            ["env", MARK, "iperf3", "-s", "-J", "-p", str(port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        time.sleep(0.3)  # let it bind before a client connects
-
-    def close(self) -> None:
-        if self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait(timeout=5)
-        close_pipes(self._proc)
+        super().__init__(host, port, json=True)
 
 
 def run_received(host: Shell, server_ip: str, flow: ReceivedFlow) -> ReceivedRates:
