@@ -24,6 +24,8 @@ from typing import Any
 import pytest
 
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox
+from braid.core.provisioning.circuit_check import PROBE_COUNT
+from braid.core.provisioning.probe_frame import MIN_FRAME
 from tests.e2e.test_provisioning import BRAID, SWITCHES, Serve, _iso
 from tests.e2e.waiting import wait_for
 from tests.unit.core.rules.scenarios import Scenario, two_path_scenario
@@ -154,7 +156,10 @@ def test_the_counted_bytes_are_the_sent_bytes_and_a_cut_degrades(
     sent = sender.sent * FRAME_BYTES
     offered = "braid_delivery_offered_bytes_total"
     assert wait_for(lambda: _counter(serve, offered, rid) == sent), _counter(serve, offered, rid)
-    assert _counter(serve, "braid_delivery_delivered_bytes_total", rid) == sent
+    # The circuit check after the install sent its probes down the one path: they reach
+    # the egress rule too (docs/provisioning.md, "Delivery").
+    probes = PROBE_COUNT * MIN_FRAME
+    assert _counter(serve, "braid_delivery_delivered_bytes_total", rid) == sent + probes
     ok = _delivery(serve, rid)["directions"][0]
     assert all(i["dropped"] == 0 for i in ok["intervals"])  # no policing asked
     for link in ("l12", "l14", "l13"):  # every path out of s1

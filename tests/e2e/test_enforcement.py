@@ -18,6 +18,7 @@ import pytest
 
 from braid.adapters.emulation.iperf import ClientOptions, IperfServer, close_pipes, run_client
 from braid.adapters.emulation.network import EmulatedNetwork, HostSpec
+from braid.adapters.emulation.ovs import ensure_ovs, stop_ovs
 from braid.adapters.southbound.direct import OfctlDriver
 from braid.adapters.southbound.driver import SouthboundDriver
 from braid.adapters.southbound.switchd_buffer import switchd_send_buffer
@@ -49,12 +50,17 @@ PATH = Path(("A", "B"), ("A-B",))
 @pytest.fixture
 def net(emulation_host: None) -> Iterator[EmulatedNetwork]:
     # The host's send buffer for OVS is left as it is: braid's leaf queues are short
-    # enough for the default one (`tc_queues`).
-    with EmulatedNetwork(topology(), HOSTS) as network:
-        for intf in network.wiring.link_intfs["A-B"]:
-            # Mininet shaped the link; braid's queues take over the port instead.
-            network.run(["tc", "qdisc", "del", "dev", intf, "root"])
-        yield network
+    # enough for the default one (`tc_queues`). Open vSwitch is started if no
+    # emulation before this one left it running, and stopped again after.
+    started = ensure_ovs()
+    try:
+        with EmulatedNetwork(topology(), HOSTS) as network:
+            for intf in network.wiring.link_intfs["A-B"]:
+                # Mininet shaped the link; braid's queues take over the port instead.
+                network.run(["tc", "qdisc", "del", "dev", intf, "root"])
+            yield network
+    finally:
+        stop_ovs(started)
 
 
 def topology() -> Topology:

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Protocol
@@ -225,6 +226,11 @@ class TcQueues:
             if _pref(queue_id) in tree.filters:
                 where = ["dev", netdev, "parent", BRAID_QDISC, "protocol", "all"]
                 self.run(["filter", "del", *where, "pref", str(_pref(queue_id))])
+        if gone & set(tree.classes):
+            # Deleting a class drops what it holds: frames a make-before-break left on
+            # the old path get a queue's depth of time to leave first.
+            time.sleep(self.queue_seconds)
+        for name in sorted(gone):
             if name in tree.classes:
                 self.run(["class", "del", "dev", netdev, "classid", name])
         left = {
