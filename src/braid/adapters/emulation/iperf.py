@@ -173,6 +173,11 @@ def run_client(host: Shell, server_ip: str, options: ClientOptions) -> IperfResu
 
 def _finish(proc: subprocess.Popen[Any], options: ClientOptions) -> IperfResult:
     limit = options.seconds + options.omit + options.connect_timeout_ms / 1000 + 15
+    return parse_report(client_output(proc, limit))
+
+
+def client_output(proc: subprocess.Popen[Any], limit: float) -> str:
+    """What a client process printed (its report), once it ends; killed after `limit` s."""
     try:
         out, err = proc.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
@@ -181,7 +186,7 @@ def _finish(proc: subprocess.Popen[Any], options: ClientOptions) -> IperfResult:
         raise IperfError(f"iperf3 client did not finish within {limit:.0f} s") from None
     finally:
         close_pipes(proc)
-    return parse_report(out or err or "")
+    return str(out or err or "")
 
 
 def close_pipes(proc: subprocess.Popen[Any]) -> None:

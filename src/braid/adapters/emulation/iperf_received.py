@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from braid.adapters.emulation.iperf import MARK, IperfError, IperfServer, Shell, close_pipes
+from braid.adapters.emulation.iperf import MARK, IperfError, IperfServer, Shell, client_output
 
 __all__ = [
     "MIN_INTERVAL",
@@ -120,13 +120,4 @@ def run_received(host: Shell, server_ip: str, flow: ReceivedFlow) -> ReceivedRat
         stderr=subprocess.PIPE,
         text=True,
     )
-    limit = flow.seconds + flow.omit + _SLACK_SECONDS
-    try:
-        out, err = proc.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise IperfError(f"iperf3 client did not finish within {limit:.0f} s") from None
-    finally:
-        close_pipes(proc)
-    return parse_received(out or err or "")
+    return parse_received(client_output(proc, flow.seconds + flow.omit + _SLACK_SECONDS))
