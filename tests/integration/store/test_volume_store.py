@@ -66,14 +66,16 @@ def volume(rid: str, steps: Profile) -> Reservation:
     )
 
 
-def write(repo: Any, res: Reservation) -> Reservation:
+def write(repo: Any, res: Reservation, expected: int | None = None) -> Reservation:
+    """Store `res` checked against capacity; with `expected`, as a modification of that version."""
     loads = step_loads(res, topology())
     stored: Reservation = repo.write(
         Change(res, loads),
         validate=capacity_validator(loads),
         now=100,
         actor=res.owner,
-        action="created",
+        action="created" if expected is None else "modified",
+        expected_version=expected,
         counting=always,
     )
     return stored
@@ -121,21 +123,6 @@ def test_a_reloaded_volume_books_every_step_and_is_found_by_its_id() -> None:
     assert profile_of(cancelled) == profile()  # still readable, for the audit and the rules
 
 
-def rewrite(repo: Any, res: Reservation, expected: int) -> Reservation:
-    """A modification's write: the new profile's loads in place of the old, version-guarded."""
-    loads = step_loads(res, topology())
-    stored: Reservation = repo.write(
-        Change(res, loads),
-        validate=capacity_validator(loads),
-        now=1_200,
-        actor=res.owner,
-        action="modified",
-        expected_version=expected,
-        counting=always,
-    )
-    return stored
-
-
 def test_a_modified_profile_replaces_every_step_load_or_nothing(repo: Any) -> None:
     old = write(repo, volume("v", profile()))
     write(repo, volume("w", Profile((Step(1_000, 1_500, (Allocation(DETOUR, 7 * GBIT),)),))))
@@ -151,15 +138,15 @@ def test_a_modified_profile_replaces_every_step_load_or_nothing(repo: Any) -> No
 
     # v's 3 Gbit/s on the detour go with its old steps, but w's 7 and 5 more do not fit.
     with pytest.raises(ConflictError):
-        rewrite(repo, as_modified(Step(1_200, 1_800, (Allocation(DETOUR, 5 * GBIT),))), 1)
+        write(repo, as_modified(Step(1_200, 1_800, (Allocation(DETOUR, 5 * GBIT),))), 1)
     assert repo.get("v") == old and loads_of_v() == Counter(step_loads(old, topology()))
     new = as_modified(
         Step(1_200, 1_500, (Allocation(PATH, 10 * GBIT),)),
         Step(1_500, 1_600, (Allocation(DETOUR, 5 * GBIT),)),
     )
-    stored = rewrite(repo, new, old.version)
+    stored = write(repo, new, old.version)
     assert stored.version == old.version + 1 and profile_of(repo.get("v")) == profile_of(new)
     assert loads_of_v() == Counter(step_loads(new, topology()))  # the old steps' rows are gone
     with pytest.raises(ConflictError):  # planned on the version before
-        rewrite(repo, old, old.version)
+        write(repo, old, old.version)
     assert profile_of(repo.get("v")) == profile_of(new)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
 
 from braid.app.errors import PolicyError, RejectedError
 from braid.app.ports import Change
@@ -186,3 +189,71 @@ def test_a_booking_landing_meanwhile_makes_it_plan_again_without_overbooking(
     assert old is not None and now is not None
     assert moved_before(now, T0 + 30) == moved_before(old, T0 + 30)
     assert no_overbooking(mine) == []
+
+
+@st.composite
+def fixed_bodies(draw: st.DrawFn) -> dict[str, Any]:
+    start = draw(st.integers(0, 300))
+    return {
+        "src": draw(st.sampled_from("AB")),
+        "dst": "D",
+        "bandwidth": draw(st.integers(1, 10)),
+        "start": at(start),
+        "end": at(start + draw(st.integers(10, 300))),
+        "max_paths": draw(st.integers(1, 2)),
+    }
+
+
+@st.composite
+def volume_changes(draw: st.DrawFn, moved: int, now: int) -> dict[str, Any]:
+    """Some of: more bytes than have moved, a deadline after now, a cap, an objective."""
+    change: dict[str, Any] = {}
+    if draw(st.booleans()):
+        change["volume"] = moved + draw(st.integers(1, 200 * 10**6))
+    if draw(st.booleans()):
+        change["deadline"] = at(now - T0 + draw(st.integers(1, 1000)))
+    if draw(st.booleans()):
+        change["max_rate"] = draw(st.integers(1, 20))
+    if draw(st.booleans()):
+        change["objective"] = draw(st.sampled_from(["earliest", "flattest"]))
+    return change or {"objective": "earliest"}
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(st.lists(fixed_bodies(), max_size=4), st.data())
+def test_a_modification_never_overbooks_keeps_the_past_and_moves_the_new_volume(
+    fixed: list[dict[str, Any]], data: Any
+) -> None:
+    clock = Clock()
+    service = service_on(MemoryRepository(), clock)
+    for body in fixed:
+        with contextlib.suppress(RejectedError):
+            service.reserve(BOB, Reserve.parse(body))
+    asked = {
+        "volume": data.draw(st.integers(10, 200)) * 10**6,
+        "not_before": at(data.draw(st.integers(1, 100))),
+    }
+    try:
+        r = volume(service, **asked)
+    except RejectedError:
+        assume(False)
+        raise
+    old = profile_of(r)
+    assert old is not None
+    clock.now = data.draw(st.integers(old.start, old.end - 1), label="now")
+    moved = sum(s.bits for s in moved_before(old, clock.now)) // 8
+    change = data.draw(volume_changes(moved, clock.now))
+    try:
+        new = modify(service, r, **change)
+    except (RejectedError, InputError) as refused:
+        event(f"refused: {type(refused).__name__}")
+        assert service.books.store.get(r.id) == r  # nothing changed
+        assert no_overbooking(service) == []
+        return
+    event("modified")
+    profile = profile_of(new)
+    assert profile is not None
+    assert moved_before(profile, clock.now) == moved_before(old, clock.now)
+    wanted = change.get("volume", r.request["volume"]) * 8
+    assert wanted <= profile.bits < wanted + profile.steps[-1].rate
+    assert no_overbooking(service) == []
