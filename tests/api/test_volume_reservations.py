@@ -82,13 +82,45 @@ def test_flattest_spreads_to_the_deadline() -> None:
     assert view["volume"]["peak"] == 5000 and view["end"] == iso(3600 + 1600)
 
 
-def test_a_volume_cannot_be_modified_yet() -> None:
+def test_a_volume_modified_under_way_keeps_what_moved() -> None:
     api = build()
     view = post(api, volume()).json()
-    url = f"/v1/reservations/{view['id']}"
-    response = api.client.patch(url, json={"end": iso(9000)}, headers=api.auth("alice"))
-    assert response.status_code == 422 and response.json()["error"]["field"] == "mode"
-    assert "cancel and re-book" in response.json()["error"]["message"]
+    url, alice = f"/v1/reservations/{view['id']}", api.auth("alice")
+    api.clock.advance(3600 + 40)  # 40 s at 90 Gbit/s: 450 GB moved, 550 GB to go
+    spread = {"objective": "flattest", "deadline": iso(3600 + 40 + 550)}
+    response = api.client.patch(url, json=spread, headers=alice)
+    assert response.status_code == 200, response.text
+    changed = response.json()
+    first, rest = changed["volume"]["profile"]
+    assert (first["start"], first["end"]) == (iso(3600), iso(3640))
+    assert first["paths"] == view["volume"]["profile"][0]["paths"]
+    assert (rest["start"], rest["end"]) == (iso(3640), iso(3640 + 550))
+    assert sum(p["bandwidth"] for p in rest["paths"]) == 8000  # 4400 Gbit over 550 s
+    assert changed["end"] == iso(3640 + 550) and changed["version"] == view["version"] + 1
+    entries = api.client.get(url + "/audit", headers=alice).json()["entries"]
+    assert [e["action"] for e in entries] == ["created", "modified"]
+
+
+def test_a_volume_change_that_does_not_fit_offers_what_does() -> None:
+    api = build()
+    view = post(api, volume()).json()
+    url, alice = f"/v1/reservations/{view['id']}", api.auth("alice")
+    api.clock.advance(3600 + 40)
+    before = api.snapshot()
+    response = api.client.patch(
+        url, json={"volume": "2TB", "deadline": iso(3600 + 80)}, headers=alice
+    )
+    assert response.status_code == 409, response.text
+    error = response.json()["error"]
+    assert "of it moved already" in error["message"]
+    offers = {a["kind"]: a["body"] for a in error["alternatives"]}
+    assert offers["most_by_deadline"]["volume"] == 900 * 10**9  # 80 s at 90 Gbit/s
+    assert offers["earliest_completion"]["deadline"] == iso(3600 + 178)
+    assert api.snapshot() == before
+    accepted = api.client.patch(url, json=offers["earliest_completion"], headers=alice)
+    assert accepted.status_code == 200 and accepted.json()["end"] == iso(3600 + 178)
+    wrong = api.client.patch(url, json={"end": iso(9000)}, headers=alice)
+    assert wrong.status_code == 422 and wrong.json()["error"]["field"] == "end"
 
 
 def test_bad_volume_fields_are_named_and_change_nothing() -> None:

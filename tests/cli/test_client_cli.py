@@ -288,3 +288,6 @@ def test_a_volume_is_reserved_shown_as_steps_and_refused_with_its_completion(
     assert table.returncode == 0 and "profile" in table.stdout and "completion" in table.stdout
     bad = braid("reserve", *ask, "--objective", "flattest", env=env)
     assert bad.returncode == 2 and "deadline:" in bad.stderr
+    spread = run_json(env, "modify", view["id"], "--objective", "flattest", "--deadline", iso(2))
+    assert spread["volume"]["completion"] == iso(2) and spread["version"] == 2
+    assert spread["volume"]["peak"] < view["volume"]["peak"]

@@ -264,16 +264,24 @@ def modify(
     reservation_id: IdArg,
     end: Instant = None,
     bandwidth: Bandwidth = None,
+    volume: Volume = None,
+    deadline: Deadline = None,
+    max_rate: MaxRate = None,
+    objective: ObjectiveOpt = None,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
     cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
     tz: TzOpt = None,
 ) -> None:
-    """Change the end and/or bandwidth; if the change does not fit, nothing changes."""
-    body = given_fields(end=end, bandwidth=bandwidth)
+    """Change the end and/or bandwidth, or a volume's --deadline, --volume, --max-rate or
+    --objective (what has moved stays moved); if the change does not fit, nothing changes."""
+    body = given_fields(
+        end=end, bandwidth=bandwidth,
+        volume=volume, deadline=deadline, max_rate=max_rate, objective=objective,
+    )  # fmt: skip
     if not body:
-        fail("give --end, --bandwidth, or both")
+        fail("give --end and/or --bandwidth (a volume: --deadline, --volume, ...)")
     view = call_api(url, token, cacert, as_json, lambda b: b.modify(reservation_id, body))
     show_answer(view, as_json, views.reservation, tz)
 

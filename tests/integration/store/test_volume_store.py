@@ -66,14 +66,16 @@ def volume(rid: str, steps: Profile) -> Reservation:
     )
 
 
-def write(repo: Any, res: Reservation) -> Reservation:
+def write(repo: Any, res: Reservation, expected: int | None = None) -> Reservation:
+    """Store `res` checked against capacity; with `expected`, as a modification of that version."""
     loads = step_loads(res, topology())
     stored: Reservation = repo.write(
         Change(res, loads),
         validate=capacity_validator(loads),
         now=100,
         actor=res.owner,
-        action="created",
+        action="created" if expected is None else "modified",
+        expected_version=expected,
         counting=always,
     )
     return stored
@@ -119,3 +121,32 @@ def test_a_reloaded_volume_books_every_step_and_is_found_by_its_id() -> None:
     assert held_bookings(network, "w") == ()
     cancelled = replace(res, state=State.CANCELLED)
     assert profile_of(cancelled) == profile()  # still readable, for the audit and the rules
+
+
+def test_a_modified_profile_replaces_every_step_load_or_nothing(repo: Any) -> None:
+    old = write(repo, volume("v", profile()))
+    write(repo, volume("w", Profile((Step(1_000, 1_500, (Allocation(DETOUR, 7 * GBIT),)),))))
+    first = profile().steps[0]
+    kept = Step(first.start, 1_200, first.allocations)  # what moved before 1200 stays
+
+    def as_modified(*rest: Step) -> Reservation:
+        steps = Profile((kept, *rest))
+        return replace(old, end=steps.end, plan=profile_plan(steps, steps.bytes))
+
+    def loads_of_v() -> Counter[Any]:
+        return Counter(load for rid, load in repo.link_loads() if rid == "v")
+
+    # v's 3 Gbit/s on the detour go with its old steps, but w's 7 and 5 more do not fit.
+    with pytest.raises(ConflictError):
+        write(repo, as_modified(Step(1_200, 1_800, (Allocation(DETOUR, 5 * GBIT),))), 1)
+    assert repo.get("v") == old and loads_of_v() == Counter(step_loads(old, topology()))
+    new = as_modified(
+        Step(1_200, 1_500, (Allocation(PATH, 10 * GBIT),)),
+        Step(1_500, 1_600, (Allocation(DETOUR, 5 * GBIT),)),
+    )
+    stored = write(repo, new, old.version)
+    assert stored.version == old.version + 1 and profile_of(repo.get("v")) == profile_of(new)
+    assert loads_of_v() == Counter(step_loads(new, topology()))  # the old steps' rows are gone
+    with pytest.raises(ConflictError):  # planned on the version before
+        write(repo, old, old.version)
+    assert profile_of(repo.get("v")) == profile_of(new)

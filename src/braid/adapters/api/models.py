@@ -125,8 +125,12 @@ class ReservationIn(_Body):
 
 
 class ModifyIn(_Body):
-    end: Instant = None
-    bandwidth: Bandwidth = None
+    end: Instant = Field(None, description="a fixed reservation's new end")
+    bandwidth: Bandwidth = Field(None, description="a fixed reservation's new bandwidth")
+    deadline: Instant = Field(None, description="a volume's new deadline")
+    volume: Volume = Field(None, description="a volume's new bytes in all (moved ones count)")
+    max_rate: Bandwidth = Field(None, description="a volume's new cap on its total rate")
+    objective: Objective = Field(None, description="a volume's new objective for the rest")
 
 
 class MaintenanceIn(_Body):

@@ -80,7 +80,8 @@ async def cancel(reservation_id: str, caller: Authorized) -> FastJSON:
     responses=errors(401, 403, 404, 409, 413, 422),
 )
 async def modify(reservation_id: str, body: ModifyIn, caller: Authorized) -> FastJSON:
-    """Change the end and/or bandwidth; the old booking stays until the new one fits."""
+    """Change the end and/or bandwidth (a volume: deadline, volume, max_rate, objective);
+    the old booking stays until the new one fits."""
     # Local times in the caller's zone, day words at the service's now.
     change = Modify.parse(body.sent(), zone=caller.user.tz, now=caller.service.clock())
     seen = await off_loop(caller.service.modify, caller.user, reservation_id, change)

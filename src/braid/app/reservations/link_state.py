@@ -13,7 +13,11 @@ On a link going down, each booked reservation whose traffic crosses it:
   nothing else changes and nothing can be overbooked);
 - unprotected: is re-planned around the down links if capacity allows,
   else stays booked and is marked degraded (with the cause) until its path
-  is whole again.
+  is whole again;
+- a volume: what its profile moved before now stays, and the rest is
+  re-planned around the down links to its deadline; if the rest no longer
+  fits by then, it stays booked and is marked degraded, the cause saying
+  how much can still move by the deadline.
 
 When a link comes back, protected reservations return to their primary when
 `failback` says so, and degraded ones are marked whole.
@@ -30,14 +34,20 @@ from braid.app.ports import Change, Step, TopologyStep, WriteStep
 from braid.app.records import Reservation, TopologyVersion, User
 from braid.app.request_context import current_request
 from braid.app.reservations.books import Books, load_validator
-from braid.app.reservations.mirror import as_booking, as_bookings
+from braid.app.reservations.mirror import as_bookings, commit_all, held_bookings
 from braid.app.reservations.plan_facts import (
     fixed_request,
     plan_facts,
     protection_facts,
     protection_of,
 )
-from braid.app.reservations.volumes import is_volume
+from braid.app.reservations.volume_changes import (
+    changed_volume,
+    relabel_volume,
+    replan_steps,
+    volume_ask_of,
+)
+from braid.app.reservations.volumes import is_volume, profile_of
 from braid.core.errors import InputError
 from braid.core.failover.protection import ProtectedPaths, down_links, with_link_state
 from braid.core.model.booking import Allocation
@@ -45,6 +55,7 @@ from braid.core.model.loads import loads_of
 from braid.core.model.topology import Topology, topology_from_dict
 from braid.core.planning.decisions import Reserved, reason_of
 from braid.core.planning.planner import Planner
+from braid.core.volume import VolumeRefusal
 
 __all__ = ["LINK_STATE_ROLES", "LinkStateDone", "Moved", "set_link_state"]
 
@@ -165,7 +176,8 @@ def _placements(
             continue
         moved, move = found
         note = {"link": link, "why": move.why}
-        change = Change(moved, loads_of(as_booking(moved), topology), None, None, note)
+        loads = tuple(load for b in as_bookings(moved) for load in loads_of(b, topology))
+        change = Change(moved, loads, None, None, note)
         validate = load_validator(topology, change.loads)
         steps.append(WriteStep(change, validate, move.action, r.version))
         moves.append(move)
@@ -192,17 +204,35 @@ def _placed(
 ) -> tuple[Reservation, Moved] | None:
     """`r` as it should be stored now, and what happened to it; None: it stays as it is."""
     if is_volume(r):
-        return None  # a volume's steps are not re-routed around down links yet
+        broken = _broken_ahead(r, down, now)
+        if not broken:
+            return _restored(r, now, link)
+        return _volume_rerouted(books, planner, r, broken, now, link)
     paths = protection_of(r.plan)
     if paths is not None:
         return _protected(failback, r, paths, down, now, link)
     broken = tuple(k for a in r.allocations for k in a.path.links if k in down)
     if not broken:
-        if "degraded" not in r.plan:
-            return None
-        plan = {k: v for k, v in r.plan.items() if k != "degraded"}
-        return replace(r, plan=plan, updated_at=now), Moved(r.id, "restored", f"{link} is up")
+        return _restored(r, now, link)
     return _rerouted(books, planner, r, broken, now, link)
+
+
+def _restored(r: Reservation, now: int, link: str) -> tuple[Reservation, Moved] | None:
+    """`r` whole again (its paths up), if it was marked degraded; None: it was whole."""
+    if "degraded" not in r.plan:
+        return None
+    plan = {k: v for k, v in r.plan.items() if k != "degraded"}
+    return replace(r, plan=plan, updated_at=now), Moved(r.id, "restored", f"{link} is up")
+
+
+def _marked_degraded(
+    r: Reservation, broken: tuple[str, ...], why: str, now: int
+) -> tuple[Reservation, Moved] | None:
+    """`r` kept as booked and marked degraded with `why`; None: it is marked already."""
+    if "degraded" in r.plan:
+        return None
+    plan = {**r.plan, "degraded": _degraded(broken, why, now)}
+    return replace(r, plan=plan, updated_at=now), Moved(r.id, "degraded", why)
 
 
 def _protected(
@@ -253,15 +283,44 @@ def _rerouted(
     if booking is None or not isinstance(decision, Reserved) or isinstance(labels, str):
         network.commit(held)
         why = reason_of(decision) or (labels if isinstance(labels, str) else "no other path")
-        if "degraded" in r.plan:
-            return None
-        plan = {**r.plan, "degraded": _degraded(broken, why, now)}
-        return replace(r, plan=plan, updated_at=now), Moved(r.id, "degraded", why)
+        return _marked_degraded(r, broken, why, now)
     network.commit(booking)
     plan = {k: v for k, v in r.plan.items() if k != "degraded"}
     plan.update({**plan_facts(decision), **labels})
     moved = replace(r, start=start, allocations=booking.allocations, plan=plan, updated_at=now)
     return moved, Moved(r.id, "rerouted", f"link {link} down: re-planned around it")
+
+
+def _broken_ahead(r: Reservation, down: frozenset[str], now: int) -> tuple[str, ...]:
+    """The down links a volume's steps still to come (or in force) would cross."""
+    profile = profile_of(r)
+    assert profile is not None, "a volume has a profile"
+    ahead = (step for step in profile.steps if step.end > now)
+    return tuple(sorted({k for s in ahead for a in s.allocations for k in a.path.links} & down))
+
+
+def _volume_rerouted(
+    books: Books,
+    planner: Planner,
+    r: Reservation,
+    broken: tuple[str, ...],
+    now: int,
+    link: str,
+) -> tuple[Reservation, Moved] | None:
+    """A volume's rest re-planned around the down links (what moved stays), or it kept
+    and marked degraded with how much can still move by the deadline."""
+    network = planner.network
+    found = replan_steps(network, r, volume_ask_of(r), now)
+    if isinstance(found, VolumeRefusal):
+        return _marked_degraded(r, broken, found.reason, now)
+    labels = relabel_volume(books.mirror, r, found.profile)
+    if isinstance(labels, str):
+        return _marked_degraded(r, broken, labels, now)
+    for step in held_bookings(network, r.id):
+        network.release(step.id)
+    commit_all(network, found.profile.bookings(r.id, symmetric=r.symmetric))
+    moved = changed_volume(r, found.profile, labels, now)
+    return moved, Moved(r.id, "rerouted", f"link {link} down: the rest re-planned around it")
 
 
 def _degraded(links: tuple[str, ...], why: str, now: int) -> dict[str, Any]:

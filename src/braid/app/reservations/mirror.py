@@ -39,7 +39,7 @@ from braid.core.planning.planner import Planner
 from braid.core.provisioning.profile_steps import profile_paths
 from braid.core.rules.calendar import LabelCalendar, NoFreeLabelError
 from braid.core.rules.compiler import group_count
-from braid.core.volume.profile import step_booking_id
+from braid.core.volume.profile import Profile, step_booking_id
 
 log = logging.getLogger(__name__)
 # Forgetting a learnt write only makes catch-up apply it again, harmlessly.
@@ -64,6 +64,19 @@ def as_booking(reservation: Reservation) -> Booking:
 def as_bookings(reservation: Reservation) -> tuple[Booking, ...]:
     """What `reservation` books: one booking, or a volume's one per step (`id~i`)."""
     return step_bookings(reservation) if is_volume(reservation) else (as_booking(reservation),)
+
+
+def label_paths(reservation: Reservation) -> list[tuple[str, ...]]:
+    """The link lists a reservation's labels go with, one VLAN each (a volume's every path)."""
+    profile = profile_of(reservation)
+    if profile is not None:
+        return profile_links(profile)
+    return link_lists(as_booking(reservation).allocations)
+
+
+def profile_links(profile: Profile) -> list[tuple[str, ...]]:
+    """Every path of a volume's profile as a link list, one VLAN each (see `profile_paths`)."""
+    return [p.links for p in profile_paths(profile)]
 
 
 def held_bookings(network: Network, reservation_id: str) -> tuple[Booking, ...]:
@@ -289,10 +302,8 @@ class Mirror:
         if is_volume(r):
             commit_all(self.planner.network, step_bookings(r))
             labels = labels_of(r.plan)
-            profile = profile_of(r)
-            if labels is not None and profile is not None:
-                paths = [p.links for p in profile_paths(profile)]
-                self.labels.record(r.id, (r.start, r.end), paths, labels)
+            if labels is not None:
+                self.labels.record(r.id, (r.start, r.end), label_paths(r), labels)
             return
         booking = as_booking(r)
         self.planner.network.commit(booking)
@@ -388,8 +399,15 @@ class Mirror:
         A path kept with its VLAN spares the switches a change; a new path,
         or one whose VLAN someone else holds in the new window, gets a new one.
         """
-        paths, window = link_lists(allocations), (start, end)
-        kept = labels_of(old.plan) if paths == link_lists(old.allocations) else None
+        paths = link_lists(allocations)
+        return self.relabel_paths(old, (start, end), paths, paths == link_lists(old.allocations))
+
+    def relabel_paths(
+        self, old: Reservation, window: tuple[int, int], paths: list[tuple[str, ...]], same: bool
+    ) -> dict[str, list[int]] | str:
+        """`relabel` for paths given as link lists (a volume's, over its whole window);
+        `same`: they are the paths `old`'s labels go with."""
+        kept = labels_of(old.plan) if same else None
         if kept is None or self.labels.clashes(old.id, window, paths, kept):
             try:
                 # As someone else: new labels must differ from the old ones too, or the
@@ -405,11 +423,10 @@ class Mirror:
         """After a modification the store refused: `old`'s labels are its own again."""
         with self.lock:
             labels = labels_of(old.plan)
-            if old.id in self.planner.network.bookings and labels is not None:
-                self.labels.record(
-                    old.id, (old.start, old.end), link_lists(as_booking(old).allocations), labels
-                )
-            elif old.id not in self.planner.network.bookings:
+            held = bool(held_bookings(self.planner.network, old.id))
+            if held and labels is not None:
+                self.labels.record(old.id, (old.start, old.end), label_paths(old), labels)
+            elif not held:
                 self.labels.release(old.id)
 
     def _replan_free(

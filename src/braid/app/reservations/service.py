@@ -36,6 +36,7 @@ from braid.app.reservations.ports import Metrics, NoMetrics
 from braid.app.reservations.rejections import Refusal, RefusalMemo
 from braid.app.reservations.requests_rest import readable_reason, to_request
 from braid.app.reservations.results import Availability, Page, Seen
+from braid.app.reservations.volume_changes import modified_volume
 from braid.app.reservations.volumes import (
     VOLUME_KIND,
     is_volume,
@@ -416,6 +417,9 @@ class ReservationService:
     def modify(self, user: User, reservation_id: str, change: Modify) -> Seen:
         """Make-before-break: the new booking is validated and swapped in one transaction.
 
+        A volume keeps what its profile carried before now, and the rest is
+        planned again to the (new) deadline (see `volume_changes`).
+
         The new booking must keep to the caller's policy limits (an operator
         acting for a user acts under the operator's own).
         """
@@ -427,23 +431,18 @@ class ReservationService:
         def attempt(now: int, refused: bool) -> Seen:
             old = self._visible(user, reservation_id)
             _require_booked(old, now)
-            if is_volume(old):
-                raise InputError(
-                    "mode", "a volume reservation cannot be modified yet; cancel and re-book"
-                )
-            if protection_of(old.plan) is not None:
-                raise InputError(
-                    "protect",
-                    "a protected reservation cannot be modified yet; cancel it and book again",
-                )
+            _check_modifiable(old, change)
             # Plan on what other replicas booked too, as an admission does;
             # after a refused write, read the store whatever the feed says.
             self._live.catch_up(now, read=refused)
-            new = self._replan(old, change, now)
+            if is_volume(old):
+                new = modified_volume(self._live, old, change, now)
+            else:
+                new = self._replan(old, change, now)
             try:
                 self._check_policy(limits, new, now)
                 stored = self.books.write_record(
-                    new, user.name, "modified", now, expected=old.version
+                    new, user.name, "modified", now, expected=old.version, note=volume_note(new)
                 )
             except BaseException:  # a conflict too: plan again on a fresher view
                 self._live.restore_labels(old)
@@ -638,6 +637,17 @@ def _states(value: object) -> frozenset[State] | None:
     except ValueError as exc:
         known = ", ".join(s.value for s in State)
         raise InputError("state", f"unknown state in {value!r}; known: {known}") from exc
+
+
+def _check_modifiable(r: Reservation, change: Modify) -> None:
+    """Refuse, naming the field, a change this kind of reservation cannot take."""
+    if protection_of(r.plan) is not None:
+        raise InputError(
+            "protect", "a protected reservation cannot be modified yet; cancel it and book again"
+        )
+    if change.of_volume and not is_volume(r):
+        field = next(iter(change.sent()))
+        raise InputError(field, f"only a volume reservation has a {field!r} to change")
 
 
 def _require_booked(r: Reservation, now: int) -> None:

@@ -30,6 +30,7 @@ __all__ = [
     "is_volume",
     "profile_of",
     "profile_plan",
+    "shortfall_offers",
     "step_bookings",
     "step_loads",
     "volume_note",
@@ -113,13 +114,18 @@ def volume_offers(body: Mapping[str, Any], refused: Refused) -> list[dict[str, A
     why = refused.why
     if not isinstance(why, VolumeShort):
         return []
-    offers: list[dict[str, Any]] = []
     base = {k: v for k, v in body.items() if k not in ("hold", "description")}
-    if why.earliest_completion is not None:
-        deadline = format_instant(why.earliest_completion)
+    return shortfall_offers(base, why.most_by_deadline, why.earliest_completion)
+
+
+def shortfall_offers(
+    base: Mapping[str, Any], most_by_deadline: int, earliest_completion: int | None
+) -> list[dict[str, Any]]:
+    """`base` (a body to send again) with the deadline all would make, or the bytes that fit."""
+    offers: list[dict[str, Any]] = []
+    if earliest_completion is not None:
+        deadline = format_instant(earliest_completion)
         offers.append({"kind": "earliest_completion", "body": {**base, "deadline": deadline}})
-    if why.most_by_deadline > 0:
-        offers.append(
-            {"kind": "most_by_deadline", "body": {**base, "volume": why.most_by_deadline}}
-        )
+    if most_by_deadline > 0:
+        offers.append({"kind": "most_by_deadline", "body": {**base, "volume": most_by_deadline}})
     return offers

@@ -23,7 +23,7 @@ from braid.core.volume.profile import BITS_PER_BYTE, Profile, Step
 from braid.core.volume.rates import Rate, Rates, capped
 from braid.core.volume.sweep import FOREVER, Sweep
 
-__all__ = ["plan_volume", "quickest_transfer", "rated_pieces"]
+__all__ = ["append_step", "plan_volume", "quickest_transfer", "rated_pieces", "refusal"]
 
 Rated = tuple[int, int, Rate]  # [start, end) carried at one rate
 
@@ -75,16 +75,16 @@ def _earliest(
     moved = 0
     for start, end, rate in pieces:
         if ask.deadline is not None and start >= ask.deadline:
-            return _refusal(ask, moved, _completion(ask, moved, (start, end, rate), pieces))
+            return refusal(ask, moved, _completion(ask, moved, (start, end, rate), pieces))
         if rate.total <= 0:
             continue
         left = ask.bits - moved
         if rate.total * (end - start) >= left:
-            _add(steps, start, start + _ceiling(left, rate.total), rate.allocations)
+            append_step(steps, start, start + _ceiling(left, rate.total), rate.allocations)
             return VolumePlan(_checked(network, ask, steps))
-        _add(steps, start, end, rate.allocations)
+        append_step(steps, start, end, rate.allocations)
         moved += rate.total * (end - start)
-    return _refusal(ask, moved, None)  # the last piece, to FOREVER, carries nothing
+    return refusal(ask, moved, None)  # the last piece, to FOREVER, carries nothing
 
 
 def _completion(ask: VolumeAsk, moved: int, first: Rated, pieces: Iterator[Rated]) -> int | None:
@@ -108,7 +108,7 @@ def _flattest(
         if start >= ask.deadline:
             moved = sum(r.total * (b - a) for a, b, r in by_deadline)
             if moved < ask.bits:
-                return _refusal(ask, moved, _completion(ask, moved, (start, end, rate), pieces))
+                return refusal(ask, moved, _completion(ask, moved, (start, end, rate), pieces))
             break
         by_deadline.append((start, end, rate))
     peak = lowest_peak([(r.total, b - a) for a, b, r in by_deadline], ask.bits)
@@ -122,14 +122,16 @@ def _flattest(
             continue
         left = ask.bits - moved
         if total * (end - start) >= left:
-            _add(steps, start, start + _ceiling(left, total), carried)
+            append_step(steps, start, start + _ceiling(left, total), carried)
             break
-        _add(steps, start, end, carried)
+        append_step(steps, start, end, carried)
         moved += total * (end - start)
     return VolumePlan(_checked(network, ask, steps))
 
 
-def _add(steps: list[Step], start: int, end: int, allocations: tuple[Allocation, ...]) -> None:
+def append_step(
+    steps: list[Step], start: int, end: int, allocations: tuple[Allocation, ...]
+) -> None:
     """Append a step, merged into the previous one when it follows on with the same rates."""
     if steps and steps[-1].end == start and steps[-1].allocations == allocations:
         steps[-1] = Step(steps[-1].start, end, allocations)
@@ -148,7 +150,11 @@ def _checked(network: Network, ask: VolumeAsk, steps: list[Step]) -> Profile:
     return profile
 
 
-def _refusal(ask: VolumeAsk, moved: int, completion: int | None) -> VolumeRefusal:
+def refusal(
+    ask: VolumeAsk, moved: int, completion: int | None, *, already: int = 0
+) -> VolumeRefusal:
+    """Why `ask` does not fit: `moved` bits is the most by the deadline, `already` of them
+    moved before the transfer was planned again (a modification, a re-route)."""
     asked, most = format_volume(ask.bits // BITS_PER_BYTE), format_volume(moved // BITS_PER_BYTE)
     begin = readable_instant(ask.not_before)
     if ask.deadline is not None:
@@ -156,6 +162,8 @@ def _refusal(ask: VolumeAsk, moved: int, completion: int | None) -> VolumeRefusa
     else:
         window = f"from {begin} on"
     said = f"only {most} of the {asked} asked can be moved from {ask.src} to {ask.dst} {window}"
+    if already:
+        said += f" ({format_volume(already // BITS_PER_BYTE)} of it moved already)"
     if completion is not None:
         said += f"; all of it could be moved by {readable_instant(completion)}"
     else:

@@ -3,7 +3,7 @@ without a gap in the traffic, where the profile's paths change."""
 
 from __future__ import annotations
 
-from braid.app.reservations.commands import Reserve
+from braid.app.reservations.commands import Modify, Reserve
 from braid.core.model.instants import format_instant
 from braid.core.provisioning.status import Phase
 from braid.core.rules.model import GroupKind
@@ -60,5 +60,25 @@ def test_cancel_of_a_volume_takes_its_rules_out() -> None:
     provisioner.step(world.clock.now)
     assert world.carries()
     world.service.cancel(ALICE, rid)
+    provisioner.step(world.clock.now)
+    assert world.phase(rid) is Phase.REMOVED and world.braid_tables() == {}
+
+
+def test_a_modified_volume_changes_the_step_in_force_without_a_gap() -> None:
+    world = World()
+    world.book(src="s2", bw=1000, start=100, end=150)
+    rid = _book_volume(world)
+    provisioner = world.provisioner()
+    world.clock.now = T0 + 120
+    provisioner.step(world.clock.now)
+    assert _select_buckets(world) == 2 and world.carries()
+    # The rest at 1 Gbit/s at most: one path carries it from now on.
+    change = Modify.parse({"max_rate": "1G", "deadline": format_instant(T0 + 900)})
+    changed = world.service.modify(ALICE, rid, change).record
+    assert changed.end > T0 + 200
+    provisioner.step(world.clock.now)
+    assert world.phase(rid) is Phase.INSTALLED and world.carries()
+    assert _select_buckets(world) == 1
+    world.clock.now = changed.end
     provisioner.step(world.clock.now)
     assert world.phase(rid) is Phase.REMOVED and world.braid_tables() == {}
