@@ -125,7 +125,12 @@ def _rendering(send: Send, asked: AskedZone) -> Send:
         chunks.append(message.get("body", b""))
         if message.get("more_body", False):
             return
-        body = _rendered(b"".join(chunks), asked.zone)
+        whole = b"".join(chunks)
+        body = _rendered(whole, asked.zone)
+        if body is whole:  # unchanged (an empty HEAD answer, say): as the route sent it
+            await send(start)
+            await send({"type": "http.response.body", "body": body})
+            return
         headers = [(k, v) for k, v in start.get("headers", ()) if k != b"content-length"]
         headers.append((b"content-length", str(len(body)).encode()))
         await send({**start, "headers": headers})
