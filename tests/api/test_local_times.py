@@ -7,7 +7,10 @@ from typing import Any
 import pytest
 
 from braid.adapters.api.local_fields import in_zone, local_prose
-from tests.api.harness import Api, body, iso
+from braid.core.policy import Limits, Policy
+from tests.api.harness import Api, body, build, iso
+
+DAY = 86_400
 
 # The harness's clock: 2030-01-01T00:00:00Z, 01:00 in Paris (CET, +01:00).
 
@@ -141,3 +144,28 @@ def test_prose_without_instants_is_left_alone() -> None:
     assert local_prose("no path from ORNL to NERSC", "Europe/Paris") == (
         "no path from ORNL to NERSC"
     )
+
+
+def test_a_volume_refusal_says_its_window_and_completion_in_the_zone(api: Api) -> None:
+    sent = {
+        "mode": "volume", "src": "ORNL", "dst": "NERSC", "volume": "1TB",
+        "not_before": iso(3600), "deadline": iso(3640),
+    }  # fmt: skip
+    refused = api.client.post(
+        "/v1/reservations", json=sent, params={"tz": "Europe/Paris"}, headers=api.auth("alice")
+    )
+    assert refused.status_code == 409, refused.text
+    message = refused.json()["error"]["message"]
+    # From 02:00:00 to 02:00:40 in Paris; all of it by 02:01:29.
+    for said in ("02:00:00 CET (+01:00)", "02:00:40 CET (+01:00)", "02:01:29 CET (+01:00)"):
+        assert f"2030-01-01 {said}" in message, message
+
+
+def test_a_policy_refusal_says_its_instants_in_the_zone() -> None:
+    api = build(policy=Policy(roles={"user": Limits(horizon=DAY)}))
+    far = body(start=iso(2 * DAY), end=iso(2 * DAY + 3600))
+    refused = reserve(api, tz="America/Chicago", **far)
+    assert refused.status_code == 403, refused.text
+    message = refused.json()["error"]["message"]
+    assert "the end 2030-01-02 19:00:00 CST (-06:00)" in message, message
+    assert "within 1 day of now, by 2030-01-01 18:00:00 CST (-06:00)" in message, message
