@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -141,7 +142,7 @@ def test_an_earliest_refusal_says_its_duration_in_words(api: Api) -> None:
 
 
 def test_prose_without_instants_is_left_alone() -> None:
-    assert local_prose("no path from ORNL to NERSC", "Europe/Paris") == (
+    assert local_prose("no path from ORNL to NERSC", ZoneInfo("Europe/Paris")) == (
         "no path from ORNL to NERSC"
     )
 
@@ -169,3 +170,10 @@ def test_a_policy_refusal_says_its_instants_in_the_zone() -> None:
     message = refused.json()["error"]["message"]
     assert "the end 2030-01-02 19:00:00 CST (-06:00)" in message, message
     assert "within 1 day of now, by 2030-01-01 18:00:00 CST (-06:00)" in message, message
+
+
+def test_an_instant_past_the_zones_calendar_stays_in_utc() -> None:
+    last, first = "9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z"
+    assert in_zone({"end": last}, "Asia/Tokyo")["end_local"] == last
+    assert in_zone({"start": first}, "America/Chicago")["start_local"] == first
+    assert local_prose(f"free until {last}", ZoneInfo("Asia/Tokyo")) == f"free until {last}"

@@ -15,9 +15,11 @@ Left as they are: `request` (the body the client sent, echoed) and
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any, Final
+from zoneinfo import ZoneInfo
 
-from braid.core.model.instants import format_instant_in, parse_instant, readable_instant_in
+from braid.core.model.local_time import readable_in, zone_named
 
 # Exactly what `format_instant` writes: whole seconds, UTC as `Z`.
 _UTC_INSTANT: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
@@ -30,13 +32,13 @@ ZONE_FIELD: Final = "local_tz"
 def in_zone(content: Any, zone: str) -> Any:
     """`content` (decoded JSON) with the local renderings added; `zone` is a known
     IANA name. A top-level object says the zone as `local_tz`."""
-    out = _walk(content, zone)
+    out = _walk(content, zone_named(zone, "tz"))
     if isinstance(out, dict):
         out[ZONE_FIELD] = zone
     return out
 
 
-def _walk(value: Any, zone: str) -> Any:
+def _walk(value: Any, zone: ZoneInfo) -> Any:
     if isinstance(value, dict):
         return _object(value, zone)
     if isinstance(value, list):
@@ -44,7 +46,7 @@ def _walk(value: Any, zone: str) -> Any:
     return value
 
 
-def _object(found: dict[str, Any], zone: str) -> dict[str, Any]:
+def _object(found: dict[str, Any], zone: ZoneInfo) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in found.items():
         if key in _AS_SENT:
@@ -69,15 +71,24 @@ def _instants_only(value: Any) -> bool:
     return False
 
 
-def _local(value: Any, zone: str) -> Any:
+def _local(value: Any, zone: ZoneInfo) -> Any:
     if isinstance(value, list):
         return [None if item is None else _local(item, zone) for item in value]
-    return format_instant_in(parse_instant(value, "instant"), zone)
+    # The pattern matched: `fromisoformat` reads it (Z included), no other check needed.
+    try:
+        return datetime.fromisoformat(value).astimezone(zone).isoformat()
+    except (OverflowError, ValueError):  # past year 9999 (or before 1) in that zone
+        return value  # the same instant, still true, in UTC's offset
 
 
-def local_prose(text: str, zone: str) -> str:
+def local_prose(text: str, zone: ZoneInfo) -> str:
     """`text` with each UTC instant in it written for a person in `zone`
-    (2030-01-01 11:00:00 CET (+01:00))."""
-    return _UTC_INSTANT.sub(
-        lambda found: readable_instant_in(parse_instant(found[0], "instant"), zone), text
-    )
+    (2030-01-01 11:00:00 CET (+01:00)); one the zone's calendar cannot reach stays UTC."""
+    return _UTC_INSTANT.sub(lambda found: _readable(found[0], zone), text)
+
+
+def _readable(instant: str, zone: ZoneInfo) -> str:
+    try:
+        return readable_in(int(datetime.fromisoformat(instant).timestamp()), zone)
+    except (OverflowError, ValueError):
+        return instant
