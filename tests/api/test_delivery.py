@@ -8,6 +8,7 @@ real ones.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -94,13 +95,19 @@ def test_without_sampling_every_reservation_is_unmeasured() -> None:
     )
 
 
-def test_braid_show_delivery_prints_the_intervals_and_the_status() -> None:
-    world = World()
+def _measured(world: World) -> tuple[TestClient, dict[str, dict[str, str]], str]:
+    """A booking of 8 Mbit/s installed and measured over one interval of 1 s."""
     client, auth = _client(world)
     rid = world.book(mbps=8)
     world.install()
     world.sampler.sample(world.clock.now)
     world.interval(1.0)
+    return client, auth, rid
+
+
+def test_braid_show_delivery_prints_the_intervals_and_the_status() -> None:
+    world = World()
+    client, auth, rid = _measured(world)
     world.interval(2.0)
     token = auth["alice"]["Authorization"].removeprefix("Bearer ")
     with BraidClient("http://testserver", token, transport=client._transport) as braid:
@@ -112,3 +119,17 @@ def test_braid_show_delivery_prints_the_intervals_and_the_status() -> None:
     assert "h1 → h2: ok" in text
     assert "16.00" in text and "200.0" in text  # twice the booked rate offered, delivered
     assert "h2 → h1: idle" in text
+
+
+def test_delivery_intervals_come_in_a_zone_on_request() -> None:
+    client, auth, rid = _measured(World())
+    answer = client.get(
+        f"/v1/reservations/{rid}/delivery", params={"tz": "Asia/Tokyo"}, headers=auth["alice"]
+    )
+    assert answer.status_code == 200, answer.text
+    found = answer.json()
+    assert found["local_tz"] == "Asia/Tokyo"
+    interval = found["directions"][0]["intervals"][0]
+    start = datetime.fromisoformat(interval["start"])
+    assert datetime.fromisoformat(interval["start_local"]) == start
+    assert interval["start_local"].endswith("+09:00")

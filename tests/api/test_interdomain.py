@@ -428,3 +428,22 @@ def test_a_bad_volume_is_422_naming_the_field(api: Api, change: dict[str, Any], 
 def test_volume_fields_without_a_volume_are_422(api: Api) -> None:
     answer = post(api, "alice", body(1, day=43, deadline=iso(BASE + 44 * 86400)))
     assert answer.status_code == 422 and answer.json()["error"]["field"] == "deadline"
+
+
+def test_an_interdomain_answer_comes_in_a_zone_on_request(api: Api) -> None:
+    answer = api.client.post(
+        "/v1/interdomain/reservations",
+        json=body(1, day=13),
+        params={"tz": "America/Chicago"},
+        headers=api.auth("alice"),
+    )
+    assert answer.status_code == 201, answer.text
+    view = answer.json()
+    assert view["local_tz"] == "America/Chicago"
+    start = datetime.fromisoformat(view["start"])
+    assert datetime.fromisoformat(view["start_local"]) == start
+    assert view["start_local"].endswith(("-06:00", "-05:00"))
+    listed = api.client.get(
+        "/v1/interdomain/reservations", params={"tz": "me"}, headers=api.auth("alice")
+    )
+    assert listed.status_code == 422 and listed.json()["error"]["field"] == "tz"

@@ -125,3 +125,13 @@ def test_the_client_sends_a_zoneless_time_to_the_server_which_asks_for_a_zone(
     assert "start:" in refused.stderr and "Europe/Paris" in refused.stderr
     bad = braid(*ask, "--tz", "Nowhere/Atall", env=client_env)
     assert bad.returncode == 2 and "unknown time zone" in bad.stderr
+
+
+def test_a_refusal_says_its_instants_in_tz(client_env: dict[str, str]) -> None:
+    day = tomorrow_in("Asia/Tokyo")
+    ask = ["reserve", "--src", "ORNL", "--dst", "NERSC", "--bandwidth", "500G",
+           "--start", f"{day} 10:00", "--end", f"{day} 11:00", "--tz", "Asia/Tokyo"]  # fmt: skip
+    refused = braid(*ask, env={**client_env, "COLUMNS": "300"})
+    assert refused.returncode == 1, refused.stderr
+    assert f"{day} 10:00:00 JST (+09:00)" in refused.stderr
+    assert "Z," not in refused.stderr.split("alternative")[0]  # no UTC instant in the reason

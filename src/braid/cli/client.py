@@ -69,13 +69,20 @@ class BraidClient:
         timeout: float = TIMEOUT_SECONDS,
         transport: httpx.BaseTransport | None = None,
         verify: ssl.SSLContext | bool = True,
+        zone: str | None = None,
     ) -> None:
         """`verify`: how an https:// server is checked (an SSL context trusting a
-        given CA, or True for the system's CAs)."""
+        given CA, or True for the system's CAs). `zone`: answers also in that zone
+        (`?tz=`: each instant's `X_local`, a refusal's reasons in it)."""
         self.url = url.rstrip("/")
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._http = httpx.Client(
-            base_url=self.url, headers=headers, timeout=timeout, transport=transport, verify=verify
+            base_url=self.url,
+            headers=headers,
+            params={"tz": zone} if zone else None,
+            timeout=timeout,
+            transport=transport,
+            verify=verify,
         )
 
     def __enter__(self) -> Self:

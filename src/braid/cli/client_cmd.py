@@ -328,7 +328,7 @@ def availability(
         directional=directional or None,
     )  # fmt: skip
     show_answer(
-        call_api(url, token, cacert, as_json, lambda b: b.availability(query)),
+        call_api(url, token, cacert, as_json, lambda b: b.availability(query), zone=tz),
         as_json,
         views.answer,
         tz,
@@ -349,7 +349,8 @@ def show_answer(
     render: Callable[..., Any],
     zone: str | None = None,
 ) -> None:
-    """JSON as the server sent it (UTC), or `render`'s view with times in `zone`."""
+    """JSON as the server sent it (UTC, with each instant also in `zone` when the
+    command had one), or `render`'s view with times in `zone`."""
     if as_json:
         typer.echo(json.dumps(data, indent=2))
     elif zone is None:
@@ -370,7 +371,7 @@ def call_api(
 ) -> T:
     """Run `action` against the server; any failure is reported and ends the command."""
     try:
-        with BraidClient(url, token, verify=_verify(cacert)) as braid:
+        with BraidClient(url, token, verify=_verify(cacert), zone=zone) as braid:
             return action(braid)
     except UnreachableError as exc:
         if "CERTIFICATE_VERIFY_FAILED" in exc.why:

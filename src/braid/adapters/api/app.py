@@ -17,6 +17,7 @@ from braid.adapters.api import (
 from braid.adapters.api.api_docs import mount_api_docs
 from braid.adapters.api.errors import install_error_handlers
 from braid.adapters.api.interdomain import mount_interdomain
+from braid.adapters.api.local_times import LocalTimes
 from braid.adapters.api.middleware import RequestGuard
 from braid.adapters.api.nsi import NsiEndpoint, mount_nsi
 from braid.adapters.api.ui import mount_ui
@@ -30,8 +31,12 @@ DESCRIPTION = """\
 Guaranteed bandwidth between science sites, for a time window, over one path
 or split over several. Send `Authorization: Bearer <token>` (`braid token create`).
 
-Times are ISO 8601 with an offset (`2030-01-01T10:00:00Z`); bandwidth is
-Mbit/s as a number or a string with a unit (`"10G"`). Every error has the
+Times are ISO 8601 with an offset (`2030-01-01T10:00:00Z`), or local times
+(`2030-01-01 11:00 Europe/Paris`; without a zone, in your `tz` setting). Answers
+give instants in UTC; add `?tz=Europe/Paris` (or `?tz=me`: your `tz` setting) to
+any /v1 request and each instant `X` also comes as `X_local`, in that zone with
+its offset, the zone named once as `local_tz`. Bandwidth is Mbit/s as a number
+or a string with a unit (`"10G"`). Every error has the
 shape `{"error": {"code", "message", "field"?, "alternatives"?, "conflicts"?}}`.
 """
 
@@ -82,5 +87,6 @@ def create_app(
     mount_ui(app)  # the web interface at /, over the routes above
     mount_api_docs(app)
     install_error_handlers(app)
+    app.add_middleware(LocalTimes)  # inside the guard: counted, and its crashes caught
     app.add_middleware(RequestGuard, counter=metrics.requests, max_bytes=settings.max_body_bytes)
     return app

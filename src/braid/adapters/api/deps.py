@@ -9,6 +9,7 @@ from fastapi import Depends, Request
 from fastapi.openapi.models import HTTPBearer as HTTPBearerModel
 from fastapi.security.base import SecurityBase
 
+from braid.adapters.api.local_times import asked_zone
 from braid.adapters.api.offload import off_loop
 from braid.app.auth import check_route, require_metrics_reader
 from braid.app.records import User
@@ -55,6 +56,9 @@ class _Bearer(SecurityBase):
         # limited to some routes (a monitor) is refused the others here, for all.
         route = getattr(request.scope.get("route"), "path", request.url.path)
         check_route(user, request.method, route)
+        asked = asked_zone(request.scope)
+        if asked is not None:  # `?tz=me`: the caller's own setting, known from here on
+            asked.for_caller(user.tz)
         return Caller(user, service)
 
 

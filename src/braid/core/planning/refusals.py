@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from braid.core.model.units import format_bandwidth
+from braid.core.model.units import format_bandwidth, human_duration
 from braid.core.multipath.plan import capacity_reason, mdi_reason, where
 from braid.core.tenants.allocator import shortfall_reason
 from braid.core.tenants.model import TenantRequest
@@ -67,7 +67,7 @@ class NoStart:
         limit = f" ending by {when(self.not_after)}" if self.not_after is not None else ""
         return (
             f"no start from {when(self.not_before)}{limit} gives "
-            f"{format_bandwidth(self.bandwidth)} for {self.duration} s "
+            f"{format_bandwidth(self.bandwidth)} for {human_duration(self.duration)} "
             f"between {self.src} and {self.dst}"
         )
 

@@ -1,10 +1,14 @@
 // The one way to the server: /v1 with the session's bearer token.
+import { timesZone } from "./fmt.js";
 const KEY = "braid.token";
+const ZONE = "braid.zone";
 
 export const session = {
   token: () => sessionStorage.getItem(KEY),
   signIn: (token) => sessionStorage.setItem(KEY, token),
-  signOut: () => sessionStorage.removeItem(KEY),
+  signOut: () => { sessionStorage.removeItem(KEY); sessionStorage.removeItem(ZONE); },
+  zone: () => sessionStorage.getItem(ZONE),
+  chooseZone: (zone) => sessionStorage.setItem(ZONE, zone),
   user: null, // {name, role} once signed in
 };
 
@@ -20,9 +24,11 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(method, path, { query, body } = {}) {
+// `tz`: the server writes the instants in its messages (a refusal's reasons) in the
+// zone the page shows; one the server's tz database lacks is asked again without.
+export async function api(method, path, { query, body } = {}, zone = timesZone()) {
   const url = new URL("/v1" + path, location.origin);
-  for (const [k, v] of Object.entries(query || {})) {
+  for (const [k, v] of Object.entries({ ...query, tz: zone })) {
     if (v !== undefined && v !== null && v !== "") url.searchParams.set(k, v);
   }
   const headers = { Authorization: `Bearer ${session.token() || ""}` };
@@ -35,6 +41,9 @@ export async function api(method, path, { query, body } = {}) {
   });
   const data = await response.json().catch(() => ({}));
   if (!response.ok) {
+    if (zone && response.status === 422 && data.error && data.error.field === "tz") {
+      return api(method, path, { query, body }, null);
+    }
     const error = new ApiError(response.status, data.error || {});
     if (response.status === 401) window.dispatchEvent(new CustomEvent("braid:signed-out"));
     throw error;

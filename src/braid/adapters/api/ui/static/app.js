@@ -1,7 +1,7 @@
 // braid's web interface: sign in, then a hash router over the views.
 import { api, session } from "./api.js";
 import { clear, h, keepTextLegible } from "./dom.js";
-import { showTimesIn, timesZone } from "./fmt.js";
+import { browserZone, knownZones, showTimesIn, timesZone } from "./fmt.js";
 import { forgetTopology, linkView, mapView } from "./views-network.js";
 import { detailView, listView } from "./views-reservations.js";
 import { bookView } from "./views-book.js";
@@ -34,7 +34,7 @@ async function render(keep = null) {
   if (!session.token()) return signIn();
   if (!session.user) {
     try { session.user = await api("GET", "/me"); } catch { return signIn("That token was not accepted."); }
-    showTimesIn(session.user.tz);
+    showTimesIn(session.zone() || session.user.tz || browserZone());
     showUser();
   }
   const hash = location.hash || "#/map";
@@ -65,11 +65,23 @@ function showUser() {
   nav.querySelector('a[href="#/maintenance"]').hidden = session.user.role !== "operator";
   clear(who).append(
     h("span", {}, `${session.user.name} (${session.user.role})`),
-    // Which zone the page's times are in (forms still take UTC, as their labels say).
-    h("span", { class: "zone", title: "set with PATCH /v1/me {\"tz\": …}" }, `times in ${timesZone()}`),
+    zonePicker(),
     h("button", { type: "button", class: "ghost", id: "sign-out", onclick: () => {
       session.signOut(); session.user = null; forgetTopology(); signIn();
     } }, "Sign out"));
+}
+
+// The zone every time on the pages is shown in and every date-time field is read in:
+// the user's tz setting (PATCH /v1/me) or this browser's zone until another is chosen
+// here; the choice lasts as long as the tab's session.
+function zonePicker() {
+  const zones = knownZones();
+  const shown = timesZone();
+  const picker = h("select", { id: "zone", onchange: () => {
+    session.chooseZone(showTimesIn(picker.value));
+    render();
+  } }, (zones.includes(shown) ? zones : [shown, ...zones]).map((z) => h("option", { value: z, selected: z === shown }, z)));
+  return h("label", { class: "zone", title: "your default: PATCH /v1/me {\"tz\": …}" }, "Times in ", picker);
 }
 
 function signIn(message) {

@@ -1,7 +1,7 @@
 // Time axes for the SVG charts: the utilisation step function, the Gantt
 // view of reservations and the booking form's feasible slots.
 import { s } from "./dom.js";
-import { bw, when } from "./fmt.js";
+import { bw, when, zoneOffset } from "./fmt.js";
 
 const TICKS = [
   3600e3, 3 * 3600e3, 6 * 3600e3, 12 * 3600e3, 86400e3, 2 * 86400e3, 7 * 86400e3, 30 * 86400e3,
@@ -17,7 +17,9 @@ export function timeAxis(scale, y, height) {
   const g = s("g", { class: "axis", "aria-hidden": "true" });
   const want = (scale.t1 - scale.t0) / 8;
   const step = TICKS.find((t) => t >= want) || TICKS[TICKS.length - 1];
-  const first = Math.ceil(scale.t0 / step) * step;
+  // Ticks on the shown zone's round hours and midnights, not UTC's.
+  const shift = zoneOffset(scale.t0);
+  const first = Math.ceil((scale.t0 + shift) / step) * step - shift;
   for (let t = first; t <= scale.t1; t += step) {
     const x = scale.x(t);
     g.append(s("line", { x1: x, x2: x, y1: y - height, y2: y, class: "grid" }));

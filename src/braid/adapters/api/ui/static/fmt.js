@@ -1,4 +1,4 @@
-// Units and instants as an operator reads them: Gbit/s, UTC.
+// Units and instants as an operator reads them: Gbit/s, times in the zone chosen.
 
 // A bandwidth in any form the API uses, in Mbit/s: a number is Mbit/s, a
 // string may carry a unit as the server reads it ("20G", "500M", "2.5Gbps",
@@ -46,34 +46,64 @@ export function iso(msTime) {
   return new Date(msTime).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-// The zone shown times are in: the user's tz setting (GET /v1/me), else UTC.
-// The browser's own tz database (Intl) converts; nothing is loaded for it.
-let shownZone = null;
-let wallClock = null;
+// The zone the page shows its times in and reads its date-time inputs in: the one
+// chosen at the top of the page, first the user's tz setting, else this browser's
+// zone, else UTC. The browser's own tz database (Intl) converts; nothing is loaded.
+let shownZone = "UTC";
+let wallClock = wallFormat("UTC");
 
+function wallFormat(zone) {
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
+    hour: "2-digit", minute: "2-digit", second: "2-digit",
+  });
+}
+
+// Every zone this browser knows (IANA names), UTC among them.
+export function knownZones() {
+  const names = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+  return names.includes("UTC") ? names : ["UTC", ...names];
+}
+
+export function browserZone() {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return zone && knownZones().includes(zone) ? zone : null;
+}
+
+// Show and read times in `zone`; a zone this browser does not know leaves UTC.
 export function showTimesIn(zone) {
-  shownZone = null; wallClock = null;
-  if (!zone) return;
-  try {
-    wallClock = new Intl.DateTimeFormat("en-GB", {
-      timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
-      hour: "2-digit", minute: "2-digit",
-    });
-    shownZone = zone;
-  } catch { wallClock = null; }  // a zone this browser does not know: UTC it is
+  shownZone = "UTC"; wallClock = wallFormat("UTC");
+  if (!zone) return shownZone;
+  try { wallClock = wallFormat(zone); shownZone = zone; } catch { /* UTC it is */ }
+  return shownZone;
 }
 
 export function timesZone() {
-  return shownZone || "UTC";
+  return shownZone;
 }
 
-// "2030-01-01 10:00 UTC", or "2030-01-01 11:00 Europe/Paris" with the user's tz
+function wallParts(msTime) {
+  return Object.fromEntries(wallClock.formatToParts(new Date(msTime)).map((p) => [p.type, p.value]));
+}
+
+// The wall clock in the shown zone at `msTime`, as the milliseconds that wall time has in UTC.
+function wallOf(msTime) {
+  const p = wallParts(msTime);
+  return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour % 24, +p.minute, +p.second);
+}
+
+// How far the shown zone's wall clock is ahead of UTC at `msTime`, in milliseconds.
+export function zoneOffset(msTime) {
+  return wallOf(msTime) - msTime;
+}
+
+// "2030-01-01 10:00 UTC", or "2030-01-01 11:00 Europe/Paris": always the zone named.
 export function when(value) {
   if (!value) return "–";
-  const d = typeof value === "number" ? new Date(value) : new Date(value);
-  if (!wallClock) return d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
-  const part = Object.fromEntries(wallClock.formatToParts(d).map((p) => [p.type, p.value]));
-  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute} ${shownZone}`;
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) return "–";
+  const p = wallParts(d);
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${shownZone}`;
 }
 
 export function span(seconds) {
@@ -83,13 +113,30 @@ export function span(seconds) {
   return `${seconds} s`;
 }
 
-// <input type="datetime-local"> holds no zone: braid's pages read it as UTC.
+// An <input type="datetime-local"> (a wall time, no zone) read in the shown zone, with
+// the offset the zone has at that wall time (DST-correct): the offsets a day either
+// side are the two a fold can have, and the earlier reading wins, as on the server.
+// A wall time the clocks skip reads with the offset before the jump; a form sends
+// `atZone` text, so the server refuses it and says why.
 export function fromInput(value) {
-  return value ? Date.parse(value + (value.length === 16 ? ":00Z" : "Z")) : NaN;
+  if (!value) return NaN;
+  const wall = Date.parse(value + (value.length === 16 ? ":00Z" : "Z"));
+  if (Number.isNaN(wall)) return NaN;
+  const readings = [wall - 86400e3, wall, wall + 86400e3].map((t) => wall - (wallOf(t) - t));
+  const real = readings.filter((t) => wallOf(t) === wall);
+  return real.length ? Math.min(...real) : readings[0];
 }
 
+// An instant as a datetime-local input's value: its wall time in the shown zone.
 export function toInput(msTime) {
-  return new Date(msTime).toISOString().slice(0, 16);
+  const p = wallParts(msTime);
+  return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}`;
+}
+
+// A datetime-local value as the server reads a local time: the wall time and the
+// zone's name ("2030-01-01T11:00 Europe/Paris"); "" stays "" (left out).
+export function atZone(value) {
+  return value ? `${value} ${shownZone}` : "";
 }
 
 // A share of capacity as a colour, green (free) through amber to red (full).

@@ -2,7 +2,7 @@
 // and how much fits (max bandwidth); a refusal offers its alternatives.
 import { api } from "./api.js";
 import { clear, debounce, h, s } from "./dom.js";
-import { UNITS, bw, bytes, fromInput, iso, span, toInput, when } from "./fmt.js";
+import { UNITS, atZone, bw, bytes, fromInput, iso, span, timesZone, toInput, when } from "./fmt.js";
 import { nowMarker, timeAxis, timeScale } from "./chart.js";
 import { topology } from "./views-network.js";
 
@@ -27,12 +27,12 @@ export async function bookView(root, go) {
         h("label", {}, f.fixed, " a fixed window"), h("label", {}, f.earliest, " the earliest slot"),
         h("label", {}, f.volume, " a volume by a deadline")),
       h("label", { for: "b-vol", class: "volume-only" }, "Volume"), h("span", { class: "pair volume-only" }, f.amount, f.volUnit),
-      h("label", { for: "b-start", class: "fixed-only" }, "Start (UTC)"), h("span", { class: "fixed-only" }, f.start),
-      h("label", { for: "b-end", class: "fixed-only" }, "End (UTC)"), h("span", { class: "fixed-only" }, f.end),
+      h("label", { for: "b-start", class: "fixed-only" }, `Start (${timesZone()})`), h("span", { class: "fixed-only" }, f.start),
+      h("label", { for: "b-end", class: "fixed-only" }, `End (${timesZone()})`), h("span", { class: "fixed-only" }, f.end),
       h("label", { for: "b-dur", class: "earliest-only" }, "Duration"), h("span", { class: "pair earliest-only" }, f.duration, f.durUnit),
-      h("label", { for: "b-after", class: "after-only" }, "Not before (UTC)"), h("span", { class: "after-only" }, f.notBefore),
-      h("label", { for: "b-before", class: "earliest-only" }, "Not after (UTC)"), h("span", { class: "earliest-only" }, f.notAfter),
-      h("label", { for: "b-deadline", class: "volume-only" }, "Deadline (UTC)"), h("span", { class: "volume-only" }, f.deadline),
+      h("label", { for: "b-after", class: "after-only" }, `Not before (${timesZone()})`), h("span", { class: "after-only" }, f.notBefore),
+      h("label", { for: "b-before", class: "earliest-only" }, `Not after (${timesZone()})`), h("span", { class: "earliest-only" }, f.notAfter),
+      h("label", { for: "b-deadline", class: "volume-only" }, `Deadline (${timesZone()})`), h("span", { class: "volume-only" }, f.deadline),
       h("label", { for: "b-objective", class: "volume-only" }, "Profile"), h("span", { class: "volume-only" }, f.objective),
       h("label", { for: "b-paths", class: "rate-only" }, "Paths at most"), h("span", { class: "rate-only" }, f.paths),
       h("span", {}, "Hold"), h("label", {}, f.hold, " hold it first, confirm later")),
@@ -87,7 +87,7 @@ function request(f) {
   if (f.volume.checked) {
     const t0 = fromInput(f.notBefore.value), t1 = fromInput(f.deadline.value);
     const body = { mode: "volume", src: f.src.value, dst: f.dst.value, volume: `${f.amount.value}${f.volUnit.value}`,
-      not_before: iso(t0), deadline: iso(t1), objective: f.objective.value };
+      not_before: atZone(f.notBefore.value), deadline: atZone(f.deadline.value), objective: f.objective.value };
     return { body, seconds: Math.round((t1 - t0) / 1000), t0, t1, window: null, volume: true };
   }
   const base = { src: f.src.value, dst: f.dst.value, bandwidth: `${f.bandwidth.value}${f.unit.value}` };
@@ -96,12 +96,12 @@ function request(f) {
   if (f.earliest.checked) {
     const seconds = Math.round(Number(f.duration.value) * DURATION_UNITS[f.durUnit.value]);
     const t0 = fromInput(f.notBefore.value), t1 = fromInput(f.notAfter.value);
-    return { body: { ...base, mode: "earliest", duration: seconds, not_before: iso(t0), not_after: iso(t1) }, seconds, t0, t1, window: null };
+    return { body: { ...base, mode: "earliest", duration: seconds, not_before: atZone(f.notBefore.value), not_after: atZone(f.notAfter.value) }, seconds, t0, t1, window: null };
   }
   const a = fromInput(f.start.value), b = fromInput(f.end.value);
   const seconds = Math.round((b - a) / 1000);
   const t0 = Math.min(a, Date.now()), t1 = Math.max(b, a) + 3 * 86400e3;
-  return { body: { ...base, start: iso(a), end: iso(b) }, seconds, t0, t1, window: [a, b] };
+  return { body: { ...base, start: atZone(f.start.value), end: atZone(f.end.value) }, seconds, t0, t1, window: [a, b] };
 }
 
 async function previewFits(req, box, maxbw, f) {

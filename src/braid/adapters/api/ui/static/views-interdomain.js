@@ -2,7 +2,7 @@
 // with DOMAIN:POINT endpoints, and one reservation's paths, domains and trace.
 import { api, session } from "./api.js";
 import { clear, h, s } from "./dom.js";
-import { UNITS, bw, fromInput, iso, toInput, when } from "./fmt.js";
+import { UNITS, atZone, bw, timesZone, toInput, when } from "./fmt.js";
 
 const HOUR = 3600e3;
 const STRATEGIES = ["partial-offers", "full-offers", "equal-split"];
@@ -94,7 +94,7 @@ function bookForm(net, result, go) {
     clear(result).append(h("p", { role: "status" }, "Negotiating with the domains…"));
     const body = {
       src: { domain: src.domain.value, point: src.point.value }, dst: { domain: dst.domain.value, point: dst.point.value },
-      bandwidth: `${f.bandwidth.value}${f.unit.value}`, start: iso(fromInput(f.start.value)), end: iso(fromInput(f.end.value)),
+      bandwidth: `${f.bandwidth.value}${f.unit.value}`, start: atZone(f.start.value), end: atZone(f.end.value),
       strategy: f.strategy.value, max_paths: Number(f.paths.value),
     };
     try {
@@ -113,8 +113,8 @@ function bookForm(net, result, go) {
       h("label", { for: "x-src-domain" }, "From site"), h("span", { class: "pair" }, src.domain, h("label", { for: "x-src-point", class: "inline" }, "point"), src.point),
       h("label", { for: "x-dst-domain" }, "To site"), h("span", { class: "pair" }, dst.domain, h("label", { for: "x-dst-point", class: "inline" }, "point"), dst.point),
       h("label", { for: "x-bw" }, "Bandwidth"), h("span", { class: "pair" }, f.bandwidth, f.unit),
-      h("label", { for: "x-start" }, "Start (UTC)"), f.start,
-      h("label", { for: "x-end" }, "End (UTC)"), f.end,
+      h("label", { for: "x-start" }, `Start (${timesZone()})`), f.start,
+      h("label", { for: "x-end" }, `End (${timesZone()})`), f.end,
       h("label", { for: "x-strategy" }, "Strategy"), f.strategy,
       h("label", { for: "x-paths" }, "Domain paths at most"), f.paths),
     h("button", { type: "submit", id: "x-submit" }, "Negotiate and book"));
@@ -167,7 +167,7 @@ function modifyForm(r, id, go, status) {
     e.preventDefault();
     status.className = "status";
     status.textContent = "Negotiating the new version with the domains…";
-    const body = { bandwidth: `${f.bandwidth.value}G`, end: iso(fromInput(f.end.value)) };
+    const body = { bandwidth: `${f.bandwidth.value}G`, end: atZone(f.end.value) };
     try {
       await api("PATCH", `/interdomain/reservations/${encodeURIComponent(id)}`, { body });
       go(location.hash, true);
@@ -180,7 +180,7 @@ function modifyForm(r, id, go, status) {
     h("h2", { id: "x-modify-title" }, "Change it (the new version is booked before the old is released)"),
     h("div", { class: "grid2" },
       h("label", { for: "x-mod-bw" }, "Bandwidth (Gbit/s)"), f.bandwidth,
-      h("label", { for: "x-mod-end" }, "End (UTC)"), f.end),
+      h("label", { for: "x-mod-end" }, `End (${timesZone()})`), f.end),
     h("button", { type: "submit", id: "x-modify-submit" }, "Negotiate the change"));
 }
 

@@ -1,7 +1,7 @@
 // The map page (links coloured at a chosen time) and one link's utilisation over time.
 import { api } from "./api.js";
 import { clear, debounce, h } from "./dom.js";
-import { bw, iso, pct, toInput, fromInput, when } from "./fmt.js";
+import { bw, iso, pct, timesZone, toInput, fromInput, when } from "./fmt.js";
 import { drawMap, legend, share } from "./map.js";
 import { SERIES_COLOURS, sharesChart, usageChart } from "./chart.js";
 
@@ -113,8 +113,8 @@ export async function linkView(root, go, linkId, params = new URLSearchParams())
       h("label", { for: "link-add" }, "Compare with"), add),
     ...(ids.length > 1 ? [chips] : []),
     h("div", { class: "toolbar" },
-      h("label", { for: "usage-from" }, "From (UTC)"), from,
-      h("label", { for: "usage-to" }, "To (UTC)"), to, ...presets),
+      h("label", { for: "usage-from" }, `From (${timesZone()})`), from,
+      h("label", { for: "usage-to" }, `To (${timesZone()})`), to, ...presets),
     facts, box,
   );
   await draw();

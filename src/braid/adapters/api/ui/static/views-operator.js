@@ -2,7 +2,7 @@
 // and the links' state now (out of service, busiest).
 import { api, session } from "./api.js";
 import { h } from "./dom.js";
-import { bw, fromInput, iso, pct, toInput, when } from "./fmt.js";
+import { atZone, bw, pct, timesZone, toInput, when } from "./fmt.js";
 import { share } from "./map.js";
 import { levelsAt, topology } from "./views-network.js";
 
@@ -24,7 +24,7 @@ export async function maintenanceView(root, go) {
     e.preventDefault();
     const [kind, id] = what.value.split(/:(.*)/s);
     try {
-      const done = await api("POST", "/maintenance", { body: { [kind]: id, start: iso(fromInput(from.value)), end: iso(fromInput(to.value)), reason: reason.value } });
+      const done = await api("POST", "/maintenance", { body: { [kind]: id, start: atZone(from.value), end: atZone(to.value), reason: reason.value } });
       const moved = `${done.rerouted.length} reservation(s) re-routed, ${done.failed.length} failed.`;
       status.replaceChildren(h("p", { class: "ok" }, `Maintenance ${done.maintenance.id} booked. ${moved}`));
       go(location.hash, true, status);
@@ -40,8 +40,8 @@ export async function maintenanceView(root, go) {
       h("p", { class: "hint" }, "Reservations on it are re-planned around the window; those that cannot be are marked failed."),
       h("div", { class: "grid2" },
         h("label", { for: "mt-target" }, "Link or node"), what,
-        h("label", { for: "mt-start" }, "Start (UTC)"), from,
-        h("label", { for: "mt-end" }, "End (UTC)"), to,
+        h("label", { for: "mt-start" }, `Start (${timesZone()})`), from,
+        h("label", { for: "mt-end" }, `End (${timesZone()})`), to,
         h("label", { for: "mt-reason" }, "Reason"), reason),
       h("button", { type: "submit", id: "mt-submit" }, "Book maintenance")),
     status,

@@ -1,7 +1,7 @@
 // Reservations: a Gantt view with filters, and one reservation's detail.
 import { api, session, someReservations } from "./api.js";
 import { clear, h, s } from "./dom.js";
-import { bw, bytes, iso, fromInput, toInput, when } from "./fmt.js";
+import { atZone, bw, bytes, fromInput, timesZone, toInput, when } from "./fmt.js";
 import { drawMap } from "./map.js";
 import { nowMarker, timeAxis, timeScale } from "./chart.js";
 import { levelsAt, topology } from "./views-network.js";
@@ -183,7 +183,7 @@ function modifyForm(r, go, fail) {
   const submit = async (e) => {
     e.preventDefault();
     const body = {};
-    if (fromInput(end.value) !== Date.parse(r.end)) body.end = iso(fromInput(end.value));
+    if (fromInput(end.value) !== Date.parse(r.end)) body.end = atZone(end.value);
     if (Number(bandwidth.value) * 1000 !== r.bandwidth) body.bandwidth = `${bandwidth.value}G`;
     if (!Object.keys(body).length) return;
     try { await api("PATCH", `/reservations/${encodeURIComponent(r.id)}`, { body }); go(location.hash, true); } catch (err) { fail(err); }
@@ -191,7 +191,7 @@ function modifyForm(r, go, fail) {
   return h("form", { class: "card", onsubmit: submit, "aria-labelledby": "modify-title" },
     h("h2", { id: "modify-title" }, "Modify (make-before-break)"),
     h("div", { class: "grid2" },
-      h("label", { for: "m-end" }, "End (UTC)"), end,
+      h("label", { for: "m-end" }, `End (${timesZone()})`), end,
       h("label", { for: "m-bw" }, "Bandwidth (Gbit/s)"), bandwidth),
     h("button", { type: "submit" }, "Apply change"));
 }
