@@ -246,4 +246,9 @@ def test_a_user_books_a_volume_and_sees_its_profile(browser: Browser, server: Se
     page.wait_for_selector("#profile tbody tr.step-row")
     assert "Gbit/s" in (page.text_content("#profile") or "")
     assert page.locator("svg.map path.route").count() >= 1
+    # Doubling the volume re-plans the rest: the page shows the new amount.
+    expect(page.locator("#m-volume")).to_have_value("2TB")
+    page.fill("#m-volume", "4TB")
+    page.click("#modify-title ~ button[type=submit]")
+    expect(page.locator("dl.facts")).to_contain_text("4 TB")
     assert errors == []

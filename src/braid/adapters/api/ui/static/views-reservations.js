@@ -136,7 +136,7 @@ export async function detailView(root, go, id) {
     ...(r.volume ? [profileTable(r.volume.profile)] : pathsTable(r)),
     h("div", { class: "map-box" }, drawMap(topo, { levels, paths: mapPaths, onLink: (l) => go(`#/links/${encodeURIComponent(l)}`) })),
     delivery,
-    ...(live && r.kind !== "maintenance" && !r.volume ? [modifyForm(r, go, fail)] : []),
+    ...(live && r.kind !== "maintenance" ? [(r.volume ? volumeModifyForm : modifyForm)(r, go, fail)] : []),
     h("h2", {}, "Audit log"),
     h("table", { class: "data", id: "audit" },
       h("thead", {}, h("tr", {}, ["when", "who", "what", "from", "to", "detail"].map((c) => h("th", { scope: "col" }, c)))),
@@ -175,6 +175,33 @@ function profileTable(steps) {
 
 function fact(name, value) {
   return [h("dt", {}, name), h("dd", {}, value)];
+}
+
+// A volume is changed by what it must move and by when; what moved already stays as booked.
+function volumeModifyForm(r, go, fail) {
+  const asked = r.request;
+  const deadline = h("input", { type: "datetime-local", id: "m-deadline",
+    value: asked.deadline ? toInput(Date.parse(asked.deadline)) : "" });
+  const volume = h("input", { type: "text", id: "m-volume", value: bytes(r.volume.bytes).replace(" ", "") });
+  const objective = h("select", { id: "m-objective" },
+    h("option", { value: "earliest", selected: asked.objective !== "flattest" }, "done as early as possible"),
+    h("option", { value: "flattest", selected: asked.objective === "flattest" }, "the lowest rate that meets the deadline"));
+  const submit = async (e) => {
+    e.preventDefault();
+    const body = {};
+    if (deadline.value && fromInput(deadline.value) !== Date.parse(asked.deadline)) body.deadline = atZone(deadline.value);
+    if (volume.value.replace(/\s/g, "") !== bytes(r.volume.bytes).replace(" ", "")) body.volume = volume.value.trim();
+    if (objective.value !== (asked.objective || "earliest")) body.objective = objective.value;
+    if (!Object.keys(body).length) return;
+    try { await api("PATCH", `/reservations/${encodeURIComponent(r.id)}`, { body }); go(location.hash, true); } catch (err) { fail(err); }
+  };
+  return h("form", { class: "card", onsubmit: submit, "aria-labelledby": "modify-title" },
+    h("h2", { id: "modify-title" }, "Modify (what moved stays; the rest is planned again)"),
+    h("div", { class: "grid2" },
+      h("label", { for: "m-volume" }, "Volume (e.g. 40TB, 500GiB)"), volume,
+      h("label", { for: "m-deadline" }, `Deadline (${timesZone()})`), deadline,
+      h("label", { for: "m-objective" }, "Profile"), objective),
+    h("button", { type: "submit" }, "Apply change"));
 }
 
 function modifyForm(r, go, fail) {
