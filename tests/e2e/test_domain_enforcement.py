@@ -27,6 +27,7 @@ from braid.adapters.emulation.iperf import IperfServer
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.southbound.counters import parse_meter_counts
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox
+from braid.adapters.southbound.switchd_buffer import switchd_send_buffer
 from braid.bootstrap.local_cluster import LocalCluster
 from tests.e2e.udp import received, udp
 from tests.e2e.veth_network import HostNamespace, host, link
@@ -279,6 +280,9 @@ def test_a_hard_reservation_is_held_in_every_domain_and_cancel_leaves_nothing(
     assert got <= 1.1 * shares[-1], "the flow got more than its way's share"
     assert got >= 0.5 * shares[0], "the reservation's traffic did not get through"
     assert dropped > 0, "site A's meter held nothing back of twice its rate"
+    # The sandbox's ovs-vswitchd has made its packet socket: its buffer, which sets how
+    # deep the agents' queues are, is seen from the bridges' namespace.
+    assert switchd_send_buffer(world.ovs.netns) is not None
 
     _cancel(world, "r-hard")
     assert wait_for(lambda: not _leftovers(world)), _leftovers(world)
@@ -287,11 +291,50 @@ def test_a_hard_reservation_is_held_in_every_domain_and_cancel_leaves_nothing(
 def test_an_agent_killed_while_installed_clears_its_bridge_after_cancel_and_restart(
     world: World,
 ) -> None:
-    _reserve(world, "r-crash", "hard")
+    reply = _reserve(world, "r-crash", "hard")
+    # A restart while the reservation stands: its reconcile keeps the queues as they are.
+    world.cluster.kill("x1")
+    world.cluster.start_agent("x1")
+    assert wait_for(lambda: _held_exactly(world, reply)), "x1's queues after its restart"
+    _assert_queues(world, reply, ceiling=None)
     world.cluster.kill("x1")  # kill -9: x1's rules and queues stay on its bridge
     _cancel(world, "r-crash")
     others = [d for d in BRIDGES if d != "x1"]
     assert wait_for(lambda: not _leftovers(world, others)), _leftovers(world, others)
     assert _leftovers(world, ["x1"]), "the killed agent's bridge kept what it held"
     world.cluster.start_agent("x1")
+    assert wait_for(lambda: not _leftovers(world)), _leftovers(world)
+
+
+def _held_exactly(world: World, reply: pb.ReservationResp) -> bool:
+    """Every programmed inter-domain port holds exactly `reply`'s queues, no other."""
+    expected = _expected_queues(reply)
+    for domain in BRIDGES:
+        for link_id in sorted(set(_ports(domain)) & DOMAIN_LINKS):
+            wanted = expected.get((domain, link_id), {})
+            if set(_queue_classes(world, domain, link_id)) != set(wanted):
+                return False
+    return True
+
+
+def test_a_modify_moves_every_domain_s_queues_and_meters_to_the_new_rates(
+    world: World,
+) -> None:
+    old = _reserve(world, "r-mod", "hard")
+    less = 16 * M
+    new = world.cluster.orchestrator().Modify(
+        pb.ModifyQuery(id="r-mod", bandwidth_bps=less), timeout=30
+    )
+    assert new.success, new.reason
+    _carry_over_wans(world.ovs, new)
+    assert {c.vlan for p in new.paths for c in p.vlans}.isdisjoint(
+        {c.vlan for p in old.paths for c in p.vlans}
+    )
+    assert wait_for(lambda: _held_exactly(world, new)), "the new version's queues alone"
+    _assert_queues(world, new, ceiling=None)
+    edges = ("br-a", "br-b")
+    assert wait_for(lambda: all(_meter_rates(world.ovs, b) == [less // 1000] for b in edges)), [
+        _meter_rates(world.ovs, b) for b in edges
+    ]
+    _cancel(world, "r-mod")
     assert wait_for(lambda: not _leftovers(world)), _leftovers(world)
