@@ -228,6 +228,11 @@ def _cancel(world: World, rid: str) -> None:
     assert cancelled.status == "cancelled", cancelled
 
 
+def _cancel_leaves_nothing(world: World, rid: str) -> None:
+    _cancel(world, rid)
+    assert wait_for(lambda: not _leftovers(world)), _leftovers(world)
+
+
 def _installed(world: World, reply: pb.ReservationResp) -> bool:
     """Every queue of every way in place."""
     return all(
@@ -249,8 +254,7 @@ def test_a_soft_reservation_queues_every_way_up_to_its_link(world: World) -> Non
     reply = _reserve(world, "r-soft", "soft")
     _assert_queues(world, reply, ceiling=100 * M)
     assert all(_meter_rates(world.ovs, bridge) == [] for bridge in BRIDGES.values())
-    _cancel(world, "r-soft")
-    assert wait_for(lambda: not _leftovers(world)), _leftovers(world)
+    _cancel_leaves_nothing(world, "r-soft")
 
 
 def test_a_hard_reservation_is_held_in_every_domain_and_cancel_leaves_nothing(
@@ -284,8 +288,7 @@ def test_a_hard_reservation_is_held_in_every_domain_and_cancel_leaves_nothing(
     # deep the agents' queues are, is seen from the bridges' namespace.
     assert switchd_send_buffer(world.ovs.netns) is not None
 
-    _cancel(world, "r-hard")
-    assert wait_for(lambda: not _leftovers(world)), _leftovers(world)
+    _cancel_leaves_nothing(world, "r-hard")
 
 
 def test_an_agent_killed_while_installed_clears_its_bridge_after_cancel_and_restart(
@@ -336,5 +339,4 @@ def test_a_modify_moves_every_domain_s_queues_and_meters_to_the_new_rates(
     assert wait_for(lambda: all(_meter_rates(world.ovs, b) == [less // 1000] for b in edges)), [
         _meter_rates(world.ovs, b) for b in edges
     ]
-    _cancel(world, "r-mod")
-    assert wait_for(lambda: not _leftovers(world)), _leftovers(world)
+    _cancel_leaves_nothing(world, "r-mod")
