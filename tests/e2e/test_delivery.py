@@ -4,7 +4,8 @@ The four bridges of the two-path scenario are joined by patch ports as the
 topology's links, the hosts are internal ports, and frames are injected at
 h1's port with `ovs-ofctl packet-out` (through the pipeline, as if h1 had
 sent them). The serve installs the reservation, samples its counters every
-second, and must count exactly the bytes injected as offered and delivered;
+second, and must count exactly the bytes injected as offered and delivered
+(from its first sample on, taken after the circuit check: without the probes);
 when every path out of s1 is cut, the sender still offers, nothing arrives,
 and the reservation becomes degraded, with one audit entry, as
 `braid show ID --delivery` says.
@@ -24,8 +25,6 @@ from typing import Any
 import pytest
 
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox
-from braid.core.provisioning.circuit_check import PROBE_COUNT
-from braid.core.provisioning.probe_frame import MIN_FRAME
 from tests.e2e.test_provisioning import BRAID, SWITCHES, Serve, _iso
 from tests.e2e.waiting import wait_for
 from tests.unit.core.rules.scenarios import Scenario, two_path_scenario
@@ -149,17 +148,18 @@ def test_the_counted_bytes_are_the_sent_bytes_and_a_cut_degrades(
     assert made.status_code == 201, made.text
     rid = made.json()["id"]
     assert wait_for(lambda: serve.provisioning(rid) == "installed")
+    offered = "braid_delivery_offered_bytes_total"
+    # Counted from the first sample on (the baseline, after the circuit check).
+    assert wait_for(lambda: _counter(serve, offered, rid) == 0)
     with Sender(ovs, scenario) as sender:
         assert wait_for(lambda: _delivery(serve, rid)["status"] == "ok"), json.dumps(
             _delivery(serve, rid)
         )
     sent = sender.sent * FRAME_BYTES
-    offered = "braid_delivery_offered_bytes_total"
     assert wait_for(lambda: _counter(serve, offered, rid) == sent), _counter(serve, offered, rid)
-    # The circuit check after the install sent its probes down the one path: they reach
-    # the egress rule too (docs/provisioning.md, "Delivery").
-    probes = PROBE_COUNT * MIN_FRAME
-    assert _counter(serve, "braid_delivery_delivered_bytes_total", rid) == sent + probes
+    # The circuit check after the install sent its probes down the path to the egress
+    # rule too, before the first sample: they are in the baseline, not delivered.
+    assert _counter(serve, "braid_delivery_delivered_bytes_total", rid) == sent
     ok = _delivery(serve, rid)["directions"][0]
     assert all(i["dropped"] == 0 for i in ok["intervals"])  # no policing asked
     for link in ("l12", "l14", "l13"):  # every path out of s1

@@ -44,8 +44,8 @@ def cluster(ovs: OvsSandbox, tmp_path: Path) -> Iterator[LocalCluster]:
         }
         path = tmp_path / f"{domain}-wiring.yaml"
         path.write_text(yaml.safe_dump(wiring))
-        # The sandbox's bridges have no ports to queue on: these agents only route
-        # (tests/e2e/test_enforcement.py holds rates on real ports).
+        # These bridges have no ports to queue on: these agents only route
+        # (test_domain_enforcement.py holds the rates on veth-linked bridges).
         domain_args[domain] = [
             "--southbound", str(path), "--provision-lead", "5", "--no-enforce-rates",
         ]  # fmt: skip

@@ -9,14 +9,12 @@ correctness checks; `-s` prints the measured figures.
 
 from __future__ import annotations
 
-import json
-import subprocess
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from braid.adapters.emulation.iperf import ClientOptions, IperfServer, close_pipes, run_client
+from braid.adapters.emulation.iperf import ClientOptions, IperfServer, run_client
 from braid.adapters.emulation.network import EmulatedNetwork, HostSpec
 from braid.adapters.emulation.ovs import ensure_ovs, stop_ovs
 from braid.adapters.southbound.direct import OfctlDriver
@@ -32,6 +30,8 @@ from braid.core.rules.labels import LabelPool
 from braid.core.rules.model import Policing, RulePlan, RuleRequest, Step, StepKind
 from braid.emulation.drivers import make_driver
 from tests.e2e.emulation_fixtures import emulation_host
+from tests.e2e.udp import received as udp_received
+from tests.e2e.udp import udp as udp_client
 
 pytestmark = [pytest.mark.e2e, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 __all__ = ["emulation_host"]
@@ -80,24 +80,11 @@ def run(driver: SouthboundDriver, steps: tuple[Step, ...]) -> None:
 
 
 def udp(net: EmulatedNetwork, client: str, server: str, rate_bps: int, port: int = 5201) -> Any:
-    """Start an iperf3 UDP client (8000-byte datagrams); `received` reads its result."""
-    argv = ["iperf3", "-J", "-u", "-c", net.ip(server), "-p", str(port), "-b", str(rate_bps)]
-    argv += ["-t", str(SECONDS), "-l", "8000", "--connect-timeout", "3000"]
-    return net.host(client).popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return udp_client(net.host(client), net.ip(server), rate_bps, SECONDS, port)
 
 
 def received(proc: Any) -> float:
-    """What the server got, bit/s, from a UDP client's JSON report."""
-    out, _ = proc.communicate(timeout=SECONDS + 30)
-    close_pipes(proc)
-    report = json.loads(out)
-    if report.get("error"):
-        raise AssertionError(f"iperf3: {report['error']}")
-    end = report["end"]
-    if "sum_received" in end:
-        return float(end["sum_received"]["bits_per_second"])
-    total = end["sum"]
-    return float(total["bits_per_second"]) * (1 - float(total["lost_percent"]) / 100)
+    return udp_received(proc, SECONDS)
 
 
 def tcp(net: EmulatedNetwork, client: str, server: str) -> float:

@@ -147,9 +147,10 @@ class PrometheusMetrics:
 
 
 class _DeliveryCollector(Collector):
-    """Per reservation and direction: the switches' cumulative counters as last sampled
-    (counters: a switch restart resets them, which Prometheus's rate() expects), and
-    whether the reservation is degraded now."""
+    """Per reservation and direction: the bytes counted since braid's first sample of it
+    (taken after its circuit check, so without the probes; a braid restart starts them
+    again, which Prometheus's rate() expects), and whether the reservation is degraded
+    now."""
 
     def __init__(self, history: DeliveryHistory) -> None:
         self.history = history
@@ -159,7 +160,7 @@ class _DeliveryCollector(Collector):
         families = {
             what: CounterMetricFamily(
                 f"braid_delivery_{what}_bytes",
-                f"Bytes {what} per reservation and direction, as the switches counted them",
+                f"Bytes {what} per reservation and direction since braid began sampling it",
                 labels=labels,
             )
             for what in ("offered", "delivered", "dropped")
@@ -170,15 +171,13 @@ class _DeliveryCollector(Collector):
             labels=["reservation"],
         )
         for rid, seen in self.history.all().items():
-            ways = ((seen.forward, seen.sender, seen.receiver),
-                    (seen.reverse, seen.receiver, seen.sender))  # fmt: skip
-            for samples, sender, receiver in ways:
-                if not samples:
-                    continue
-                last, direction = samples[-1], f"{sender}->{receiver}"
-                families["offered"].add_metric([rid, direction], last.offered_bytes)
-                families["delivered"].add_metric([rid, direction], last.delivered_bytes)
-                families["dropped"].add_metric([rid, direction], last.dropped_bytes)
+            ways = ((seen.counted[0], seen.sender, seen.receiver),
+                    (seen.counted[1], seen.receiver, seen.sender))  # fmt: skip
+            for counted, sender, receiver in ways:
+                direction = f"{sender}->{receiver}"
+                families["offered"].add_metric([rid, direction], counted.offered_bytes)
+                families["delivered"].add_metric([rid, direction], counted.delivered_bytes)
+                families["dropped"].add_metric([rid, direction], counted.dropped_bytes)
             degraded.add_metric([rid], float(seen.status is DeliveryStatus.DEGRADED))
         yield from families.values()
         yield degraded

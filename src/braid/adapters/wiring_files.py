@@ -2,7 +2,9 @@
 
 ```yaml
 drivers:                      # optional; what each driver kind needs
-  direct: {rundir: /var/run/openvswitch}   # ovs-ofctl on this host (rundir optional)
+  direct: {rundir: /var/run/openvswitch}   # ovs-ofctl on this host (rundir optional;
+                              # netns: the namespace of the bridges' port netdevs, where
+                              # the port queues are written with tc; default this one's)
   controller: {api: 127.0.0.1:7300, token_file: /etc/braid/controller.token}
                               # a `braid controller` (or unix:/path); token_file optional
 switches:                     # one per topology node braid programs
@@ -57,6 +59,9 @@ class SouthboundConfig:
     controller_api: str | None = None
     # The file holding the controller API's bearer token (read when the driver is made).
     controller_token_file: str | None = None
+    # The network namespace the direct driver's bridges have their port netdevs in (an
+    # Open vSwitch run in a namespace of its own): tc writes the port queues there.
+    netns: str | None = None
 
 
 def load_wiring(path: Path, topology: Topology, *, hosts: bool = True) -> SouthboundConfig:
@@ -87,13 +92,18 @@ def wiring_from_dict(data: object, topology: Topology, *, hosts: bool = True) ->
         raise InputError(
             f"drivers.controller.{unknown[0]}", "unknown key; expected api, token_file"
         )
+    direct = _mapping(drivers.get("direct", {}), "drivers.direct")
+    unknown = sorted(set(direct) - {"rundir", "netns"})
+    if unknown:
+        raise InputError(f"drivers.direct.{unknown[0]}", "unknown key; expected rundir, netns")
     return SouthboundConfig(
         PortMap(switches, host_ports),
         host_at,
         access,
-        _text(_mapping(drivers.get("direct", {}), "drivers.direct").get("rundir"), "rundir"),
+        _text(direct.get("rundir"), "rundir"),
         _text(controller.get("api"), "api"),
         _text(controller.get("token_file"), "drivers.controller.token_file"),
+        _text(direct.get("netns"), "drivers.direct.netns"),
     )
 
 

@@ -12,6 +12,7 @@ from braid.adapters.southbound.controller import ControllerDriver
 from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.driver import SouthboundDriver
 from braid.adapters.southbound.fleet import DriverTables
+from braid.adapters.southbound.tc_queues import TcQueues
 from braid.adapters.store import SqlRepository
 from braid.adapters.store.provisioning import SqlProvisioningStore
 from braid.adapters.wiring_files import SouthboundConfig, load_wiring
@@ -82,7 +83,8 @@ def drivers_for(config: SouthboundConfig) -> dict[str, SouthboundDriver]:
     direct = {s: a.bridge for s, a in config.access.items() if a.driver == "direct" and a.bridge}
     drivers: dict[str, SouthboundDriver] = {}
     if direct:
-        ofctl = OfctlDriver(direct, ofctl_runner(config.rundir))
+        queues = TcQueues(netns=config.netns)
+        ofctl = OfctlDriver(direct, ofctl_runner(config.rundir), queues=queues)
         drivers.update(dict.fromkeys(direct, ofctl))
     controlled = [s for s, a in config.access.items() if a.driver == "controller"]
     if controlled:

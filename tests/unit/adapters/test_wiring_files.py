@@ -87,3 +87,16 @@ def test_the_controller_driver_may_name_a_token_file() -> None:
     data["drivers"]["controller"]["token"] = "a secret in the file itself"
     with pytest.raises(InputError, match=r"drivers\.controller\.token: unknown key"):
         wiring_from_dict(data, TOPOLOGY)
+
+
+def test_the_direct_driver_may_name_the_namespace_of_its_bridges_ports() -> None:
+    data = wiring_skeleton(TOPOLOGY)
+    assert wiring_from_dict(data, TOPOLOGY).netns is None
+    data["drivers"] = {"direct": {"rundir": "run", "netns": "switches"}}
+    assert wiring_from_dict(data, TOPOLOGY).netns == "switches"
+    data["drivers"]["direct"]["netns"] = ""
+    with pytest.raises(InputError, match=r"drivers\.direct\.netns: must be a non-empty"):
+        wiring_from_dict(data, TOPOLOGY)
+    data["drivers"]["direct"] = {"namespace": "switches"}
+    with pytest.raises(InputError, match=r"drivers\.direct\.namespace: unknown key"):
+        wiring_from_dict(data, TOPOLOGY)

@@ -21,9 +21,10 @@ __all__ = ["parse_switchd_send_buffer", "switchd_send_buffer", "switchd_send_roo
 WMEM_DEFAULT: Final = Path("/proc/sys/net/core/wmem_default")
 
 
-def switchd_send_room() -> int | None:
-    """The send buffer ovs-vswitchd has, or will get when it makes its socket."""
-    found = switchd_send_buffer()
+def switchd_send_room(netns: str | None = None) -> int | None:
+    """The send buffer ovs-vswitchd has, or will get when it makes its socket; `netns`:
+    of the ovs-vswitchd running in that network namespace."""
+    found = switchd_send_buffer(netns)
     if found is not None:
         return found
     try:
@@ -32,11 +33,13 @@ def switchd_send_room() -> int | None:
         return None
 
 
-def switchd_send_buffer() -> int | None:
-    """The send buffer of ovs-vswitchd's unbound packet socket, once it has one (`ss`)."""
+def switchd_send_buffer(netns: str | None = None) -> int | None:
+    """The send buffer of ovs-vswitchd's unbound packet socket, once it has one (`ss`,
+    in network namespace `netns` if given: a socket is seen only from its own)."""
+    where = [] if netns is None else ["-N", netns]
     try:
         out = subprocess.run(
-            ["ss", "-0", "-a", "-m", "-p", "-n"],
+            ["ss", *where, "-0", "-a", "-m", "-p", "-n"],
             capture_output=True,
             text=True,
             check=False,

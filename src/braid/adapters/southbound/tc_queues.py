@@ -102,11 +102,12 @@ class TcRunner(Protocol):
     def __call__(self, args: Sequence[str]) -> str: ...
 
 
-def tc_runner(timeout: float = 20.0) -> TcRunner:
-    """A runner calling the real `tc`."""
+def tc_runner(timeout: float = 20.0, netns: str | None = None) -> TcRunner:
+    """A runner calling the real `tc`; with `netns`, in that network namespace (`tc -n`)."""
+    prefix = ["tc"] if netns is None else ["tc", "-n", netns]
 
     def run(args: Sequence[str]) -> str:
-        command = ["tc", *args]
+        command = [*prefix, *args]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -179,16 +180,24 @@ class _PortTree:
 class TcQueues:
     """Writes and reads braid's queues on switch port netdevs with `tc`."""
 
-    def __init__(self, runner: TcRunner | None = None, queue_seconds: float | None = None) -> None:
+    def __init__(
+        self,
+        runner: TcRunner | None = None,
+        queue_seconds: float | None = None,
+        *,
+        netns: str | None = None,
+    ) -> None:
         """`queue_seconds` None: as deep as the local Open vSwitch's send buffer allows,
-        looked at when the first queue is written."""
-        self.run = runner or tc_runner()
+        looked at when the first queue is written. `netns`: the network namespace the
+        ports (and that Open vSwitch) are in; tc runs there unless `runner` is given."""
+        self.run = runner or tc_runner(netns=netns)
         self._queue_seconds = queue_seconds
+        self._netns = netns
 
     @property
     def queue_seconds(self) -> float:
         if self._queue_seconds is None:
-            self._queue_seconds = queue_seconds_for(switchd_send_room())
+            self._queue_seconds = queue_seconds_for(switchd_send_room(self._netns))
         return self._queue_seconds
 
     def apply(self, netdev: str, queues: Iterable[Queue]) -> None:

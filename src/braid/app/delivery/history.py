@@ -2,8 +2,13 @@
 
 Only the last `keep` samples per direction are kept: enough for the report's
 intervals and for the status's sustained window, and bounded however long a
-reservation runs. They are lost on restart, which costs one interval: the
-first sample after it has nothing to be compared with.
+reservation runs. Beside them, each direction's running count since the
+reservation's first sample (`Sampled.counted`, what the metrics export): the
+first sample is the baseline, taken once the reservation is installed and its
+circuit check recorded, so the check's probes, which reach the egress rule
+too, are in the baseline and not in the count. Both are lost on restart,
+which costs one interval: the first sample after it has nothing to be
+compared with, and the count starts again (as a switch's counters do).
 """
 
 from __future__ import annotations
@@ -12,7 +17,8 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 
-from braid.core.delivery import DeliverySample, DeliveryStatus
+from braid.core.delivery import DeliverySample, DeliveryStatus, DeliveryTotals
+from braid.core.delivery.report import counted_between
 from braid.core.errors import InputError
 
 __all__ = ["DeliveryHistory", "Sampled"]
@@ -31,6 +37,8 @@ class Sampled:
     statuses: tuple[DeliveryStatus, DeliveryStatus] = field(
         default=(DeliveryStatus.UNMEASURED, DeliveryStatus.UNMEASURED)
     )
+    # Forward and reverse: what the counters counted since the first sample.
+    counted: tuple[DeliveryTotals, DeliveryTotals] = (DeliveryTotals(), DeliveryTotals())
 
 
 class DeliveryHistory:
@@ -55,6 +63,10 @@ class DeliveryHistory:
                 seen = Sampled(*hosts, booked_bps, deque(maxlen=self.keep), deque(maxlen=self.keep))
                 self._by_id[reservation_id] = seen
             seen.booked_bps = booked_bps
+            if seen.forward:  # the first sample is the baseline: nothing counted yet
+                forward = seen.counted[0] + counted_between(seen.forward[-1], samples[0])
+                reverse = seen.counted[1] + counted_between(seen.reverse[-1], samples[1])
+                seen.counted = (forward, reverse)
             seen.forward.append(samples[0])
             seen.reverse.append(samples[1])
             return self._copy(seen)
@@ -96,4 +108,5 @@ class DeliveryHistory:
             deque(seen.reverse, maxlen=seen.reverse.maxlen),
             seen.status,
             seen.statuses,
+            seen.counted,
         )

@@ -31,6 +31,8 @@ class ReservationTargets:
         self.plans = ReservationPlans(repo, wiring, topology)
 
     def installed(self, now: int) -> list[Target]:
+        # A pass writes `installed` only once the circuit check after the install has run:
+        # a reservation's first sample (its baseline) has the check's probes behind it.
         found = []
         statuses = self.store.statuses()
         for rid in sorted(r for r, s in statuses.items() if s.phase is Phase.INSTALLED):

@@ -43,6 +43,7 @@ __all__ = [
     "DeliveryReport",
     "DeliveryStatus",
     "DeliveryTotals",
+    "counted_between",
     "delivery_report",
 ]
 
@@ -83,6 +84,9 @@ class DeliveryTotals:
     delivered_packets: int = 0
     dropped_packets: int = 0
 
+    def __add__(self, other: DeliveryTotals) -> DeliveryTotals:
+        return DeliveryTotals(*(getattr(self, f) + getattr(other, f) for f in _TOTALS))
+
 
 @dataclass(frozen=True, slots=True)
 class DeliveryReport:
@@ -117,16 +121,14 @@ def delivery_report(
     ordered = [by_time[t] for t in sorted(by_time)]
     steps = [_step(a, b) for a, b in pairwise(ordered)]
     intervals = tuple(_interval(step, booked_bps, floor) for step in steps)
-    totals = DeliveryTotals(
-        sum(s.end - s.start for s in steps),
-        sum(s.offered_bytes for s in steps),
-        sum(s.delivered_bytes for s in steps),
-        sum(s.dropped_bytes for s in steps),
-        sum(s.offered_packets for s in steps),
-        sum(s.delivered_packets for s in steps),
-        sum(s.dropped_packets for s in steps),
-    )
+    totals = sum((_counted(step) for step in steps), DeliveryTotals())
     return DeliveryReport(booked_bps, intervals, totals, _status(intervals, booked_bps, sustain))
+
+
+def counted_between(before: DeliverySample, after: DeliverySample) -> DeliveryTotals:
+    """What one direction's counters counted from sample `before` to `after` (a counter
+    that went down counts from zero), as a report's totals add it up."""
+    return _counted(_step(before, after))
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +152,7 @@ _COUNTERS: Final = (
     "delivered_packets",
     "dropped_packets",
 )
+_TOTALS: Final = ("seconds", *_COUNTERS)
 
 
 def _step(a: DeliverySample, b: DeliverySample) -> _Step:
@@ -169,6 +172,18 @@ def _step(a: DeliverySample, b: DeliverySample) -> _Step:
         delivered_packets,
         dropped_packets,
         reset,
+    )
+
+
+def _counted(step: _Step) -> DeliveryTotals:
+    return DeliveryTotals(
+        step.end - step.start,
+        step.offered_bytes,
+        step.delivered_bytes,
+        step.dropped_bytes,
+        step.offered_packets,
+        step.delivered_packets,
+        step.dropped_packets,
     )
 
 

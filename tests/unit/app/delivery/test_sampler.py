@@ -7,7 +7,8 @@ from dataclasses import replace
 from braid.adapters.prometheus import PrometheusMetrics
 from braid.app.delivery.reports import reservation_delivery
 from braid.app.reservations.observation import Observation
-from braid.core.delivery import DeliveryStatus
+from braid.core.delivery import DeliveryStatus, DeliveryTotals
+from braid.core.provisioning.circuit_check import PROBE_COUNT
 from braid.core.provisioning.status import Phase
 from tests.unit.app.delivery.world import EVERY, START, World
 
@@ -142,3 +143,53 @@ def test_prometheus_exports_the_counters_and_the_degraded_flag() -> None:
     assert f"braid_delivery_offered_bytes_total{{{forward}}} 5e+06" in text
     assert f"braid_delivery_delivered_bytes_total{{{forward}}} 5e+06" in text
     assert f'braid_delivery_degraded{{reservation="{rid}"}} 0.0' in text
+
+
+def test_the_circuit_checks_probes_are_in_the_baseline_not_in_what_was_delivered() -> None:
+    world = World(check=True)
+    rid = world.book()
+    world.install()
+    status = world.store.statuses()[rid]
+    assert status.phase is Phase.INSTALLED and status.verified  # the probes got through
+    world.sampler.sample(world.clock.now)  # the first sample: after the check is recorded
+    seen = world.history.get(rid)
+    assert seen is not None
+    record = world.repo.get(rid)
+    assert record is not None
+    paths = len(record.allocations)
+    # The switches counted the probes at both egress rules: the baseline holds them.
+    assert seen.forward[0].delivered_packets == seen.reverse[0].delivered_packets
+    assert seen.forward[0].delivered_packets == PROBE_COUNT * paths
+    assert seen.counted == (DeliveryTotals(), DeliveryTotals())
+    world.interval(1.0)
+    seen = world.history.get(rid)
+    assert seen is not None
+    forward, reverse = seen.counted
+    assert forward.offered_bytes == forward.delivered_bytes == 5_000_000
+    assert reverse.delivered_bytes == 0
+    metrics = PrometheusMetrics()
+    metrics.watch_delivery(world.history)
+    text = metrics.render(lambda: Observation((), {}, 0, None, 0.0, 0)).decode()
+    assert (
+        f'braid_delivery_delivered_bytes_total{{direction="h1->h2",reservation="{rid}"}} 5e+06'
+        in text
+    )
+    assert (
+        f'braid_delivery_delivered_bytes_total{{direction="h2->h1",reservation="{rid}"}} 0.0'
+        in text
+    )
+
+
+def test_the_count_goes_on_across_a_counter_reset() -> None:
+    world = World()
+    rid = world.book()
+    world.install()
+    world.sampler.sample(world.clock.now)
+    world.interval(1.0)
+    world.interval(1.0)
+    world.network.switches["s3"].flow_counts.clear()  # the egress switch restarted
+    world.interval(0.5)
+    seen = world.history.get(rid)
+    assert seen is not None and seen.forward[-1].delivered_bytes == 2_500_000
+    forward, _ = seen.counted  # never down, unlike the switch's counter
+    assert forward.offered_bytes == forward.delivered_bytes == 12_500_000

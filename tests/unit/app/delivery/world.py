@@ -19,6 +19,7 @@ from braid.core.model.instants import format_instant
 from braid.core.model.topology import topology_to_dict
 from braid.testing.fake_counters import FakeDeliveryCounters
 from braid.testing.fake_network import FakeNetwork
+from braid.testing.fake_probe import FakeCircuitChecker
 from braid.testing.fake_tables import FakeSwitchTables
 from tests.unit.core.rules.scenarios import DST_IP, SRC_IP, tcp, two_path_scenario
 
@@ -38,7 +39,9 @@ class Clock:
 
 
 class World:
-    def __init__(self, keep: int = 120) -> None:
+    def __init__(self, keep: int = 120, *, check: bool = False) -> None:
+        """`check`: the provisioner probes each reservation it installs (the circuit check),
+        as `braid serve` does on switches it drives directly."""
         scenario = two_path_scenario()
         self.topology = scenario.topology
         self.clock = Clock()
@@ -56,6 +59,7 @@ class World:
             lambda: self.service.topology,
             holder="replica-1",
             lead=5,
+            checker=FakeCircuitChecker(self.network, scenario.ports) if check else None,
         )
         self.counters = FakeDeliveryCounters(self.network)
         self.history = DeliveryHistory(keep)
