@@ -36,6 +36,7 @@ from braid.app.negotiation.ports import AgentPool, DecisionLog
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult, TraceEvent
 from braid.app.negotiation.run import NegotiationRun
 from braid.app.negotiation.settlement import answer, current
+from braid.app.negotiation.volume_log import is_volume_body
 from braid.core.errors import InputError
 from braid.core.negotiation.domains import GlobalView
 from braid.core.negotiation.transaction import RELEASE_LABEL, Transaction
@@ -227,7 +228,7 @@ class Orchestrator:
         known = self.decisions.result(reservation)
         if known is None:
             return None
-        if known.get("kind") == "volume":  # see app/negotiation/volume.lookup_volume
+        if is_volume_body(known):  # see app/negotiation/volume.lookup_volume
             raise RejectedError(
                 f"reservation {reservation!r} is a volume reservation "
                 "(to change it: cancel and re-book)"

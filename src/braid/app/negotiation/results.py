@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,19 +131,7 @@ class NegotiationResult:
                 for p in self.paths
             ],
             "trace": [[e.phase, e.domain, e.text] for e in self.trace],
-            "switches": [
-                {
-                    "domain": sw.domain,
-                    "switch": sw.switch,
-                    "dpid": sw.dpid,
-                    "rules": [
-                        [r.in_port, r.vlan, [[w.port, w.vlan, w.weight, w.rate] for w in r.ways]]
-                        for r in sw.rules
-                    ],
-                    "policing": None if sw.policing is None else sw.policing.value,
-                }
-                for sw in self.switches
-            ],
+            "switches": plans_to_dict(self.switches),
             "holdings": {domain: state for domain, state in self.holdings},
             "request": None if self.request is None else self.request.to_dict(),
         }
@@ -164,19 +153,7 @@ class NegotiationResult:
                 for p in data["paths"]
             ),
             trace=tuple(TraceEvent(*e) for e in data["trace"]),
-            switches=tuple(
-                SwitchPlan(
-                    sw["domain"],
-                    sw["switch"],
-                    int(sw["dpid"]),
-                    tuple(
-                        SwitchRule(port, vlan, tuple(Way(*w) for w in ways))
-                        for port, vlan, ways in sw["rules"]
-                    ),
-                    None if sw.get("policing") is None else parse_policing(sw["policing"]),
-                )
-                for sw in data.get("switches", ())
-            ),
+            switches=plans_from_dict(data.get("switches", ())),
             status="" if data["status"] in ("committed", "failed") else data["status"],
             holdings=tuple((d, str(s)) for d, s in data.get("holdings", {}).items()),
             request=(
@@ -185,6 +162,40 @@ class NegotiationResult:
                 else NegotiationRequest.from_dict(data["id"], data["request"])
             ),
         )
+
+
+def plans_to_dict(plans: Sequence[SwitchPlan]) -> list[dict[str, Any]]:
+    """A rule plan as the decision log keeps it (JSON-ready)."""
+    return [
+        {
+            "domain": sw.domain,
+            "switch": sw.switch,
+            "dpid": sw.dpid,
+            "rules": [
+                [r.in_port, r.vlan, [[w.port, w.vlan, w.weight, w.rate] for w in r.ways]]
+                for r in sw.rules
+            ],
+            "policing": None if sw.policing is None else sw.policing.value,
+        }
+        for sw in plans
+    ]
+
+
+def plans_from_dict(data: Iterable[dict[str, Any]]) -> tuple[SwitchPlan, ...]:
+    """A rule plan as `plans_to_dict` wrote it (or an older entry, without policing)."""
+    return tuple(
+        SwitchPlan(
+            sw["domain"],
+            sw["switch"],
+            int(sw["dpid"]),
+            tuple(
+                SwitchRule(port, vlan, tuple(Way(*w) for w in ways))
+                for port, vlan, ways in sw["rules"]
+            ),
+            None if sw.get("policing") is None else parse_policing(sw["policing"]),
+        )
+        for sw in data
+    )
 
 
 def check_strategy(value: str | None) -> Strategy | None:

@@ -20,12 +20,13 @@ import secrets
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from braid.app.agent.messages import OffersCall, PrepCall, SpanOffer
 from braid.app.negotiation.context import RunContext
 from braid.app.negotiation.ports import CallFailedError, Pending, PrepReply
 from braid.app.negotiation.results import TraceEvent
+from braid.app.negotiation.volume_log import VOLUME_KIND, is_volume_body, step_plans_body
 from braid.core.errors import InputError
 from braid.core.negotiation.holds import SegmentAsk
 from braid.core.negotiation.result_rules import CommittedPath, SwitchPlan
@@ -51,8 +52,6 @@ __all__ = [
 ]
 
 Spans = dict[str, list[tuple[int, str, str]]]
-# Marks a volume reservation's result in the decision log (beside window ones).
-VOLUME_KIND: Final = "volume"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +85,8 @@ class VolumeOutcome:
     most_by_deadline: int = 0  # bytes
     earliest_completion: int | None = None
     transactions: tuple[Transaction, ...] = ()
+    # Each step's SDX/edge rules, in step order (committed only): its Commits carry them.
+    plans: tuple[tuple[SwitchPlan, ...], ...] = ()
     trace: list[TraceEvent] = field(default_factory=list)
 
     @property
@@ -175,6 +176,8 @@ def volume_body(run: VolumeOutcome) -> dict[str, Any]:
         ],
         "paths": [[leg.domain for leg in legs] for legs in run.legs],
         "step_transactions": [tx.id for tx in run.transactions],
+        # Logged with the decision, so that recovery's Commits carry the same rules.
+        "step_switches": step_plans_body(run.plans),
     }
 
 
@@ -194,7 +197,7 @@ def lookup_volume(context: RunContext, reservation: str) -> dict[str, Any] | Non
     """A volume reservation as stored, with its present status ("failed", "committed",
     or "cancelled" once every step is released); None if unknown or not a volume."""
     body = context.decisions.result(reservation)
-    if body is None or body.get("kind") != VOLUME_KIND:
+    if body is None or not is_volume_body(body):
         return None
     if body.get("status") == "failed":
         return body
@@ -308,6 +311,10 @@ def _commit_steps(context: RunContext, run: VolumeOutcome) -> VolumeOutcome:
             tx.decision, tx.reason = Decision.ABORT, f"step {tx.id}: {reason}"
     run.transactions = tuple(txs)
     committed = txs[0].decision is Decision.COMMIT
+    if committed:
+        # Each step's Commit carries its SDX/edge rules, so every agent provisions the
+        # step like any hold, for the step's own window.
+        run.plans = tuple(_rule_plan(context, tx.id, run, i, vlans[i]) for i, tx in enumerate(txs))
     body = volume_body(run) if committed else None
     # Every step's decision (and the profile) in one durable write, before anyone
     # hears any of them: a crash leaves all steps decided alike, or none decided.
@@ -315,9 +322,7 @@ def _commit_steps(context: RunContext, run: VolumeOutcome) -> VolumeOutcome:
     if context.hooks.after_decide is not None:
         context.hooks.after_decide(txs[0])
     for index, tx in enumerate(txs):
-        # Each step's Commit carries its SDX/edge rules, so every agent provisions the
-        # step like any hold, for the step's own window.
-        plan = _rule_plan(context, tx.id, run, index, vlans[index]) if committed else ()
+        plan = run.plans[index] if committed else ()
         context.delivery.deliver(tx, run.trace.append, switches=plan)
         context.forget_live(tx.id)
     if not committed:
