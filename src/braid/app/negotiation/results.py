@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
+from braid.core.errors import InputError
 from braid.core.model.units import to_mbps
+from braid.core.negotiation.domains import GlobalView
 from braid.core.negotiation.result_rules import SwitchPlan, SwitchRule, Way
 from braid.core.negotiation.routes import Leg
 from braid.core.negotiation.strategies import STRATEGIES, Strategy
 from braid.core.rules.enforcement import Policing, parse_policing
+
+# A window (or a volume's not_before) may start this many seconds before now (the
+# agents allow 5 s too).
+GRACE_SECONDS: Final = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,12 +204,22 @@ def plans_from_dict(data: Iterable[dict[str, Any]]) -> tuple[SwitchPlan, ...]:
     )
 
 
+def check_ends(view: GlobalView, src: tuple[str, str], dst: tuple[str, str]) -> None:
+    """A request's two end points (domain, point): site domains of the view, points given.
+    Errors name the field as the Orchestrator service spells it."""
+    for side, (domain, _) in (("source", src), ("destination", dst)):
+        spec = view.require_domain(domain, f"{side}.domain")
+        if spec.kind != "site":
+            raise InputError(f"{side}.domain", f"domain {domain!r} is a {spec.kind}, not a site")
+    for side, (_, point) in (("source", src), ("destination", dst)):
+        if not point:
+            raise InputError(f"{side}.point", "missing")
+
+
 def check_strategy(value: str | None) -> Strategy | None:
     if value is None or value == "":
         return None
     for strategy in STRATEGIES:
         if value == strategy:
             return strategy
-    from braid.core.errors import InputError
-
     raise InputError("strategy", f"unknown strategy {value!r}; one of {', '.join(STRATEGIES)}")

@@ -25,9 +25,10 @@ from typing import Any
 from braid.app.agent.messages import OffersCall, PrepCall, SpanOffer
 from braid.app.negotiation.context import RunContext
 from braid.app.negotiation.ports import CallFailedError, Pending, PrepReply
-from braid.app.negotiation.results import TraceEvent
+from braid.app.negotiation.results import GRACE_SECONDS, TraceEvent, check_ends
 from braid.app.negotiation.volume_log import VOLUME_KIND, is_volume_body, step_plans_body
 from braid.core.errors import InputError
+from braid.core.model.instants import format_instant
 from braid.core.negotiation.holds import SegmentAsk
 from braid.core.negotiation.result_rules import CommittedPath, SwitchPlan
 from braid.core.negotiation.routes import Leg
@@ -101,7 +102,7 @@ def step_transaction(transaction: str, index: int) -> str:
 
 def reserve_volume(context: RunContext, request: VolumeRequest) -> VolumeOutcome:
     """Negotiate `request` with the domains (see the module's note for the protocol)."""
-    _check(request)
+    _check(context, request)
     if context.decisions.result(request.id) is not None:
         raise InputError("id", f"reservation {request.id!r} already exists")
     return _remember_failure(context, _negotiate(context, request))
@@ -395,16 +396,21 @@ def _fail(run: VolumeOutcome, reason: str) -> VolumeOutcome:
     return run
 
 
-def _check(r: VolumeRequest) -> None:
+def _check(context: RunContext, r: VolumeRequest) -> None:
+    """Every front end's volume checks (REST, gRPC and CLI reach them all here); errors
+    name the field (the end points as the Orchestrator service spells them)."""
+    if not r.id or len(r.id) > 64:
+        raise InputError("id", "must be 1-64 characters")
+    check_ends(context.caches.view, (r.src_domain, r.src_point), (r.dst_domain, r.dst_point))
+    if r.src_domain == r.dst_domain:
+        raise InputError("destination.domain", "must be another site than source.domain")
     if r.volume_bytes <= 0:
         raise InputError("volume", "must be positive")
+    if r.not_before < int(context.clock()) - GRACE_SECONDS:
+        raise InputError("not_before", "is in the past")
     if r.deadline <= r.not_before:
-        raise InputError("deadline", f"must be after not_before ({r.not_before})")
+        raise InputError("deadline", f"must be after not_before ({format_instant(r.not_before)})")
     if r.max_rate is not None and r.max_rate <= 0:
         raise InputError("max_rate", "must be positive")
     if r.max_paths < 0 or r.max_paths > 8:
         raise InputError("max_paths", "must be between 1 and 8 (0: the default)")
-    if not r.src_point:
-        raise InputError("source.point", "missing")
-    if not r.dst_point:
-        raise InputError("destination.point", "missing")
