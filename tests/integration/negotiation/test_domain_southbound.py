@@ -292,21 +292,10 @@ def test_a_modify_installs_the_new_rules_before_the_old_leave(world: World) -> N
 def test_a_volume_s_rules_change_at_its_step_boundary(world: World) -> None:
     """w1 is busier from start + 300: the volume's second step carries less over w1,
     and each programmed domain swaps the first step's rules for the second's there."""
-    from braid.app.agent.messages import PrepCall
-    from braid.app.negotiation.volume import VolumeRequest, reserve_volume
-    from braid.core.negotiation.holds import SegmentAsk
+    from braid.app.negotiation.volume import reserve_volume
 
     start = int(time.time()) + 3600
-    w1 = world.services["w1"]
-    segment = SegmentAsk("w1-x", "w1-y", 6 * G, 0)
-    busy = PrepCall("busy", "t" * 20, (start + 300, start + 900), (segment,), 600, True)
-    assert w1.prepare(busy).yes
-    w1.commit("busy", "t" * 20)
-    # 20G for 300 s (6000 Gbit), then 14G: 837.5 GB = 6700 Gbit is done 50 s later.
-    ask = VolumeRequest(
-        "v-1", "site-a", "a-host", "site-b", "b-host", 837_500_000_000, start, start + 3600
-    )
-    outcome = reserve_volume(world.orchestrator, ask)
+    outcome = reserve_volume(world.orchestrator, _busy_volume(world, "v-1", start))
     assert outcome.success, outcome.reason
     assert [(s.start - start, s.end - start, s.rate) for s in outcome.steps] == [
         (0, 300, 20 * G),
@@ -336,7 +325,8 @@ class RecordingPool(FakePool):
 
 
 def _busy_volume(world: World, rid: str, start: int) -> Any:
-    """w1 is busier from start + 300, so the volume has two steps (as above)."""
+    """6G of w1 booked from start + 300: 20G for 300 s (6000 Gbit), then 14G, so the
+    volume asked (837.5 GB = 6700 Gbit) has two steps and is done 50 s after the cut."""
     from braid.app.agent.messages import PrepCall
     from braid.app.negotiation.volume import VolumeRequest
     from braid.core.negotiation.holds import SegmentAsk
