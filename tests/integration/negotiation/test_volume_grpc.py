@@ -59,6 +59,10 @@ def test_a_volume_that_fits_commits_every_step_and_cancel_frees_them(
     with pytest.raises(grpc.RpcError) as taken:
         cluster.reserve(volume("v-fits", 2 * 10**12, start, start + 3600))
     assert taken.value.code() is grpc.StatusCode.ALREADY_EXISTS
+    with pytest.raises(grpc.RpcError) as modified:
+        orchestrator.Modify(pb.ModifyQuery(id="v-fits", bandwidth_bps=G))
+    assert modified.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+    assert "cancel and re-book" in (modified.value.details() or "")
     cancelled = orchestrator.Cancel(pb.CancelQuery(id="v-fits"))
     assert cancelled.status == "cancelled" and not cancelled.success
     assert cancelled.volume.steps == profile.steps
