@@ -22,7 +22,12 @@ from braid.app.errors import NotFoundError, PolicyError, RejectedError
 from braid.app.interdomain_volume import VOLUME_FIELDS, check_volume, is_volume, volume_view
 from braid.app.negotiation.modification import Modification
 from braid.app.negotiation.negotiator import Orchestrator
-from braid.app.negotiation.results import NegotiationRequest, NegotiationResult, check_strategy
+from braid.app.negotiation.results import (
+    GRACE_SECONDS,
+    NegotiationRequest,
+    NegotiationResult,
+    check_strategy,
+)
 from braid.app.negotiation.volume import cancel_stored, lookup_volume, reserve_volume
 from braid.app.records import User
 from braid.core.errors import BraidError, InputError
@@ -34,8 +39,6 @@ from braid.core.rules.enforcement import Policing, parse_policing
 T = TypeVar("T")
 MAX_PATHS: Final = 8
 LIST_LIMIT: Final = 1000
-# A window may start this many seconds before now (the agents allow 5 s too).
-GRACE_SECONDS: Final = 5
 # Far above any link, and within the 64 bits the agents' messages carry.
 MAX_BANDWIDTH_BPS: Final = 10**18
 # The orchestrator's own field names, as the REST body spells them.
@@ -139,13 +142,9 @@ class InterdomainService:
         """A volume by a deadline; the single-domain policy is not checked for volumes
         (it speaks of a bandwidth over a window, which a volume has only once planned)."""
         now = int(self.clock())
-        if parse_policing(body.get("policing", Policing.SOFT.value)) is not Policing.SOFT:
-            raise InputError("policing", "a volume across domains is policed soft for now")
         rid = f"x-{uuid.uuid4().hex[:12]}"
-        request, rest = check_volume(
-            body, rid, self._ends(body), now, GRACE_SECONDS, _max_paths(body.get("max_paths")),
-            zone,
-        )  # fmt: skip
+        ends, max_paths = self._ends(body), _max_paths(body.get("max_paths"))
+        request, rest = check_volume(body, rid, ends, now, max_paths, zone)
         self.owners.add(Entry(request.id, user.name, now, rest))
         try:
             outcome = reserve_volume(self.orchestrator, request)

@@ -8,15 +8,16 @@ the domains' offers over time allow (app/negotiation/volume).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from braid.app.negotiation.volume import VolumeRequest
 from braid.core.errors import InputError
 from braid.core.model.instants import format_instant, parse_instant
 from braid.core.model.units import parse_bandwidth, parse_volume, to_mbps
+from braid.core.rules.enforcement import Policing, parse_policing
 
-__all__ = ["VOLUME_FIELDS", "check_volume", "is_volume", "volume_view"]
+__all__ = ["VOLUME_FIELDS", "check_volume", "check_volume_only", "is_volume", "volume_view"]
 
 # Fields only a volume request has (a window request with one of them is refused).
 VOLUME_FIELDS = ("volume", "deadline", "not_before", "max_rate")
@@ -26,30 +27,34 @@ def is_volume(body: Mapping[str, Any]) -> bool:
     return body.get("volume") is not None
 
 
+def check_volume_only(given: Iterable[str], policing: Policing) -> None:
+    """A volume request sets none of a window request's fields (`given`: those the caller
+    set, as its wire format spells them) and is policed soft; errors name the field."""
+    for other in given:
+        raise InputError(other, "not with volume: a volume is sent by `deadline`")
+    if policing is not Policing.SOFT:
+        raise InputError("policing", "a volume across domains is policed soft for now")
+
+
 def check_volume(
     body: Mapping[str, Any],
     rid: str,
     ends: Mapping[str, tuple[str, str]],
     now: int,
-    grace: int,
     max_paths: int,
     zone: str | None = None,
 ) -> tuple[VolumeRequest, dict[str, Any]]:
-    """The volume request and its REST spelling; errors name the field. Local times
-    without a zone are read in `zone` (the caller's tz setting)."""
-    for other in ("bandwidth", "start", "end", "strategy"):
-        if body.get(other) is not None:
-            raise InputError(other, "not with volume: a volume is sent by `deadline`")
+    """The volume request read from its REST fields, and its REST spelling; errors name the
+    field. Local times without a zone are read in `zone` (the caller's tz setting). The
+    request's own checks are `reserve_volume`'s, for every front end alike."""
+    window = [f for f in ("bandwidth", "start", "end", "strategy") if body.get(f) is not None]
+    check_volume_only(window, parse_policing(body.get("policing", Policing.SOFT.value)))
     volume = parse_volume(body["volume"], "volume")
     if body.get("deadline") is None:
         raise InputError("deadline", "missing: a volume needs the instant it must be done by")
     deadline = parse_instant(body["deadline"], "deadline", zone=zone, now=now)
     given = body.get("not_before")
     not_before = now if given is None else parse_instant(given, "not_before", zone=zone, now=now)
-    if not_before < now - grace:
-        raise InputError("not_before", "is in the past")
-    if deadline <= not_before:
-        raise InputError("deadline", f"must be after not_before ({format_instant(not_before)})")
     max_rate = None
     if body.get("max_rate") is not None:
         max_rate = parse_bandwidth(body["max_rate"], "max_rate")

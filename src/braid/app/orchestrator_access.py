@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Final
 
 from braid.app.errors import AuthError, ForbiddenError, NotFoundError
@@ -27,6 +27,12 @@ from braid.app.interdomain import Entry, OwnerBook
 from braid.app.negotiation.modification import Modification
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
+from braid.app.negotiation.volume import (
+    VolumeRequest,
+    cancel_stored,
+    lookup_volume,
+    reserve_volume,
+)
 from braid.app.ports import Repository
 from braid.app.records import User
 from braid.app.tokens import BearerTokens
@@ -117,18 +123,7 @@ class OwnedOrchestrator:
     def reserve(self, user: User, request: NegotiationRequest) -> NegotiationResult:
         """Negotiate `request` for `user`; the same request under the same id again answers
         the first outcome; a taken id with another request (or another user's) is refused."""
-        asked = asked_of(request)
-        with self._lock:
-            entry = self.owners.get(request.id)
-            if entry is None:
-                self._unowned(user, request)
-                entry = Entry(request.id, user.name, int(self.clock()), asked)
-                self.owners.add(entry)  # before negotiating: it always has its owner
-                new = True
-            else:
-                new = False
-        if not new:
-            _same(user, entry, asked)
+        new = self._claim(user, request.id, asked_of(request))
         try:
             return self.orchestrator.reserve(request)
         except InputError:
@@ -136,11 +131,43 @@ class OwnedOrchestrator:
                 self.owners.remove(request.id)
             raise
 
-    def _unowned(self, user: User, request: NegotiationRequest) -> None:
+    def reserve_volume(self, user: User, request: VolumeRequest) -> dict[str, Any]:
+        """Negotiate a volume for `user` (not_before 0: now), as `reserve` a window; the
+        reservation as stored (`lookup_volume`), committed or refused."""
+        new = self._claim(user, request.id, {"kind": "grpc-volume", **asdict(request)})
+        if not new:  # a retry: the first outcome
+            known = lookup_volume(self.orchestrator, request.id)
+            if known is None:
+                raise InputError("id", f"reservation {request.id!r} is being negotiated")
+            return known
+        if request.not_before == 0:
+            request = replace(request, not_before=int(self.clock()))
+        try:
+            reserve_volume(self.orchestrator, request)
+        except InputError:
+            self.owners.remove(request.id)  # refused before negotiating
+            raise
+        stored = lookup_volume(self.orchestrator, request.id)
+        assert stored is not None, "a negotiated volume keeps its outcome"
+        return stored
+
+    def _claim(self, user: User, reservation: str, asked: Mapping[str, Any]) -> bool:
+        """Make `user` the owner of a new id (True), or check that a known id is this
+        user's same request again (False); else IdTakenError."""
+        with self._lock:
+            entry = self.owners.get(reservation)
+            if entry is None:
+                self._unowned(reservation)
+                # Before negotiating: it always has its owner.
+                self.owners.add(Entry(reservation, user.name, int(self.clock()), dict(asked)))
+                return True
+        _same(user, entry, asked)
+        return False
+
+    def _unowned(self, reservation: str) -> None:
         """An id the log knows with no owner (made before owners were kept) is taken."""
-        known = self.orchestrator.lookup(request.id)
-        if known is not None:
-            raise IdTakenError(f"reservation id {request.id!r} is taken; use another id")
+        if self.orchestrator.decisions.result(reservation) is not None:
+            raise IdTakenError(f"reservation id {reservation!r} is taken; use another id")
 
     def lookup(self, user: User, reservation: str) -> NegotiationResult:
         self._owned(user, reservation)
@@ -148,6 +175,17 @@ class OwnedOrchestrator:
         if result is None:  # still being negotiated: no outcome yet
             raise NotFoundError(f"unknown reservation {reservation!r}")
         return result
+
+    def volume(self, user: User, reservation: str) -> dict[str, Any] | None:
+        """A volume reservation as stored (`lookup_volume`); None if it is not a volume (or
+        still negotiating)."""
+        self._owned(user, reservation)
+        return lookup_volume(self.orchestrator, reservation)
+
+    def cancel_volume(self, user: User, reservation: str) -> dict[str, Any] | None:
+        """Release every step of a volume in every domain (idempotent), as stored after."""
+        self._owned(user, reservation)
+        return cancel_stored(self.orchestrator, reservation)
 
     def cancel(self, user: User, reservation: str) -> NegotiationResult | None:
         """Release it in every domain (owner or operator); None while being negotiated."""
@@ -167,7 +205,7 @@ class OwnedOrchestrator:
         if entry is not None and _may_see(user, entry):
             return entry
         unowned = entry is None and user.role == "operator"
-        if unowned and self.orchestrator.lookup(reservation) is not None:
+        if unowned and self.orchestrator.decisions.result(reservation) is not None:
             return None
         raise NotFoundError(f"unknown reservation {reservation!r}")
 

@@ -292,21 +292,10 @@ def test_a_modify_installs_the_new_rules_before_the_old_leave(world: World) -> N
 def test_a_volume_s_rules_change_at_its_step_boundary(world: World) -> None:
     """w1 is busier from start + 300: the volume's second step carries less over w1,
     and each programmed domain swaps the first step's rules for the second's there."""
-    from braid.app.agent.messages import PrepCall
-    from braid.app.negotiation.volume import VolumeRequest, reserve_volume
-    from braid.core.negotiation.holds import SegmentAsk
+    from braid.app.negotiation.volume import reserve_volume
 
     start = int(time.time()) + 3600
-    w1 = world.services["w1"]
-    segment = SegmentAsk("w1-x", "w1-y", 6 * G, 0)
-    busy = PrepCall("busy", "t" * 20, (start + 300, start + 900), (segment,), 600, True)
-    assert w1.prepare(busy).yes
-    w1.commit("busy", "t" * 20)
-    # 20G for 300 s (6000 Gbit), then 14G: 837.5 GB = 6700 Gbit is done 50 s later.
-    ask = VolumeRequest(
-        "v-1", "site-a", "a-host", "site-b", "b-host", 837_500_000_000, start, start + 3600
-    )
-    outcome = reserve_volume(world.orchestrator, ask)
+    outcome = reserve_volume(world.orchestrator, _busy_volume(world, "v-1", start))
     assert outcome.success, outcome.reason
     assert [(s.start - start, s.end - start, s.rate) for s in outcome.steps] == [
         (0, 300, 20 * G),
@@ -321,3 +310,130 @@ def test_a_volume_s_rules_change_at_its_step_boundary(world: World) -> None:
     assert edge.network.dump() != before  # the split over the two WANs follows the rates
     world.step(start + 350)  # the volume is done: its last step's rules leave
     assert all(d.braid_flows() == 0 for d in world.programmed.values())
+
+
+class RecordingPool(FakePool):
+    """Keeps every Commit's rule plan, by (transaction, domain)."""
+
+    def __init__(self, services: dict[str, AgentService]) -> None:
+        super().__init__(services)
+        self.commits: dict[tuple[str, str], tuple[Any, ...]] = {}
+
+    def commit(self, domain: str, tx: str, token: str, switches: Any = ()) -> Any:
+        self.commits[(tx, domain)] = tuple(switches)
+        return super().commit(domain, tx, token, switches)
+
+
+def _busy_volume(world: World, rid: str, start: int) -> Any:
+    """6G of w1 booked from start + 300: 20G for 300 s (6000 Gbit), then 14G, so the
+    volume asked (837.5 GB = 6700 Gbit) has two steps and is done 50 s after the cut."""
+    from braid.app.agent.messages import PrepCall
+    from braid.app.negotiation.volume import VolumeRequest
+    from braid.core.negotiation.holds import SegmentAsk
+
+    segment = SegmentAsk("w1-x", "w1-y", 6 * G, 0)
+    busy = PrepCall(f"busy-{rid}", "t" * 20, (start + 300, start + 900), (segment,), 600, True)
+    assert world.services["w1"].prepare(busy).yes
+    world.services["w1"].commit(f"busy-{rid}", "t" * 20)
+    return VolumeRequest(
+        rid, "site-a", "a-host", "site-b", "b-host", 837_500_000_000, start, start + 3600
+    )
+
+
+class CrashError(Exception):
+    pass
+
+
+def _crash_after_decision(world: World, ask: Any) -> Orchestrator:
+    """Reserve `ask`, the orchestrator dying once every step's decision is written (nobody
+    told); then a new orchestrator over the same log, its recovery done."""
+    from braid.app.negotiation.volume import reserve_volume
+
+    def die(tx: Any) -> None:
+        raise CrashError
+
+    world.orchestrator.hooks.after_decide = die
+    with pytest.raises(CrashError):
+        reserve_volume(world.orchestrator, ask)
+    pool = RecordingPool(world.services)
+    restarted = Orchestrator(world.domains_file.view, pool, world.log)
+    found = restarted.delivery.recover()
+    assert len(found) == 2
+    assert restarted.delivery.finish() == 0
+    world.orchestrator = restarted
+    return restarted
+
+
+def test_a_volume_step_committed_by_recovery_installs_its_rules(world: World) -> None:
+    """Killed after the decision, restarted: recovery sends each step's Commit with the
+    rules the live path would have sent, and every domain programs every step."""
+    start = int(time.time()) + 3600
+    ask = _busy_volume(world, "v-1", start)
+    restarted = _crash_after_decision(world, ask)
+    pool = restarted.agents
+    assert isinstance(pool, RecordingPool)
+    steps = [tx for tx, _ in pool.commits]
+    assert len(set(steps)) == 2
+    for domain in WIRING:  # every programmed domain had its part of both steps' rules
+        assert all(pool.commits[(tx, domain)] for tx in set(steps))
+    assert not any(world.step(start - LEAD).values())
+    edge = world.programmed["site-a"]
+    assert all(d.braid_flows() > 0 for d in world.programmed.values())
+    before = edge.network.dump()
+    assert not any(world.step(start + 300).values())  # the second step's rules went in
+    assert all(d.braid_flows() > 0 for d in world.programmed.values())
+    assert edge.network.dump() != before
+    world.step(start + 350)
+    assert all(d.braid_flows() == 0 for d in world.programmed.values())
+
+
+def test_recovery_sends_the_commits_the_live_path_sends(tmp_path: Path) -> None:
+    """The same volume in two equal worlds, one live, one crashed after the decision:
+    every step's Commit to every domain carries the same rules."""
+    from braid.app.negotiation.volume import reserve_volume
+
+    start = int(time.time()) + 3600
+    sent = []
+    for name, crash in (("live", False), ("crashed", True)):
+        (tmp_path / name).mkdir()
+        world = World(tmp_path / name)
+        try:
+            pool = RecordingPool(world.services)
+            world.orchestrator = Orchestrator(world.domains_file.view, pool, world.log)
+            ask = _busy_volume(world, "v-1", start)
+            if crash:
+                pool = _crash_after_decision(world, ask).agents  # type: ignore[assignment]
+            else:
+                assert reserve_volume(world.orchestrator, ask).success
+            by_step = sorted(pool.commits.items(), key=lambda kv: (kv[0][0][-3:], kv[0][1]))
+            sent.append([(tx[-3:], domain, plan) for (tx, domain), plan in by_step])
+        finally:
+            world.log.close()
+    live, recovered = sent
+    assert len(live) == 2 * len(NET["domains"])  # both steps, in every domain
+    assert recovered == live
+
+
+def test_a_volume_logged_before_step_rules_still_recovers(world: World) -> None:
+    """A decision-log entry from before step rules were logged (no `step_switches`):
+    recovery still commits every step (with no rules, as then)."""
+    start = int(time.time()) + 3600
+    ask = _busy_volume(world, "v-old", start)
+    log = world.log
+    saved = log.save
+
+    def as_before(tx: Any, **kwargs: Any) -> None:
+        body = kwargs.get("result")
+        if body is not None and "step_switches" in body:
+            kwargs["result"] = {k: v for k, v in body.items() if k != "step_switches"}
+        saved(tx, **kwargs)
+
+    log.save = as_before  # type: ignore[method-assign]
+    try:
+        _crash_after_decision(world, ask)
+    finally:
+        log.save = saved  # type: ignore[method-assign]
+    steps = (".s0", ".s1")
+    held = [h for s in world.services.values() for h in s.status()]
+    held = [h for h in held if h.transaction.endswith(steps)]
+    assert held and all(h.state.value == "committed" for h in held)

@@ -12,6 +12,7 @@ import grpc
 from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
+from braid.adapters.rpc.volumes import grpc_field, volume_from_proto, volume_to_proto
 from braid.app.errors import AuthError, ForbiddenError, NotFoundError
 from braid.app.loop_waits import in_greenlet
 from braid.app.negotiation.modification import Modification
@@ -106,16 +107,32 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
         return run
 
     def _reserve(self, user: User, request: pb.Reservation) -> pb.ReservationResp:
+        if request.HasField("volume"):
+            return self._reserve_volume(user, request)
         try:
             result = self.owned.reserve(user, request_from_proto(request))
         except InputError as exc:
             raise Refused(grpc.StatusCode.INVALID_ARGUMENT, str(exc), "MALFORMED") from exc
         return result_to_proto(result)
 
+    def _reserve_volume(self, user: User, request: pb.Reservation) -> pb.ReservationResp:
+        """A volume: committed or refused (with the most by the deadline) is an answer."""
+        try:
+            stored = self.owned.reserve_volume(user, volume_from_proto(request))
+        except InputError as exc:
+            refusal = str(grpc_field(exc))
+            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, refusal, "MALFORMED") from exc
+        return volume_to_proto(stored)
+
     def _lookup(self, user: User, request: pb.ReservationQuery) -> pb.ReservationResp:
+        volume = self.owned.volume(user, request.id)
+        if volume is not None:
+            return volume_to_proto(volume)
         return result_to_proto(self.owned.lookup(user, request.id))
 
     def _cancel(self, user: User, request: pb.CancelQuery) -> pb.ReservationResp:
+        if self.owned.volume(user, request.id) is not None:
+            return volume_to_proto(self._cancel_volume(user, request.id))
         try:
             result = self.owned.cancel(user, request.id)
         except (NotFoundError, IdTakenError):
@@ -125,6 +142,12 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
         if result is None:
             raise Refused(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
         return result_to_proto(result)
+
+    def _cancel_volume(self, user: User, reservation: str) -> dict[str, Any]:
+        stored = self.owned.cancel_volume(user, reservation)
+        if stored is None:  # not a volume (any more): as for an id nobody used
+            raise Refused(grpc.StatusCode.NOT_FOUND, f"unknown reservation {reservation!r}")
+        return stored
 
     def _modify(self, user: User, request: pb.ModifyQuery) -> pb.ReservationResp:
         try:

@@ -59,6 +59,11 @@ class RunContext(Protocol):
     @property
     def hooks(self) -> FaultHooks: ...
 
+    @property
+    def clock(self) -> Callable[[], float]:
+        """Epoch seconds now (a request that starts in the past is refused)."""
+        ...
+
     def mark_live(self, transaction: str) -> None:
         """A negotiation logged `transaction`: it is being negotiated (not presumed aborted)."""
         ...

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 
 from braid.app.negotiation.ports import AgentPool, CallFailedError, DecisionLog
 from braid.app.negotiation.results import NegotiationResult, TraceEvent
+from braid.app.negotiation.volume_log import is_volume_body, step_plan
 from braid.app.periodic import Periodic
 from braid.core.negotiation.result_rules import SwitchPlan
 from braid.core.negotiation.transaction import (
@@ -142,18 +143,24 @@ class Delivery:
         if known is not None and switches is None:
             return known
         if switches is None:
-            body = self.decisions.result(tx.reservation)
-            if body is not None and body.get("kind") == "volume":
-                body = None  # a volume's steps carry no rule plan (app/negotiation/volume)
-            found = NegotiationResult.from_dict(body) if body is not None else None
-            same = found is not None and found.transaction == tx.id
-            switches = found.switches if found is not None and same else ()
+            switches = self._logged_plan(tx)
         plans: dict[str, tuple[SwitchPlan, ...]] = {}
         for plan in switches:
             plans[plan.domain] = (*plans.get(plan.domain, ()), plan)
         with self._lock:
             self._plans[tx.key] = plans
         return plans
+
+    def _logged_plan(self, tx: Transaction) -> tuple[SwitchPlan, ...]:
+        """The rule plan the decision log keeps for `tx`: its reservation's, or a volume
+        step's (app/negotiation/volume_log); none for any other transaction."""
+        body = self.decisions.result(tx.reservation)
+        if body is None:
+            return ()
+        if is_volume_body(body):
+            return step_plan(body, tx.id)
+        found = NegotiationResult.from_dict(body)
+        return found.switches if found.transaction == tx.id else ()
 
     def released(self, tx: Transaction) -> bool:
         return self.decisions.transaction(f"{tx.key}/{RELEASE_LABEL}") is not None

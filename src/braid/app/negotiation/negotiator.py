@@ -33,9 +33,16 @@ from braid.app.negotiation.context import FaultHooks
 from braid.app.negotiation.delivery import Delivery
 from braid.app.negotiation.modification import Modification, modified
 from braid.app.negotiation.ports import AgentPool, DecisionLog
-from braid.app.negotiation.results import NegotiationRequest, NegotiationResult, TraceEvent
+from braid.app.negotiation.results import (
+    GRACE_SECONDS,
+    NegotiationRequest,
+    NegotiationResult,
+    TraceEvent,
+    check_ends,
+)
 from braid.app.negotiation.run import NegotiationRun
 from braid.app.negotiation.settlement import answer, current
+from braid.app.negotiation.volume_log import is_volume_body
 from braid.core.errors import InputError
 from braid.core.negotiation.domains import GlobalView
 from braid.core.negotiation.transaction import RELEASE_LABEL, Transaction
@@ -227,7 +234,7 @@ class Orchestrator:
         known = self.decisions.result(reservation)
         if known is None:
             return None
-        if known.get("kind") == "volume":  # see app/negotiation/volume.lookup_volume
+        if is_volume_body(known):  # see app/negotiation/volume.lookup_volume
             raise RejectedError(
                 f"reservation {reservation!r} is a volume reservation "
                 "(to change it: cancel and re-book)"
@@ -242,24 +249,12 @@ class Orchestrator:
     def _check(self, r: NegotiationRequest) -> None:
         if not r.id or len(r.id) > 64:
             raise InputError("id", "must be 1-64 characters")
-        for field_name, domain in (
-            ("source.domain", r.src_domain),
-            ("destination.domain", r.dst_domain),
-        ):
-            spec = self.view.require_domain(domain, field_name)
-            if spec.kind != "site":
-                raise InputError(field_name, f"domain {domain!r} is a {spec.kind}, not a site")
-        for field_name, point in (
-            ("source.point", r.src_point),
-            ("destination.point", r.dst_point),
-        ):
-            if not point:
-                raise InputError(field_name, "missing")
+        check_ends(self.view, (r.src_domain, r.src_point), (r.dst_domain, r.dst_point))
         if r.bandwidth <= 0:
             raise InputError("bandwidth", "must be positive")
         if r.end <= r.start:
             raise InputError("window.end", f"must be after start ({r.start})")
-        if r.start < int(self.clock()) - 5:
+        if r.start < int(self.clock()) - GRACE_SECONDS:
             raise InputError("window.start", "is in the past")
         if r.max_paths < 0 or r.max_paths > 8:
             raise InputError("max_paths", "must be between 1 and 8 (0: the default)")

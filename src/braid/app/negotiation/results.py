@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
+from braid.core.errors import InputError
 from braid.core.model.units import to_mbps
+from braid.core.negotiation.domains import GlobalView
 from braid.core.negotiation.result_rules import SwitchPlan, SwitchRule, Way
 from braid.core.negotiation.routes import Leg
 from braid.core.negotiation.strategies import STRATEGIES, Strategy
 from braid.core.rules.enforcement import Policing, parse_policing
+
+# A window (or a volume's not_before) may start this many seconds before now (the
+# agents allow 5 s too).
+GRACE_SECONDS: Final = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,19 +137,7 @@ class NegotiationResult:
                 for p in self.paths
             ],
             "trace": [[e.phase, e.domain, e.text] for e in self.trace],
-            "switches": [
-                {
-                    "domain": sw.domain,
-                    "switch": sw.switch,
-                    "dpid": sw.dpid,
-                    "rules": [
-                        [r.in_port, r.vlan, [[w.port, w.vlan, w.weight, w.rate] for w in r.ways]]
-                        for r in sw.rules
-                    ],
-                    "policing": None if sw.policing is None else sw.policing.value,
-                }
-                for sw in self.switches
-            ],
+            "switches": plans_to_dict(self.switches),
             "holdings": {domain: state for domain, state in self.holdings},
             "request": None if self.request is None else self.request.to_dict(),
         }
@@ -164,19 +159,7 @@ class NegotiationResult:
                 for p in data["paths"]
             ),
             trace=tuple(TraceEvent(*e) for e in data["trace"]),
-            switches=tuple(
-                SwitchPlan(
-                    sw["domain"],
-                    sw["switch"],
-                    int(sw["dpid"]),
-                    tuple(
-                        SwitchRule(port, vlan, tuple(Way(*w) for w in ways))
-                        for port, vlan, ways in sw["rules"]
-                    ),
-                    None if sw.get("policing") is None else parse_policing(sw["policing"]),
-                )
-                for sw in data.get("switches", ())
-            ),
+            switches=plans_from_dict(data.get("switches", ())),
             status="" if data["status"] in ("committed", "failed") else data["status"],
             holdings=tuple((d, str(s)) for d, s in data.get("holdings", {}).items()),
             request=(
@@ -187,12 +170,56 @@ class NegotiationResult:
         )
 
 
+def plans_to_dict(plans: Sequence[SwitchPlan]) -> list[dict[str, Any]]:
+    """A rule plan as the decision log keeps it (JSON-ready)."""
+    return [
+        {
+            "domain": sw.domain,
+            "switch": sw.switch,
+            "dpid": sw.dpid,
+            "rules": [
+                [r.in_port, r.vlan, [[w.port, w.vlan, w.weight, w.rate] for w in r.ways]]
+                for r in sw.rules
+            ],
+            "policing": None if sw.policing is None else sw.policing.value,
+        }
+        for sw in plans
+    ]
+
+
+def plans_from_dict(data: Iterable[dict[str, Any]]) -> tuple[SwitchPlan, ...]:
+    """A rule plan as `plans_to_dict` wrote it (or an older entry, without policing)."""
+    return tuple(
+        SwitchPlan(
+            sw["domain"],
+            sw["switch"],
+            int(sw["dpid"]),
+            tuple(
+                SwitchRule(port, vlan, tuple(Way(*w) for w in ways))
+                for port, vlan, ways in sw["rules"]
+            ),
+            None if sw.get("policing") is None else parse_policing(sw["policing"]),
+        )
+        for sw in data
+    )
+
+
+def check_ends(view: GlobalView, src: tuple[str, str], dst: tuple[str, str]) -> None:
+    """A request's two end points (domain, point): site domains of the view, points given.
+    Errors name the field as the Orchestrator service spells it."""
+    for side, (domain, _) in (("source", src), ("destination", dst)):
+        spec = view.require_domain(domain, f"{side}.domain")
+        if spec.kind != "site":
+            raise InputError(f"{side}.domain", f"domain {domain!r} is a {spec.kind}, not a site")
+    for side, (_, point) in (("source", src), ("destination", dst)):
+        if not point:
+            raise InputError(f"{side}.point", "missing")
+
+
 def check_strategy(value: str | None) -> Strategy | None:
     if value is None or value == "":
         return None
     for strategy in STRATEGIES:
         if value == strategy:
             return strategy
-    from braid.core.errors import InputError
-
     raise InputError("strategy", f"unknown strategy {value!r}; one of {', '.join(STRATEGIES)}")

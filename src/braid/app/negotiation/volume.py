@@ -20,13 +20,15 @@ import secrets
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from braid.app.agent.messages import OffersCall, PrepCall, SpanOffer
 from braid.app.negotiation.context import RunContext
 from braid.app.negotiation.ports import CallFailedError, Pending, PrepReply
-from braid.app.negotiation.results import TraceEvent
+from braid.app.negotiation.results import GRACE_SECONDS, TraceEvent, check_ends
+from braid.app.negotiation.volume_log import VOLUME_KIND, is_volume_body, step_plans_body
 from braid.core.errors import InputError
+from braid.core.model.instants import format_instant
 from braid.core.negotiation.holds import SegmentAsk
 from braid.core.negotiation.result_rules import CommittedPath, SwitchPlan
 from braid.core.negotiation.routes import Leg
@@ -51,8 +53,6 @@ __all__ = [
 ]
 
 Spans = dict[str, list[tuple[int, str, str]]]
-# Marks a volume reservation's result in the decision log (beside window ones).
-VOLUME_KIND: Final = "volume"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +86,8 @@ class VolumeOutcome:
     most_by_deadline: int = 0  # bytes
     earliest_completion: int | None = None
     transactions: tuple[Transaction, ...] = ()
+    # Each step's SDX/edge rules, in step order (committed only): its Commits carry them.
+    plans: tuple[tuple[SwitchPlan, ...], ...] = ()
     trace: list[TraceEvent] = field(default_factory=list)
 
     @property
@@ -100,7 +102,7 @@ def step_transaction(transaction: str, index: int) -> str:
 
 def reserve_volume(context: RunContext, request: VolumeRequest) -> VolumeOutcome:
     """Negotiate `request` with the domains (see the module's note for the protocol)."""
-    _check(request)
+    _check(context, request)
     if context.decisions.result(request.id) is not None:
         raise InputError("id", f"reservation {request.id!r} already exists")
     return _remember_failure(context, _negotiate(context, request))
@@ -175,6 +177,8 @@ def volume_body(run: VolumeOutcome) -> dict[str, Any]:
         ],
         "paths": [[leg.domain for leg in legs] for legs in run.legs],
         "step_transactions": [tx.id for tx in run.transactions],
+        # Logged with the decision, so that recovery's Commits carry the same rules.
+        "step_switches": step_plans_body(run.plans),
     }
 
 
@@ -194,7 +198,7 @@ def lookup_volume(context: RunContext, reservation: str) -> dict[str, Any] | Non
     """A volume reservation as stored, with its present status ("failed", "committed",
     or "cancelled" once every step is released); None if unknown or not a volume."""
     body = context.decisions.result(reservation)
-    if body is None or body.get("kind") != VOLUME_KIND:
+    if body is None or not is_volume_body(body):
         return None
     if body.get("status") == "failed":
         return body
@@ -308,6 +312,10 @@ def _commit_steps(context: RunContext, run: VolumeOutcome) -> VolumeOutcome:
             tx.decision, tx.reason = Decision.ABORT, f"step {tx.id}: {reason}"
     run.transactions = tuple(txs)
     committed = txs[0].decision is Decision.COMMIT
+    if committed:
+        # Each step's Commit carries its SDX/edge rules, so every agent provisions the
+        # step like any hold, for the step's own window.
+        run.plans = tuple(_rule_plan(context, tx.id, run, i, vlans[i]) for i, tx in enumerate(txs))
     body = volume_body(run) if committed else None
     # Every step's decision (and the profile) in one durable write, before anyone
     # hears any of them: a crash leaves all steps decided alike, or none decided.
@@ -315,9 +323,7 @@ def _commit_steps(context: RunContext, run: VolumeOutcome) -> VolumeOutcome:
     if context.hooks.after_decide is not None:
         context.hooks.after_decide(txs[0])
     for index, tx in enumerate(txs):
-        # Each step's Commit carries its SDX/edge rules, so every agent provisions the
-        # step like any hold, for the step's own window.
-        plan = _rule_plan(context, tx.id, run, index, vlans[index]) if committed else ()
+        plan = run.plans[index] if committed else ()
         context.delivery.deliver(tx, run.trace.append, switches=plan)
         context.forget_live(tx.id)
     if not committed:
@@ -390,16 +396,21 @@ def _fail(run: VolumeOutcome, reason: str) -> VolumeOutcome:
     return run
 
 
-def _check(r: VolumeRequest) -> None:
+def _check(context: RunContext, r: VolumeRequest) -> None:
+    """Every front end's volume checks (REST, gRPC and CLI reach them all here); errors
+    name the field (the end points as the Orchestrator service spells them)."""
+    if not r.id or len(r.id) > 64:
+        raise InputError("id", "must be 1-64 characters")
+    check_ends(context.caches.view, (r.src_domain, r.src_point), (r.dst_domain, r.dst_point))
+    if r.src_domain == r.dst_domain:
+        raise InputError("destination.domain", "must be another site than source.domain")
     if r.volume_bytes <= 0:
         raise InputError("volume", "must be positive")
+    if r.not_before < int(context.clock()) - GRACE_SECONDS:
+        raise InputError("not_before", "is in the past")
     if r.deadline <= r.not_before:
-        raise InputError("deadline", f"must be after not_before ({r.not_before})")
+        raise InputError("deadline", f"must be after not_before ({format_instant(r.not_before)})")
     if r.max_rate is not None and r.max_rate <= 0:
         raise InputError("max_rate", "must be positive")
     if r.max_paths < 0 or r.max_paths > 8:
         raise InputError("max_paths", "must be between 1 and 8 (0: the default)")
-    if not r.src_point:
-        raise InputError("source.point", "missing")
-    if not r.dst_point:
-        raise InputError("destination.point", "missing")

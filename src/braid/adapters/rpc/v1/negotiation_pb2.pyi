@@ -1306,6 +1306,7 @@ class Reservation(_message.Message):
     MAX_PATHS_FIELD_NUMBER: _builtins.int
     DIRECTIONAL_FIELD_NUMBER: _builtins.int
     POLICING_FIELD_NUMBER: _builtins.int
+    VOLUME_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     bandwidth_bps: _builtins.int
     strategy: Global___Strategy.ValueType
@@ -1320,6 +1321,12 @@ class Reservation(_message.Message):
     def destination(self) -> Global___Endpoint: ...
     @_builtins.property
     def window(self) -> Global___Window: ...
+    @_builtins.property
+    def volume(self) -> Global___Volume:
+        """Set: a volume instead of bandwidth_bps over window (leave those, and strategy,
+        unset); answered with ReservationResp.volume.
+        """
+
     def __init__(
         self,
         *,
@@ -1332,9 +1339,10 @@ class Reservation(_message.Message):
         max_paths: _builtins.int = ...,
         directional: _builtins.bool = ...,
         policing: _builtins.str = ...,
+        volume: Global___Volume | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal[
-        "destination", b"destination", "source", b"source", "window", b"window"
+        "destination", b"destination", "source", b"source", "volume", b"volume", "window", b"window"
     ]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal[
@@ -1354,6 +1362,8 @@ class Reservation(_message.Message):
         b"source",
         "strategy",
         b"strategy",
+        "volume",
+        b"volume",
         "window",
         b"window",
     ]
@@ -1361,6 +1371,50 @@ class Reservation(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Reservation: _TypeAlias = Reservation
+
+@_typing.final
+class Volume(_message.Message):
+    """Move `bytes` from source to destination within [not_before, deadline), as early
+    as the domains' offers over time allow: a rate profile of steps, each step one
+    sub-transaction in every domain it crosses, all decided in one decision.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BYTES_FIELD_NUMBER: _builtins.int
+    NOT_BEFORE_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    MAX_RATE_BPS_FIELD_NUMBER: _builtins.int
+    bytes: _builtins.int
+    not_before: _builtins.int
+    """0: now"""
+    deadline: _builtins.int
+    max_rate_bps: _builtins.int
+    """the most the hosts send at once; 0: no limit"""
+    def __init__(
+        self,
+        *,
+        bytes: _builtins.int = ...,
+        not_before: _builtins.int = ...,
+        deadline: _builtins.int = ...,
+        max_rate_bps: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "bytes",
+        b"bytes",
+        "deadline",
+        b"deadline",
+        "max_rate_bps",
+        b"max_rate_bps",
+        "not_before",
+        b"not_before",
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Volume: _TypeAlias = Volume
 
 @_typing.final
 class PathSegment(_message.Message):
@@ -1570,6 +1624,7 @@ class ReservationResp(_message.Message):
     SWITCHES_FIELD_NUMBER: _builtins.int
     STATUS_FIELD_NUMBER: _builtins.int
     HOLDINGS_FIELD_NUMBER: _builtins.int
+    VOLUME_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     success: _builtins.bool
     reason: _builtins.str
@@ -1590,6 +1645,10 @@ class ReservationResp(_message.Message):
         "committed", "released", "aborted", or "refused-commit" (could not honour it).
         """
 
+    @_builtins.property
+    def volume(self) -> Global___VolumeProfile:
+        """set for a volume reservation (Reservation.volume)"""
+
     def __init__(
         self,
         *,
@@ -1602,8 +1661,9 @@ class ReservationResp(_message.Message):
         switches: _abc.Iterable[Global___SwitchPlan] | None = ...,
         status: _builtins.str = ...,
         holdings: _abc.Iterable[Global___DomainHolding] | None = ...,
+        volume: Global___VolumeProfile | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never
+    _HasFieldArgType: _TypeAlias = _typing.Literal["volume", b"volume"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal[
         "holdings",
@@ -1624,11 +1684,159 @@ class ReservationResp(_message.Message):
         b"trace",
         "transaction_id",
         b"transaction_id",
+        "volume",
+        b"volume",
     ]
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReservationResp: _TypeAlias = ReservationResp
+
+@_typing.final
+class VolumeProfile(_message.Message):
+    """A volume reservation's rate profile, and when it is done (or why not)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BYTES_FIELD_NUMBER: _builtins.int
+    NOT_BEFORE_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    COMPLETION_FIELD_NUMBER: _builtins.int
+    PATHS_FIELD_NUMBER: _builtins.int
+    STEPS_FIELD_NUMBER: _builtins.int
+    MOST_BY_DEADLINE_BYTES_FIELD_NUMBER: _builtins.int
+    EARLIEST_COMPLETION_FIELD_NUMBER: _builtins.int
+    bytes: _builtins.int
+    not_before: _builtins.int
+    deadline: _builtins.int
+    completion: _builtins.int
+    """the last step's end; 0: none (refused)"""
+    most_by_deadline_bytes: _builtins.int
+    """A refusal: the most the offers carry by the deadline, and when all of it could be
+    done at the earliest (0: the offers do not show it).
+    """
+    earliest_completion: _builtins.int
+    @_builtins.property
+    def paths(self) -> _containers.RepeatedCompositeFieldContainer[Global___DomainPath]:
+        """the candidate paths, as VolumeStep.path_rates_bps counts them"""
+
+    @_builtins.property
+    def steps(self) -> _containers.RepeatedCompositeFieldContainer[Global___VolumeStep]: ...
+    def __init__(
+        self,
+        *,
+        bytes: _builtins.int = ...,
+        not_before: _builtins.int = ...,
+        deadline: _builtins.int = ...,
+        completion: _builtins.int = ...,
+        paths: _abc.Iterable[Global___DomainPath] | None = ...,
+        steps: _abc.Iterable[Global___VolumeStep] | None = ...,
+        most_by_deadline_bytes: _builtins.int = ...,
+        earliest_completion: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "bytes",
+        b"bytes",
+        "completion",
+        b"completion",
+        "deadline",
+        b"deadline",
+        "earliest_completion",
+        b"earliest_completion",
+        "most_by_deadline_bytes",
+        b"most_by_deadline_bytes",
+        "not_before",
+        b"not_before",
+        "paths",
+        b"paths",
+        "steps",
+        b"steps",
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VolumeProfile: _TypeAlias = VolumeProfile
+
+@_typing.final
+class DomainPath(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DOMAINS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def domains(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        domains: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["domains", b"domains"]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DomainPath: _TypeAlias = DomainPath
+
+@_typing.final
+class VolumeStep(_message.Message):
+    """One step: a constant rate per path over [start, end)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    START_FIELD_NUMBER: _builtins.int
+    END_FIELD_NUMBER: _builtins.int
+    RATE_BPS_FIELD_NUMBER: _builtins.int
+    PATH_RATES_BPS_FIELD_NUMBER: _builtins.int
+    TRANSACTION_ID_FIELD_NUMBER: _builtins.int
+    SWITCHES_FIELD_NUMBER: _builtins.int
+    start: _builtins.int
+    end: _builtins.int
+    rate_bps: _builtins.int
+    """the sum over the paths"""
+    transaction_id: _builtins.str
+    """the step's sub-transaction in every domain"""
+    @_builtins.property
+    def path_rates_bps(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """one per VolumeProfile.paths entry"""
+
+    @_builtins.property
+    def switches(self) -> _containers.RepeatedCompositeFieldContainer[Global___SwitchPlan]:
+        """The step's rule plan, per domain and switch (a way's rate is its path's share);
+        empty when committed by an orchestrator that did not log step rules.
+        """
+
+    def __init__(
+        self,
+        *,
+        start: _builtins.int = ...,
+        end: _builtins.int = ...,
+        rate_bps: _builtins.int = ...,
+        path_rates_bps: _abc.Iterable[_builtins.int] | None = ...,
+        transaction_id: _builtins.str = ...,
+        switches: _abc.Iterable[Global___SwitchPlan] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal[
+        "end",
+        b"end",
+        "path_rates_bps",
+        b"path_rates_bps",
+        "rate_bps",
+        b"rate_bps",
+        "start",
+        b"start",
+        "switches",
+        b"switches",
+        "transaction_id",
+        b"transaction_id",
+    ]
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VolumeStep: _TypeAlias = VolumeStep
 
 @_typing.final
 class DomainHolding(_message.Message):
