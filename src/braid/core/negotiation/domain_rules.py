@@ -24,7 +24,13 @@ from dataclasses import dataclass, field
 
 from braid.core.errors import InputError
 from braid.core.negotiation.domains import GlobalView
-from braid.core.negotiation.result_rules import LAN_PORT, WAN_PORT, SwitchPlan, SwitchRule, Way
+from braid.core.negotiation.result_rules import (
+    LAN_PORT,
+    SwitchPlan,
+    SwitchRule,
+    Way,
+    site_wan_ports,
+)
 from braid.core.negotiation.sdx_plan import SDX_PRIORITY
 from braid.core.rules.compiler import meter_id_of
 from braid.core.rules.enforcement import METER_BURST_SECONDS, Meter, Policing, Queue, meter_kbps
@@ -81,7 +87,11 @@ def abstract_ports(view: GlobalView, domain: str) -> dict[str, dict[int, str]]:
         nodes = set(ends.values())
         return {node: {i: link.id for i, link in enumerate(links, start=1)} for node in nodes}
     if view.domains[domain].kind == "site":
-        return {ends[link.id]: {LAN_PORT: LAN, WAN_PORT: link.id} for link in links}
+        return {
+            node: {LAN_PORT: LAN}
+            | {port: link for link, port in site_wan_ports(view, domain, node).items()}
+            for node in set(ends.values())
+        }
     return {}
 
 

@@ -12,7 +12,8 @@ Switches and ports come from the global view, which knows border points and
 links but not the switches' real port numbers: an SDX is the node its
 inter-domain links meet at, its ports numbered 1.. over those links sorted
 by id; a site's edge is the site's end of its inter-domain link, with port
-1 towards the site (LAN) and port 2 towards the SDX (WAN). Datapath ids
+1 towards the site (LAN) and ports 2.. towards its neighbours (WAN), one per
+inter-domain link ending there, by id. Datapath ids
 number the domains in id order. The southbound maps these onto real ports.
 """
 
@@ -178,7 +179,21 @@ def _edge_switch(
     if len(first) != 1:
         raise InputError("paths", f"the paths leave site {site} by different links")
     link = view.links[first.pop()]
-    return EdgeSwitch(site, _end_in(link, site), dpid, LAN_PORT, WAN_PORT)
+    node = _end_in(link, site)
+    return EdgeSwitch(site, node, dpid, LAN_PORT, site_wan_ports(view, site, node)[link.id])
+
+
+def site_wan_ports(view: GlobalView, site: str, node: str) -> dict[str, int]:
+    """A site edge's WAN ports: 2.. over the inter-domain links that end at `node`, by id.
+
+    An edge with one such link has it at port 2; one with several tells them apart,
+    so the traffic leaves by the link its path was booked on.
+    """
+    links = sorted(
+        (link for link in view.links_of(site) if _end_in(link, site) == node),
+        key=lambda link: link.id,
+    )
+    return {link.id: port for port, link in enumerate(links, start=WAN_PORT)}
 
 
 def _end_in(link: BorderLink, domain: str) -> str:

@@ -18,7 +18,12 @@ from braid.core.negotiation.domain_rules import (
     splits,
 )
 from braid.core.negotiation.domains import GlobalView, global_view_from_dict
-from braid.core.negotiation.result_rules import SwitchPlan, committed_rule_plan, summarise
+from braid.core.negotiation.result_rules import (
+    CommittedPath,
+    SwitchPlan,
+    committed_rule_plan,
+    summarise,
+)
 from braid.core.negotiation.way_rates import with_way_rates
 from braid.core.rules.enforcement import Policing, Queue, meter_kbps
 from braid.core.rules.model import SetQueue
@@ -96,3 +101,46 @@ def test_a_plan_without_policing_or_capacities_only_routes(view: GlobalView) -> 
     assert domain_rule_set(plan, "tx1", wiring, abstract, ()).queues == ()
     bare = dataclasses.replace(wiring, capacities={})
     assert domain_rule_set(rated(view)[RN1], "tx1", bare, abstract, ()).queues == ()
+
+
+# Site A's edge is homed on two SDXs: its WAN ports must tell the two links apart.
+DUAL_HOMED = {
+    "domains": [
+        {"id": "site-a", "kind": "site", "agent": "127.0.0.1:1"},
+        {"id": "x1", "kind": "sdx", "agent": "127.0.0.1:2"},
+        {"id": "x2", "kind": "sdx", "agent": "127.0.0.1:3"},
+        {"id": "site-b", "kind": "site", "agent": "127.0.0.1:4"},
+    ],
+    "nodes": [
+        {"id": "a-host", "domain": "site-a"},
+        {"id": "a-edge", "domain": "site-a"},
+        {"id": "x1-sw", "domain": "x1"},
+        {"id": "x2-sw", "domain": "x2"},
+        {"id": "b-edge", "domain": "site-b"},
+        {"id": "b-host", "domain": "site-b"},
+    ],
+    "links": [
+        {"id": "a-lan", "a": "a-host", "b": "a-edge", "capacity": "40G"},
+        {"id": "b-lan", "a": "b-edge", "b": "b-host", "capacity": "40G"},
+        {"id": "a-x1", "a": "a-edge", "b": "x1-sw", "capacity": "10G", "vlans": "100-199"},
+        {"id": "a-x2", "a": "a-edge", "b": "x2-sw", "capacity": "10G", "vlans": "200-299"},
+        {"id": "x1-b", "a": "x1-sw", "b": "b-edge", "capacity": "10G", "vlans": "300-399"},
+        {"id": "x2-b", "a": "x2-sw", "b": "b-edge", "capacity": "10G", "vlans": "400-499"},
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("sdx", "vlans", "port"),
+    [("x1", {"a-x1": 150, "x1-b": 350}, 2), ("x2", {"a-x2": 250, "x2-b": 450}, 3)],
+)
+def test_a_dual_homed_site_sends_each_path_out_of_its_own_link(
+    sdx: str, vlans: dict[str, int], port: int
+) -> None:
+    view = global_view_from_dict(DUAL_HOMED)
+    path = CommittedPath(("site-a", sdx, "site-b"), 2 * G, vlans)
+    plans = summarise(committed_rule_plan(view, "r1", [path]), view)
+    edge = {p.switch: p for p in with_way_rates(plans, view, [path])}["a-edge"]
+    (push, *_) = edge.rules
+    assert [(w.port, w.vlan, w.rate) for w in push.ways] == [(port, vlans[f"a-{sdx}"], 2 * G)]
+    assert abstract_ports(view, "site-a")["a-edge"][port] == f"a-{sdx}"
