@@ -24,9 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from braid.adapters.southbound.counters import OfctlCounters
+from braid.adapters.southbound.counters import SwitchCounters
 from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.fleet import DriverTables
+from braid.adapters.southbound.ofctl_stats import OfctlStats
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox, missing_tools
 from braid.app.delivery.history import DeliveryHistory
 from braid.app.delivery.memory import MemoryDeliveryAudit
@@ -67,7 +68,7 @@ def main(argv: list[str]) -> int:
         )
         provisioner.step(start)
         targets = ReservationTargets(repo, store, wiring, lambda: service.topology)
-        counters = OfctlCounters(bridges, runner)
+        counters = SwitchCounters(OfctlStats(bridges, runner))
         sampler = DeliverySampler(targets, counters, DeliveryHistory(), MemoryDeliveryAudit())
         passes, alone = [], []
         for k in range(args.repeat):

@@ -28,11 +28,12 @@ def _plug(ovs: OvsSandbox, bridge: str, device: str, port: int) -> None:
               f"ofport_request={port}")  # fmt: skip
 
 
-def wire(ovs: OvsSandbox, scenario: Scenario) -> None:
-    """A bridge per switch of `scenario`, its links and hosts as veth pairs."""
+def wire(ovs: OvsSandbox, scenario: Scenario, controller: str | None = None) -> None:
+    """A bridge per switch of `scenario` (connecting to `controller`, if given), its links
+    and hosts as veth pairs."""
     ports = scenario.ports
     for name, switch in ports.switches.items():
-        ovs.add_bridge(name, switch.dpid)
+        ovs.add_bridge(name, switch.dpid, controller)
     for link in scenario.topology.links.values():
         ends = [(end, f"{link.id}-{end}") for end in (link.a, link.b)]
         ip(ovs, "link", "add", ends[0][1], "type", "veth", "peer", "name", ends[1][1])

@@ -36,7 +36,7 @@ from typing import Protocol, runtime_checkable
 from braid.core.errors import BraidError
 from braid.core.rules.model import RuleSet
 
-__all__ = ["ReconcileReport", "SouthboundDriver", "SouthboundError"]
+__all__ = ["NotConnectedError", "ReconcileReport", "SouthboundDriver", "SouthboundError"]
 
 
 class SouthboundError(BraidError):
@@ -46,6 +46,10 @@ class SouthboundError(BraidError):
         super().__init__(f"switch {switch}: {message}" if switch else message)
         self.switch = switch
         self.message = message
+
+
+class NotConnectedError(SouthboundError):
+    """The switch is not connected to its controller: there is nothing to read or send to."""
 
 
 @dataclass(frozen=True, slots=True)
