@@ -1,9 +1,10 @@
 """`braid serve --southbound` checks each reservation's circuit once it is installed.
 
-A real serve process with the direct driver on veth-linked bridges of a
-private Open vSwitch (`veth_network`): the REST answer's provisioning says
-`verified` for a healthy circuit, and names the link that lost the probes
-when the links into the destination's switch are down.
+A real serve process with the direct driver, or with a `braid controller`
+the bridges connect to, on veth-linked bridges of a private Open vSwitch
+(`veth_network`): the REST answer's provisioning says `verified` for a
+healthy circuit, and names the link that lost the probes when the links
+into the destination's switch are down.
 """
 
 from __future__ import annotations
@@ -23,11 +24,15 @@ from tests.unit.core.rules.scenarios import two_path_scenario
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-def serve(tmp_path: Path, ovs: OvsSandbox) -> Iterator[Serve]:
+@pytest.fixture(params=["direct", "controller"])
+def serve(request: pytest.FixtureRequest, tmp_path: Path, ovs: OvsSandbox) -> Iterator[Serve]:
     scenario = two_path_scenario()
-    wire(ovs, scenario)
-    made = Serve(tmp_path, ovs, scenario, "direct")
+    if request.param == "controller":
+        request.getfixturevalue("controller")
+        wire(ovs, scenario, "tcp:127.0.0.1:6653")
+    else:
+        wire(ovs, scenario)
+    made = Serve(tmp_path, ovs, scenario, request.param)
     made.start()
     try:
         yield made

@@ -14,7 +14,7 @@ from braid.adapters.southbound.switch_stats import label_counters
 from braid.app.provisioning.ports import SwitchError
 from braid.core.rules.model import RuleSet
 from braid.testing.fake_network import FakeNetwork
-from tests.unit.adapters.southbound.fake_stats import flow_counts, send_frames
+from braid.testing.fake_stats import flow_counts, send_frames
 from tests.unit.core.rules.scenarios import installed, two_path_scenario
 
 DUMP = """OFPST_FLOW reply (OF1.3) (xid=0x2):
