@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from braid.adapters.southbound.controller import ControllerDriver
-from braid.adapters.southbound.switch_stats import FlowCount, naming_the_switch
+from braid.adapters.southbound.driver import naming_the_switch
+from braid.adapters.southbound.switch_stats import FlowCount
 from braid.app.provisioning.ports import SwitchError
 from braid.core.delivery.samples import PacketsBytes
 from braid.core.rules.model import Action

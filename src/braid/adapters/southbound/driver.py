@@ -29,14 +29,22 @@ Errors reaching a switch raise `SouthboundError`, naming the switch.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from braid.app.provisioning.ports import SwitchError
 from braid.core.errors import BraidError
 from braid.core.rules.model import RuleSet
 
-__all__ = ["NotConnectedError", "ReconcileReport", "SouthboundDriver", "SouthboundError"]
+__all__ = [
+    "NotConnectedError",
+    "ReconcileReport",
+    "SouthboundDriver",
+    "SouthboundError",
+    "naming_the_switch",
+]
 
 
 class SouthboundError(BraidError):
@@ -84,3 +92,13 @@ class SouthboundDriver(Protocol):
     def reconcile(self) -> Mapping[str, ReconcileReport]:
         """Make every reachable switch hold exactly the desired state; say what changed."""
         ...
+
+
+@contextmanager
+def naming_the_switch(switch: str) -> Iterator[None]:
+    """A driver's `SouthboundError` inside, raised again as the provisioner's `SwitchError`
+    of `switch`."""
+    try:
+        yield
+    except SouthboundError as exc:
+        raise SwitchError(switch, exc.message) from exc

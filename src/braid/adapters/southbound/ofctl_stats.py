@@ -17,8 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from braid.adapters.southbound.direct import CommandRunner, ofctl_runner
+from braid.adapters.southbound.driver import naming_the_switch
 from braid.adapters.southbound.ofctl_text import actions_text, parse_flow
-from braid.adapters.southbound.switch_stats import FlowCount, naming_the_switch
+from braid.adapters.southbound.switch_stats import FlowCount
 from braid.app.provisioning.ports import SwitchError
 from braid.core.delivery.samples import PacketsBytes
 from braid.core.rules.model import Action

@@ -11,12 +11,10 @@ measured on every switch. The logic above them (`circuit_probe`,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from braid.adapters.southbound.driver import SouthboundError
 from braid.app.provisioning.ports import SwitchError
 from braid.core.delivery.samples import PacketsBytes
 from braid.core.provisioning.circuit_check import CounterKey
@@ -28,7 +26,6 @@ __all__ = [
     "StatsFleet",
     "SwitchStats",
     "label_counters",
-    "naming_the_switch",
 ]
 
 FlowKey = tuple[int, int, int, Match]
@@ -100,12 +97,3 @@ def label_counters(switch: str, flows: Iterable[FlowCount]) -> dict[CounterKey, 
             key = (switch, port, vlan)
             found[key] = found.get(key, 0) + flow.packets
     return found
-
-
-@contextmanager
-def naming_the_switch(switch: str) -> Iterator[None]:
-    """A driver's `SouthboundError` inside, raised again as the `SwitchError` of `switch`."""
-    try:
-        yield
-    except SouthboundError as exc:
-        raise SwitchError(switch, exc.message) from exc
