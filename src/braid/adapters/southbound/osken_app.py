@@ -40,7 +40,6 @@ from braid.core.rules.model import (
     BRAID_COOKIE_TAG,
     BRAID_GROUP_IDS,
     Action,
-    Meter,
     Queue,
     RuleSet,
 )
@@ -363,7 +362,10 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
 
     def _messages(self, datapath: Any, add: RuleSet, delete: RuleSet) -> list[Any]:
         known, meters = self._groups_on[datapath.id], self._meters_on[datapath.id]
-        messages = [_meter_mod(datapath, m, meters) for m in add.meters]
+        messages = [
+            of13.meter_mod(datapath, m, "modify" if m.meter_id in meters else "add")
+            for m in add.meters
+        ]
         messages += [
             of13.group_mod(datapath, g, "modify" if g.group_id in known else "add")
             for g in add.groups
@@ -395,7 +397,3 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
                     self._batch_errors.pop(key, None)
         if errors:
             raise SouthboundError(self.switch_name(datapath.id), "; ".join(errors))
-
-
-def _meter_mod(datapath: Any, meter: Meter, on_switch: set[int]) -> Any:
-    return of13.meter_mod(datapath, meter, "modify" if meter.meter_id in on_switch else "add")
