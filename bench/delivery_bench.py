@@ -23,7 +23,8 @@ import time
 
 from braid.adapters.emulation.iperf import ClientOptions
 from braid.adapters.emulation.network import HostSpec
-from braid.adapters.southbound.counters import OfctlCounters
+from braid.adapters.southbound.counters import SwitchCounters
+from braid.adapters.southbound.ofctl_stats import OfctlStats
 from braid.app.delivery.history import DeliveryHistory
 from braid.app.delivery.loop import DeliveryLoop
 from braid.app.delivery.memory import MemoryDeliveryAudit
@@ -73,7 +74,7 @@ def main() -> None:
         rid = session.reserve("s1", "s3", BOOKED_BPS, 600, max_paths=1, **window).record.id
         time.sleep(max(0.0, start + 1 - time.time()))
         history = DeliveryHistory(600)
-        counters = OfctlCounters(dict(session.net.bridges))
+        counters = SwitchCounters(OfctlStats(dict(session.net.bridges)))
         sampler = DeliverySampler(Booked(session, rid), counters, history, MemoryDeliveryAudit())
         sampling = DeliveryLoop(sampler, lambda: int(time.time()), 1.0)
         sampling.run_pass()

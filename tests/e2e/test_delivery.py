@@ -1,6 +1,7 @@
-"""Delivery measured by a real `braid serve` on real Open vSwitch bridges.
+"""Delivery measured by a real `braid serve` on real Open vSwitch bridges, driven
+directly or through a `braid controller` (which then reads the counters too).
 
-The four bridges of the two-path scenario are joined by patch ports as the
+The four bridges of the two-path scenario are joined by veth pairs as the
 topology's links, the hosts are internal ports, and frames are injected at
 h1's port with `ovs-ofctl packet-out` (through the pipeline, as if h1 had
 sent them). The serve installs the reservation, samples its counters every
@@ -69,7 +70,7 @@ class Sender:
             self.sent += 1
 
 
-def _wire(ovs: OvsSandbox, scenario: Scenario) -> None:
+def _wire(ovs: OvsSandbox, scenario: Scenario, controller: str | None) -> None:
     """The bridges, a veth pair per link, an internal port per host.
 
     Veth pairs, not patch ports: across a patch port Open vSwitch runs both
@@ -78,7 +79,7 @@ def _wire(ovs: OvsSandbox, scenario: Scenario) -> None:
     or a real link) the egress switch counts the tagged frame it received.
     """
     for name in SWITCHES:
-        ovs.add_bridge(name, scenario.ports.switch(name).dpid)
+        ovs.add_bridge(name, scenario.ports.switch(name).dpid, controller)
     for link in scenario.topology.links.values():
         ends = (f"{link.a}-{link.id}", f"{link.b}-{link.id}")
         in_ns = ovs.command_in_namespace
@@ -100,10 +101,16 @@ def scenario() -> Scenario:
     return two_path_scenario()
 
 
-@pytest.fixture
-def serve(tmp_path: Path, ovs: OvsSandbox, scenario: Scenario) -> Iterator[Serve]:
-    _wire(ovs, scenario)
-    made = Serve(tmp_path, ovs, scenario, "direct")
+@pytest.fixture(params=["direct", "controller"])
+def serve(
+    request: pytest.FixtureRequest, tmp_path: Path, ovs: OvsSandbox, scenario: Scenario
+) -> Iterator[Serve]:
+    controller = None
+    if request.param == "controller":
+        request.getfixturevalue("controller")
+        controller = "tcp:127.0.0.1:6653"
+    _wire(ovs, scenario, controller)
+    made = Serve(tmp_path, ovs, scenario, request.param)
     made.env["BRAID_DELIVERY_SECONDS"] = "1"
     made.start()
     try:

@@ -1,7 +1,9 @@
 """`braid serve --southbound` checks each reservation's circuit once it is installed.
 
-A real serve process with the direct driver on veth-linked bridges of a
-private Open vSwitch (`veth_network`): the REST answer's provisioning says
+A real serve process with the direct driver, with a `braid controller`
+the bridges connect to, or with both (the sender's side direct, the
+receiver's behind the controller), on veth-linked bridges of a private
+Open vSwitch (`veth_network`): the REST answer's provisioning says
 `verified` for a healthy circuit, and names the link that lost the probes
 when the links into the destination's switch are down.
 """
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox
 from tests.e2e.test_provisioning import Serve
@@ -23,16 +26,35 @@ from tests.unit.core.rules.scenarios import two_path_scenario
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-def serve(tmp_path: Path, ovs: OvsSandbox) -> Iterator[Serve]:
+CONTROLLED_WHEN_MIXED = ("s3", "s4")  # h2's switch and one path's middle
+
+
+@pytest.fixture(params=["direct", "controller", "mixed"])
+def serve(request: pytest.FixtureRequest, tmp_path: Path, ovs: OvsSandbox) -> Iterator[Serve]:
     scenario = two_path_scenario()
-    wire(ovs, scenario)
-    made = Serve(tmp_path, ovs, scenario, "direct")
+    if request.param == "direct":
+        wire(ovs, scenario)
+    else:
+        request.getfixturevalue("controller")
+        wire(ovs, scenario, "tcp:127.0.0.1:6653")
+    made = Serve(tmp_path, ovs, scenario, "direct" if request.param == "mixed" else request.param)
+    if request.param == "mixed":
+        for switch in set(scenario.ports.switches) - set(CONTROLLED_WHEN_MIXED):
+            ovs.vsctl("del-controller", switch)
+        _drive_by_controller(made.tmp / "wiring.yaml", CONTROLLED_WHEN_MIXED)
     made.start()
     try:
         yield made
     finally:
         made.stop()
+
+
+def _drive_by_controller(wiring: Path, switches: tuple[str, ...]) -> None:
+    data = yaml.safe_load(wiring.read_text())
+    for entry in data["switches"]:
+        if entry["node"] in switches:
+            entry["driver"] = "controller"
+    wiring.write_text(yaml.safe_dump(data))
 
 
 def _provisioning(serve: Serve, rid: str) -> dict[str, Any]:

@@ -50,11 +50,12 @@ def host(ovs: OvsSandbox, name: str, bridge: str, port: int) -> str:
     return inside
 
 
-def wire(ovs: OvsSandbox, scenario: Scenario) -> None:
-    """A bridge per switch of `scenario`, its links and hosts as veth pairs."""
+def wire(ovs: OvsSandbox, scenario: Scenario, controller: str | None = None) -> None:
+    """A bridge per switch of `scenario` (connecting to `controller`, if given), its links
+    and hosts as veth pairs."""
     ports = scenario.ports
     for name, switch in ports.switches.items():
-        ovs.add_bridge(name, switch.dpid)
+        ovs.add_bridge(name, switch.dpid, controller)
     for between in scenario.topology.links.values():
         ends = [(end, ports.link_port(end, between.id)) for end in (between.a, between.b)]
         link(ovs, between.id, ends[0], ends[1])

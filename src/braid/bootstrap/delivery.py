@@ -1,5 +1,5 @@
-"""Delivery sampling for `braid serve`: counters of the wiring's direct switches, the
-history, the audit writer and the loop, put together."""
+"""Delivery sampling for `braid serve`: counters of the wiring's switches, the history,
+the audit writer and the loop, put together."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from braid.adapters.prometheus import PrometheusMetrics
-from braid.adapters.southbound.counters import OfctlCounters
-from braid.adapters.southbound.direct import ofctl_runner
+from braid.adapters.southbound.counters import SwitchCounters
 from braid.adapters.store import SqlRepository
 from braid.adapters.store.delivery_audit import SqlDeliveryAudit
 from braid.adapters.wiring_files import load_wiring
@@ -23,6 +22,7 @@ from braid.app.provisioning.ports import DeliveryCounters, ProvisioningStore
 from braid.app.provisioning.reservations import Wiring
 from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
+from braid.bootstrap.provisioning import switch_stats_for
 
 __all__ = ["DeliveryRunning", "delivery_audit", "start_delivery"]
 
@@ -54,17 +54,13 @@ def start_delivery(
 ) -> DeliveryRunning:
     """A running sampler of `settings.southbound_file`'s installed reservations.
 
-    Counters come from the wiring's `direct` switches (ovs-ofctl); a switch
-    behind a controller has none here, so its reservations stay unmeasured
-    (the loop logs why once).
+    Counters come from each switch through its driver: ovs-ofctl for a
+    `direct` switch, the controller's API for one behind `braid controller`.
     """
     assert settings.southbound_file is not None
     config = load_wiring(Path(settings.southbound_file), service.topology)
     if counters is None:
-        bridges = {s: a.bridge for s, a in config.access.items() if a.driver == "direct"}
-        counters = OfctlCounters(
-            {s: b for s, b in bridges.items() if b}, ofctl_runner(config.rundir)
-        )
+        counters = SwitchCounters(switch_stats_for(config))
     history = DeliveryHistory(settings.delivery_samples)
     audit = delivery_audit(repo)
     targets = ReservationTargets(

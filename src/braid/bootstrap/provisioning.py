@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from braid.adapters.southbound.api_token import TokenFileError, read_token_file
-from braid.adapters.southbound.circuit_probe import OfctlCircuitProbe
+from braid.adapters.southbound.circuit_probe import CircuitProbe
 from braid.adapters.southbound.controller import ControllerDriver
+from braid.adapters.southbound.controller_stats import ControllerStats
 from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.driver import SouthboundDriver
 from braid.adapters.southbound.fleet import DriverTables
+<<<<<<< HEAD
 from braid.adapters.southbound.tc_queues import TcQueues
+=======
+from braid.adapters.southbound.ofctl_stats import OfctlStats
+from braid.adapters.southbound.switch_stats import StatsFleet
+>>>>>>> ctl
 from braid.adapters.store import SqlRepository
 from braid.adapters.store.provisioning import SqlProvisioningStore
 from braid.adapters.wiring_files import SouthboundConfig, load_wiring
@@ -25,7 +33,14 @@ from braid.app.reservations.service import ReservationService
 from braid.app.settings import Settings
 from braid.core.errors import InputError
 
-__all__ = ["circuit_checker_for", "drivers_for", "provisioning_store", "start_provisioning"]
+__all__ = [
+    "circuit_checker_for",
+    "controller_client",
+    "drivers_for",
+    "provisioning_store",
+    "start_provisioning",
+    "switch_stats_for",
+]
 
 
 def provisioning_store(repo: Repository) -> ProvisioningStore:
@@ -69,32 +84,67 @@ def start_provisioning(
     return loop
 
 
-def circuit_checker_for(config: SouthboundConfig) -> OfctlCircuitProbe | None:
-    """The circuit check after each install, when every switch is driven directly: it
-    injects probes and reads counters with ovs-ofctl (a controller offers neither yet)."""
-    direct = {s: a.bridge for s, a in config.access.items() if a.driver == "direct" and a.bridge}
-    if not direct or len(direct) != len(config.access):
-        return None
-    return OfctlCircuitProbe(direct, config.ports, ofctl_runner(config.rundir))
+def circuit_checker_for(config: SouthboundConfig) -> CircuitProbe:
+    """The circuit check after each install: probes injected and counters read on each
+    switch through its own driver (ovs-ofctl, or the controller's API)."""
+    return CircuitProbe(switch_stats_for(config), config.ports)
+
+
+def switch_stats_for(config: SouthboundConfig) -> StatsFleet:
+    """Counters and packet-outs of every switch of the wiring, each through its driver."""
+    dpids = {s: p.dpid for s, p in config.ports.switches.items()}
+    runner = ofctl_runner(config.rundir)
+    return StatsFleet(
+        _by_driver(
+            config,
+            lambda bridges: OfctlStats(bridges, runner),
+            lambda client: ControllerStats(client, dpids),
+        )
+    )
 
 
 def drivers_for(config: SouthboundConfig) -> dict[str, SouthboundDriver]:
     """A driver for each switch of the wiring, as its `driver:` says."""
+<<<<<<< HEAD
     direct = {s: a.bridge for s, a in config.access.items() if a.driver == "direct" and a.bridge}
     drivers: dict[str, SouthboundDriver] = {}
     if direct:
         queues = TcQueues(netns=config.netns)
         ofctl = OfctlDriver(direct, ofctl_runner(config.rundir), queues=queues)
         drivers.update(dict.fromkeys(direct, ofctl))
+=======
+    runner = ofctl_runner(config.rundir)
+    return _by_driver(config, lambda bridges: OfctlDriver(bridges, runner), lambda client: client)
+
+
+_T = TypeVar("_T")
+
+
+def _by_driver(
+    config: SouthboundConfig,
+    direct: Callable[[dict[str, str]], _T],
+    controller: Callable[[ControllerDriver], _T],
+) -> dict[str, _T]:
+    """For each switch, what `direct` makes of the direct switches' bridges, or what
+    `controller` makes of a client of the wiring's controller (one each, shared)."""
+    bridges = {s: a.bridge for s, a in config.access.items() if a.driver == "direct" and a.bridge}
+    found: dict[str, _T] = {}
+    if bridges:
+        found.update(dict.fromkeys(bridges, direct(bridges)))
+>>>>>>> ctl
     controlled = [s for s, a in config.access.items() if a.driver == "controller"]
     if controlled:
-        assert config.controller_api is not None  # checked when the file was read
-        token = None
-        if config.controller_token_file is not None:
-            try:
-                token = read_token_file(config.controller_token_file)
-            except TokenFileError as exc:
-                raise InputError("drivers.controller.token_file", str(exc)) from exc
-        controller = ControllerDriver(config.controller_api, token=token)
-        drivers.update(dict.fromkeys(controlled, controller))
-    return drivers
+        found.update(dict.fromkeys(controlled, controller(controller_client(config))))
+    return found
+
+
+def controller_client(config: SouthboundConfig) -> ControllerDriver:
+    """A client of the wiring's `braid controller`, sending the token of its token file."""
+    assert config.controller_api is not None  # checked when the file was read
+    token = None
+    if config.controller_token_file is not None:
+        try:
+            token = read_token_file(config.controller_token_file)
+        except TokenFileError as exc:
+            raise InputError("drivers.controller.token_file", str(exc)) from exc
+    return ControllerDriver(config.controller_api, token=token)

@@ -7,10 +7,12 @@ that is wrong.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, fields
-from typing import Any
+from typing import Any, Final
 
+from braid.adapters.southbound.switch_stats import FlowCount
+from braid.core.delivery.samples import PacketsBytes
 from braid.core.errors import InputError
 from braid.core.rules.enforcement import Meter
 from braid.core.rules.model import (
@@ -31,7 +33,22 @@ from braid.core.rules.model import (
     SetVlan,
 )
 
-__all__ = ["rule_set_from_json", "rule_set_to_json"]
+__all__ = [
+    "MAX_FRAMES",
+    "MAX_FRAME_BYTES",
+    "flow_counts_from_json",
+    "flow_counts_to_json",
+    "meter_counts_from_json",
+    "meter_counts_to_json",
+    "packet_out_from_json",
+    "packet_out_to_json",
+    "rule_set_from_json",
+    "rule_set_to_json",
+]
+
+MAX_FRAMES: Final = 1000  # per packet-out request
+MAX_FRAME_BYTES: Final = 9216  # a jumbo frame
+MIN_FRAME_BYTES: Final = 14  # an Ethernet header
 
 _MATCH_FIELDS = {f.name for f in fields(Match)}
 
@@ -50,12 +67,16 @@ def _action_to_json(action: Action) -> dict[str, Any]:
     return {"type": "group", "group_id": action.group_id}
 
 
+def _match_to_json(match: Match) -> dict[str, Any]:
+    return {k: v for k, v in asdict(match).items() if v is not None}
+
+
 def _flow_to_json(f: FlowRule) -> dict[str, Any]:
     data: dict[str, Any] = {
         "table_id": f.table_id,
         "priority": f.priority,
         "cookie": f.cookie,
-        "match": {k: v for k, v in asdict(f.match).items() if v is not None},
+        "match": _match_to_json(f.match),
         "actions": [_action_to_json(a) for a in f.actions],
     }
     if f.meter_id is not None:
@@ -132,15 +153,19 @@ def _actions(data: Mapping[str, Any], where: str) -> tuple[Action, ...]:
     return tuple(_action_from_json(a, f"{where}.actions[{i}]") for i, a in enumerate(items))
 
 
-def _flow_from_json(data: object, where: str) -> FlowRule:
-    item = _mapping(data, where)
+def _match_from_json(item: Mapping[str, Any], where: str) -> Match:
     match = dict(_mapping(item.get("match", {}), f"{where}.match"))
     unknown = set(match) - _MATCH_FIELDS
     if unknown:
         raise InputError(f"{where}.match.{sorted(unknown)[0]}", "unknown match field")
+    return Match(**match)
+
+
+def _flow_from_json(data: object, where: str) -> FlowRule:
+    item = _mapping(data, where)
     return FlowRule(
         priority=_int(item, "priority", where),
-        match=Match(**match),
+        match=_match_from_json(item, where),
         actions=_actions(item, where),
         cookie=_int(item, "cookie", where, 0),
         table_id=_int(item, "table_id", where, 0),
@@ -205,3 +230,78 @@ def rule_set_from_json(data: object, where: str = "rule_set") -> RuleSet:
         for i, q in enumerate(_list(item, "queues", where))
     ]
     return RuleSet.of(switch, _int(item, "dpid", where), flows, groups, meters, queues)
+
+
+# --- counters and packet-outs (the circuit check, delivery) ---
+
+
+def flow_counts_to_json(flows: Sequence[FlowCount]) -> dict[str, Any]:
+    return {
+        "flows": [
+            {
+                "cookie": f.cookie,
+                "table_id": f.table_id,
+                "priority": f.priority,
+                "match": _match_to_json(f.match),
+                "packets": f.packets,
+                "bytes": f.bytes,
+            }
+            for f in flows
+        ]
+    }
+
+
+def flow_counts_from_json(data: object, where: str = "body") -> list[FlowCount]:
+    found = []
+    for i, raw in enumerate(_list(_mapping(data, where), "flows", where)):
+        at = f"{where}.flows[{i}]"
+        item = _mapping(raw, at)
+        cookie, table_id, priority, packets, size = (
+            _int(item, name, at) for name in ("cookie", "table_id", "priority", "packets", "bytes")
+        )
+        match = _match_from_json(item, at)
+        found.append(FlowCount(cookie, table_id, priority, match, packets, size))
+    return found
+
+
+def meter_counts_to_json(meters: Mapping[int, PacketsBytes]) -> dict[str, Any]:
+    listed = [{"meter_id": m, "packets": p, "bytes": b} for m, (p, b) in sorted(meters.items())]
+    return {"meters": listed}
+
+
+def meter_counts_from_json(data: object, where: str = "body") -> dict[int, PacketsBytes]:
+    found: dict[int, PacketsBytes] = {}
+    for i, raw in enumerate(_list(_mapping(data, where), "meters", where)):
+        at = f"{where}.meters[{i}]"
+        item = _mapping(raw, at)
+        found[_int(item, "meter_id", at)] = (_int(item, "packets", at), _int(item, "bytes", at))
+    return found
+
+
+def packet_out_to_json(actions: Sequence[Action], frames: Sequence[bytes]) -> dict[str, Any]:
+    return {"actions": [_action_to_json(a) for a in actions], "frames": [f.hex() for f in frames]}
+
+
+def packet_out_from_json(
+    data: object, where: str = "packet_out"
+) -> tuple[tuple[Action, ...], list[bytes]]:
+    """The actions and frames of a packet-out request; each frame is hex, 14 to 9216 bytes."""
+    item = _mapping(data, where)
+    raw = _list(item, "frames", where)
+    if not 1 <= len(raw) <= MAX_FRAMES:
+        raise InputError(f"{where}.frames", f"must hold 1 to {MAX_FRAMES} frames, got {len(raw)}")
+    return _actions(item, where), [_frame(f, f"{where}.frames[{i}]") for i, f in enumerate(raw)]
+
+
+def _frame(value: object, where: str) -> bytes:
+    try:
+        frame = bytes.fromhex(value) if isinstance(value, str) else None
+    except ValueError:
+        frame = None
+    if frame is None:
+        raise InputError(where, "must be the frame's bytes in hex")
+    if not MIN_FRAME_BYTES <= len(frame) <= MAX_FRAME_BYTES:
+        raise InputError(
+            where, f"must be {MIN_FRAME_BYTES} to {MAX_FRAME_BYTES} bytes, got {len(frame)}"
+        )
+    return frame

@@ -13,10 +13,18 @@ from typing import Any
 
 import httpx
 
-from braid.adapters.southbound.codec import rule_set_from_json, rule_set_to_json
+from braid.adapters.southbound.codec import (
+    flow_counts_from_json,
+    meter_counts_from_json,
+    packet_out_to_json,
+    rule_set_from_json,
+    rule_set_to_json,
+)
 from braid.adapters.southbound.driver import ReconcileReport, SouthboundError
+from braid.adapters.southbound.switch_stats import FlowCount
+from braid.core.delivery.samples import PacketsBytes
 from braid.core.errors import InputError
-from braid.core.rules.model import RuleSet
+from braid.core.rules.model import Action, RuleSet
 
 __all__ = ["ControllerDriver", "SwitchNotConnectedError"]
 
@@ -80,6 +88,21 @@ class ControllerDriver:
         """Connected switches: datapath id -> name."""
         return {s["dpid"]: s["switch"] for s in self._call("GET", "/v1/switches")["switches"]}
 
+    def flow_stats(self, dpid: int, cookie: int, mask: int) -> list[FlowCount]:
+        """The switch's flows with cookie & mask == cookie, and their counters."""
+        query = {"cookie": f"{cookie:#x}", "cookie_mask": f"{mask:#x}"}
+        return flow_counts_from_json(self._call("GET", f"/v1/switches/{dpid}/flows", query))
+
+    def meter_stats(self, dpid: int) -> dict[int, PacketsBytes]:
+        """Per meter of the switch, its bands' packets and bytes."""
+        return meter_counts_from_json(self._call("GET", f"/v1/switches/{dpid}/meters"))
+
+    def packet_out(self, dpid: int, actions: tuple[Action, ...], frames: list[bytes]) -> None:
+        """Each frame sent from the switch through `actions`, once the switch confirmed them."""
+        body = packet_out_to_json(actions, frames)
+        response = self._send("POST", f"/v1/switches/{dpid}/packet-out", body)
+        self._check(response, "")
+
     def _change(self, path: str, rule_set: RuleSet) -> None:
         response = self._send("POST", path, rule_set_to_json(rule_set))
         if response.status_code == httpx.codes.ACCEPTED:
@@ -89,14 +112,16 @@ class ControllerDriver:
             )
         self._check(response, rule_set.switch)
 
-    def _call(self, method: str, path: str) -> Any:
-        response = self._send(method, path, None)
+    def _call(self, method: str, path: str, query: dict[str, str] | None = None) -> Any:
+        response = self._send(method, path, None, query)
         self._check(response, "")
         return response.json()
 
-    def _send(self, method: str, path: str, body: Any) -> httpx.Response:
+    def _send(
+        self, method: str, path: str, body: Any, query: dict[str, str] | None = None
+    ) -> httpx.Response:
         try:
-            return self._client.request(method, path, json=body)
+            return self._client.request(method, path, json=body, params=query)
         except httpx.HTTPError as exc:
             raise SouthboundError("", f"controller at {self.address} unreachable: {exc}") from exc
 

@@ -29,14 +29,22 @@ Errors reaching a switch raise `SouthboundError`, naming the switch.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from braid.app.provisioning.ports import SwitchError
 from braid.core.errors import BraidError
 from braid.core.rules.model import RuleSet
 
-__all__ = ["ReconcileReport", "SouthboundDriver", "SouthboundError"]
+__all__ = [
+    "NotConnectedError",
+    "ReconcileReport",
+    "SouthboundDriver",
+    "SouthboundError",
+    "naming_the_switch",
+]
 
 
 class SouthboundError(BraidError):
@@ -46,6 +54,10 @@ class SouthboundError(BraidError):
         super().__init__(f"switch {switch}: {message}" if switch else message)
         self.switch = switch
         self.message = message
+
+
+class NotConnectedError(SouthboundError):
+    """The switch is not connected to its controller: there is nothing to read or send to."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,3 +92,13 @@ class SouthboundDriver(Protocol):
     def reconcile(self) -> Mapping[str, ReconcileReport]:
         """Make every reachable switch hold exactly the desired state; say what changed."""
         ...
+
+
+@contextmanager
+def naming_the_switch(switch: str) -> Iterator[None]:
+    """A driver's `SouthboundError` inside, raised again as the provisioner's `SwitchError`
+    of `switch`."""
+    try:
+        yield
+    except SouthboundError as exc:
+        raise SwitchError(switch, exc.message) from exc

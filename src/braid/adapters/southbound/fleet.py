@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from braid.adapters.southbound.driver import SouthboundDriver, SouthboundError
+from braid.adapters.southbound.driver import SouthboundDriver, naming_the_switch
 from braid.app.provisioning.ports import SwitchError
 from braid.core.rules.model import RuleSet
 
@@ -27,14 +27,12 @@ class DriverTables:
 
     def read(self, switch: str) -> RuleSet:
         driver = self.drivers[switch]
-        try:
+        with naming_the_switch(switch):
             dump_one = getattr(driver, "dump_switch", None)
             if dump_one is not None:
                 found: RuleSet = dump_one(switch)
                 return found
             tables = driver.dump()
-        except SouthboundError as exc:
-            raise SwitchError(switch, exc.message) from exc
         # A controller names a switch by its datapath id until braid has sent it rules.
         dpid = self.dpids[switch]
         table = tables.get(switch) or next((t for t in tables.values() if t.dpid == dpid), None)
@@ -43,13 +41,9 @@ class DriverTables:
         return dataclasses.replace(table, switch=switch)
 
     def apply(self, rule_set: RuleSet) -> None:
-        try:
+        with naming_the_switch(rule_set.switch):
             self.drivers[rule_set.switch].apply(rule_set)
-        except SouthboundError as exc:
-            raise SwitchError(rule_set.switch, exc.message) from exc
 
     def remove(self, rule_set: RuleSet) -> None:
-        try:
+        with naming_the_switch(rule_set.switch):
             self.drivers[rule_set.switch].remove(rule_set)
-        except SouthboundError as exc:
-            raise SwitchError(rule_set.switch, exc.message) from exc

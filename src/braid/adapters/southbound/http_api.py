@@ -6,10 +6,17 @@
     POST /v1/remove     <- a rule set -> {"removed": true}    (202 likewise)
     GET  /v1/dump       -> {"rule_sets": [...]}              read back from every switch
     POST /v1/reconcile  -> {"reports": [{"switch", "added", "deleted"}]}
+    GET  /v1/switches/{dpid}/flows[?cookie=C&cookie_mask=M]
+                        -> {"flows": [{"cookie", "table_id", "priority", "match", "packets",
+                                       "bytes"}]}   (braid's cookie tag and mask by default)
+    GET  /v1/switches/{dpid}/meters -> {"meters": [{"meter_id", "packets", "bytes"}]}
+    POST /v1/switches/{dpid}/packet-out <- {"actions": [...], "frames": ["<hex>", ...]}
+                        -> {"sent": N}   each frame from the controller through the actions
 
 Errors are JSON `{"error": "..."}`: 400 for a bad rule set (naming the
-field), 401 without the right bearer token, 404 for an unknown resource,
-502 when a switch refuses or does not answer. The server listens on
+field), 401 without the right bearer token, 404 for an unknown resource or
+a datapath that is not connected, 502 when a switch refuses or does not
+answer. The server listens on
 HOST:PORT (loopback by default) or on a Unix socket (`unix:PATH`), created
 readable and writable by its owner only. With a token, every request must
 send `Authorization: Bearer <token>`; the comparison takes the same time
@@ -33,10 +40,18 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from braid.adapters.southbound.codec import rule_set_from_json, rule_set_to_json
-from braid.adapters.southbound.driver import ReconcileReport, SouthboundError
+from braid.adapters.southbound.codec import (
+    flow_counts_to_json,
+    meter_counts_to_json,
+    packet_out_from_json,
+    rule_set_from_json,
+    rule_set_to_json,
+)
+from braid.adapters.southbound.driver import NotConnectedError, ReconcileReport, SouthboundError
+from braid.adapters.southbound.switch_stats import FlowCount
+from braid.core.delivery.samples import PacketsBytes
 from braid.core.errors import InputError
-from braid.core.rules.model import RuleSet
+from braid.core.rules.model import BRAID_COOKIE_MASK, BRAID_COOKIE_TAG, Action, RuleSet
 
 __all__ = [
     "ApiServer",
@@ -55,6 +70,9 @@ class ControllerBackend(Protocol):
     def dump(self) -> list[RuleSet]: ...
     def reconcile(self) -> list[ReconcileReport]: ...
     def connected(self) -> dict[int, str]: ...
+    def flow_stats(self, dpid: int, cookie: int, mask: int) -> list[FlowCount]: ...
+    def meter_stats(self, dpid: int) -> dict[int, PacketsBytes]: ...
+    def packet_out(self, dpid: int, actions: tuple[Action, ...], frames: list[bytes]) -> None: ...
 
 
 def _report_json(report: ReconcileReport) -> dict[str, Any]:
@@ -65,16 +83,31 @@ def _report_json(report: ReconcileReport) -> dict[str, Any]:
     }
 
 
-async def _rule_set(request: Request) -> RuleSet:
+async def _json_body(request: Request) -> Any:
     # Read by hand rather than as a pydantic model: the codec's errors name
-    # the rule set's own fields (rule_set.flows[2].match...), as clients expect.
+    # the body's own fields (rule_set.flows[2].match...), as clients expect.
     body = await request.body()
     if len(body) > MAX_BODY:
         raise InputError("body", f"larger than {MAX_BODY} bytes")
     try:
-        return rule_set_from_json(json.loads(body or b"null"))
+        return json.loads(body or b"null")
     except json.JSONDecodeError as exc:
         raise InputError("body", f"not JSON: {exc}") from exc
+
+
+async def _rule_set(request: Request) -> RuleSet:
+    return rule_set_from_json(await _json_body(request))
+
+
+def _number(text: str, field: str) -> int:
+    """A path or query integer, decimal or 0x-hex; 0 to 2^64 - 1."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 1 << 64:
+        raise InputError(field, f"must be an integer from 0 to 2^64-1, got {text!r}")
+    return value
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -84,6 +117,9 @@ def _error(status: int, message: str) -> JSONResponse:
 def _install_error_shape(api: FastAPI) -> None:
     async def bad_input(_: Request, exc: Exception) -> JSONResponse:
         return _error(400, str(exc))
+
+    async def not_connected(_: Request, exc: Exception) -> JSONResponse:
+        return _error(404, str(exc))
 
     async def switch_failed(_: Request, exc: Exception) -> JSONResponse:
         return _error(502, str(exc))
@@ -98,6 +134,7 @@ def _install_error_shape(api: FastAPI) -> None:
         return _error(500, repr(exc))  # a bug must still answer, or the client waits forever
 
     api.add_exception_handler(InputError, bad_input)
+    api.add_exception_handler(NotConnectedError, not_connected)
     api.add_exception_handler(SouthboundError, switch_failed)
     api.add_exception_handler(StarletteHTTPException, http_error)
     api.add_exception_handler(Exception, crashed)
@@ -154,7 +191,29 @@ def controller_api(backend: ControllerBackend, token: str | None = None) -> Fast
         done = await _in_thread(backend.remove, rule_set)
         return JSONResponse({"removed": done}, status_code=200 if done else 202)
 
+    _stats_routes(api, backend)
     return api
+
+
+def _stats_routes(api: FastAPI, backend: ControllerBackend) -> None:
+    """Counters and packet-outs, for the circuit check and delivery counters."""
+    tag, mask = f"{BRAID_COOKIE_TAG:#x}", f"{BRAID_COOKIE_MASK:#x}"
+
+    @api.get("/v1/switches/{dpid}/flows")
+    def flows(dpid: str, cookie: str = tag, cookie_mask: str = mask) -> dict[str, Any]:
+        wanted = _number(cookie, "cookie"), _number(cookie_mask, "cookie_mask")
+        return flow_counts_to_json(backend.flow_stats(_number(dpid, "dpid"), *wanted))
+
+    @api.get("/v1/switches/{dpid}/meters")
+    def meters(dpid: str) -> dict[str, Any]:
+        return meter_counts_to_json(backend.meter_stats(_number(dpid, "dpid")))
+
+    @api.post("/v1/switches/{dpid}/packet-out")
+    async def packet_out(dpid: str, request: Request) -> dict[str, Any]:
+        datapath = _number(dpid, "dpid")
+        actions, frames = packet_out_from_json(await _json_body(request))
+        await run_in_threadpool(backend.packet_out, datapath, actions, frames)
+        return {"sent": len(frames)}
 
 
 async def _in_thread(change: Callable[[RuleSet], bool], rule_set: RuleSet) -> bool:

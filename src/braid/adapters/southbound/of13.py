@@ -10,6 +10,8 @@ import ipaddress
 from collections.abc import Iterable
 from typing import Any, Final
 
+from braid.adapters.southbound.switch_stats import FlowCount
+from braid.core.delivery.samples import PacketsBytes
 from braid.core.rules.enforcement import BRAID_METER_IDS
 from braid.core.rules.model import (
     UNTAGGED,
@@ -29,15 +31,20 @@ from braid.core.rules.model import (
 )
 
 __all__ = [
+    "flow_count_from_stats",
     "flow_delete",
     "flow_from_stats",
     "flow_mod",
+    "flow_stats_request",
     "group_from_desc",
     "group_mod",
     "match_to_of",
+    "meter_counts_from_stats",
     "meter_delete",
     "meter_from_config",
     "meter_mod",
+    "meter_stats_request",
+    "packet_out",
 ]
 
 VLAN_PRESENT: Final = 0x1000
@@ -203,6 +210,50 @@ def flow_from_stats(stats: Any) -> FlowRule:
         cookie=stats.cookie,
         table_id=stats.table_id,
         meter_id=meter_id,
+    )
+
+
+def flow_stats_request(datapath: Any, cookie: int, mask: int) -> Any:
+    """A flow stats multipart request for every table's flows with cookie & mask == cookie."""
+    ofp, parser = datapath.ofproto, datapath.ofproto_parser
+    return parser.OFPFlowStatsRequest(
+        datapath, 0, ofp.OFPTT_ALL, ofp.OFPP_ANY, ofp.OFPG_ANY, cookie, mask, parser.OFPMatch()
+    )
+
+
+def flow_count_from_stats(stats: Any) -> FlowCount:
+    """A flow stats reply entry's key and counters; ValueError for a match braid does not
+    model."""
+    match = match_from_of(stats.match)
+    return FlowCount(
+        stats.cookie, stats.table_id, stats.priority, match, stats.packet_count, stats.byte_count
+    )
+
+
+def meter_stats_request(datapath: Any) -> Any:
+    """A meter stats multipart request for every meter."""
+    return datapath.ofproto_parser.OFPMeterStatsRequest(datapath, 0, datapath.ofproto.OFPM_ALL)
+
+
+def meter_counts_from_stats(entries: Iterable[Any]) -> dict[int, PacketsBytes]:
+    """Per meter id, its bands' packet and byte counts summed (a meter stats reply)."""
+    found: dict[int, PacketsBytes] = {}
+    for entry in entries:
+        bands = list(entry.band_stats or [])
+        packets = sum(b.packet_band_count for b in bands)
+        found[entry.meter_id] = (packets, sum(b.byte_band_count for b in bands))
+    return found
+
+
+def packet_out(datapath: Any, actions: Iterable[Action], frame: bytes) -> Any:
+    """An OFPT_PACKET_OUT sending `frame` from the controller through `actions`."""
+    ofp, parser = datapath.ofproto, datapath.ofproto_parser
+    return parser.OFPPacketOut(
+        datapath,
+        buffer_id=ofp.OFP_NO_BUFFER,
+        in_port=ofp.OFPP_CONTROLLER,
+        actions=actions_to_of(parser, actions),
+        data=frame,
     )
 
 

@@ -9,7 +9,8 @@ process with the local `tc`, so it runs on the switches' machine. Requests
 arrive from other threads (the local HTTP API); each switch has a lock so
 that requests and reconciliation never interleave. Changes to a switch are
 sent back to back and confirmed by one barrier; errors the switch reports
-before the barrier reply fail the request.
+before the barrier reply fail the request. Flow and meter statistics and
+packet-outs serve the circuit check and the delivery counters.
 Port-status events go to `port_listener` (`port_reporter` tells braid serve
 the links' states).
 """
@@ -30,13 +31,15 @@ from os_ken.ofproto import ofproto_v1_3
 
 from braid.adapters.southbound import of13
 from braid.adapters.southbound.desired import DesiredState
-from braid.adapters.southbound.driver import ReconcileReport, SouthboundError
+from braid.adapters.southbound.driver import NotConnectedError, ReconcileReport, SouthboundError
+from braid.adapters.southbound.switch_stats import FlowCount
 from braid.adapters.southbound.tc_queues import TcQueues, held_difference
+from braid.core.delivery.samples import PacketsBytes
 from braid.core.rules.model import (
     BRAID_COOKIE_MASK,
     BRAID_COOKIE_TAG,
     BRAID_GROUP_IDS,
-    Meter,
+    Action,
     Queue,
     RuleSet,
 )
@@ -108,6 +111,7 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
             ofp_event.EventOFPFlowStatsReply,
             ofp_event.EventOFPGroupDescStatsReply,
             ofp_event.EventOFPMeterConfigStatsReply,
+            ofp_event.EventOFPMeterStatsReply,
             ofp_event.EventOFPPortDescStatsReply,
         ],
         MAIN_DISPATCHER,
@@ -200,6 +204,32 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
     def switch_name(self, dpid: int) -> str:
         return self.names.get(dpid) or f"dpid:{dpid:016x}"
 
+    def flow_stats(self, dpid: int, cookie: int, mask: int) -> list[FlowCount]:
+        """The flows with cookie & mask == cookie and their counters, from the switch."""
+
+        def read(datapath: Any) -> list[FlowCount]:
+            replies = self._request(datapath, of13.flow_stats_request(datapath, cookie, mask))
+            try:
+                return [of13.flow_count_from_stats(s) for s in replies]
+            except ValueError as exc:
+                raise SouthboundError(self.switch_name(dpid), str(exc)) from exc
+
+        found: list[FlowCount] = self._locked(dpid, read)
+        return found
+
+    def meter_stats(self, dpid: int) -> dict[int, PacketsBytes]:
+        """Per meter, its bands' counts, from the switch."""
+        replies = self._locked(dpid, lambda dp: self._request(dp, of13.meter_stats_request(dp)))
+        return of13.meter_counts_from_stats(replies)
+
+    def packet_out(self, dpid: int, actions: tuple[Action, ...], frames: list[bytes]) -> None:
+        """Each frame sent through `actions`, confirmed by a barrier."""
+
+        def send(datapath: Any) -> None:
+            self._send_batch(datapath, [of13.packet_out(datapath, actions, f) for f in frames])
+
+        self._locked(dpid, send)
+
     # --- work on one switch (under its lock) ---
 
     def _if_connected(self, dpid: int, work: Callable[[Any], None]) -> bool:
@@ -214,7 +244,7 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
         with lock:
             datapath = self.datapaths.get(dpid)
             if datapath is None:
-                raise SouthboundError(self.switch_name(dpid), "not connected")
+                raise NotConnectedError(self.switch_name(dpid), "not connected to the controller")
             return work(datapath)
 
     def _reconcile_quietly(self, dpid: int) -> None:
@@ -241,16 +271,7 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
 
     def _read(self, datapath: Any) -> RuleSet:
         ofp, parser = datapath.ofproto, datapath.ofproto_parser
-        flows_request = parser.OFPFlowStatsRequest(
-            datapath,
-            0,
-            ofp.OFPTT_ALL,
-            ofp.OFPP_ANY,
-            ofp.OFPG_ANY,
-            BRAID_COOKIE_TAG,
-            BRAID_COOKIE_MASK,
-            parser.OFPMatch(),
-        )
+        flows_request = of13.flow_stats_request(datapath, BRAID_COOKIE_TAG, BRAID_COOKIE_MASK)
         groups_request = parser.OFPGroupDescStatsRequest(datapath, 0)
         meters_request = parser.OFPMeterConfigStatsRequest(datapath, 0, ofp.OFPM_ALL)
         name = self.switch_name(datapath.id)
@@ -341,7 +362,10 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
 
     def _messages(self, datapath: Any, add: RuleSet, delete: RuleSet) -> list[Any]:
         known, meters = self._groups_on[datapath.id], self._meters_on[datapath.id]
-        messages = [_meter_mod(datapath, m, meters) for m in add.meters]
+        messages = [
+            of13.meter_mod(datapath, m, "modify" if m.meter_id in meters else "add")
+            for m in add.meters
+        ]
         messages += [
             of13.group_mod(datapath, g, "modify" if g.group_id in known else "add")
             for g in add.groups
@@ -373,7 +397,3 @@ class BraidControllerApp(app_manager.OSKenApp):  # type: ignore[misc]
                     self._batch_errors.pop(key, None)
         if errors:
             raise SouthboundError(self.switch_name(datapath.id), "; ".join(errors))
-
-
-def _meter_mod(datapath: Any, meter: Meter, on_switch: set[int]) -> Any:
-    return of13.meter_mod(datapath, meter, "modify" if meter.meter_id in on_switch else "add")

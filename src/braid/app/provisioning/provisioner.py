@@ -8,7 +8,7 @@ is remembered between passes but each switch's failures (for back-off), so
 a replica killed in the middle of a pass leaves nothing the next pass (its
 own after a restart, or another replica's) does not put right.
 
-Given a `CircuitChecker` (the direct driver offers one), a reservation that
+Given a `CircuitChecker` (`braid serve` has one for every wiring), a reservation that
 has just been installed is probed path by path (`core.provisioning.circuit_check`)
 and its status keeps whether every path delivered and, if not, which hop lost
 the probes; without one the check is skipped.

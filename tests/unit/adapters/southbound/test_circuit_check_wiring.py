@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from braid.adapters.southbound.circuit_probe import OfctlCircuitProbe
+from pathlib import Path
+
+import pytest
+
+from braid.adapters.southbound.controller_stats import ControllerStats
+from braid.adapters.southbound.ofctl_stats import OfctlStats
+from braid.adapters.southbound.switch_stats import StatsFleet
 from braid.adapters.wiring_files import SouthboundConfig, SwitchAccess
+from braid.app.provisioning.ports import SwitchError
 from braid.bootstrap.provisioning import circuit_checker_for
 from braid.cli.client_views import provisioning
 from tests.unit.core.rules.scenarios import two_path_scenario
@@ -11,21 +18,32 @@ from tests.unit.core.rules.scenarios import two_path_scenario
 SINCE = "2030-03-17T17:46:40Z"
 
 
-def config(drivers: dict[str, str]) -> SouthboundConfig:
+def config(drivers: dict[str, str], token_file: Path | None = None) -> SouthboundConfig:
     ports = two_path_scenario().ports
     access = {s: SwitchAccess(d, s if d == "direct" else None) for s, d in drivers.items()}
-    return SouthboundConfig(ports, {"s1": "h1", "s3": "h2"}, access)
+    api = "unix:/nonexistent/api.sock"
+    return SouthboundConfig(
+        ports, {"s1": "h1", "s3": "h2"}, access, controller_api=api,
+        controller_token_file=None if token_file is None else str(token_file),
+    )  # fmt: skip
 
 
-def test_switches_all_driven_directly_offer_the_check() -> None:
-    checker = circuit_checker_for(config(dict.fromkeys(("s1", "s2", "s3", "s4"), "direct")))
-    assert isinstance(checker, OfctlCircuitProbe)
-    assert checker.bridges == {"s1": "s1", "s2": "s2", "s3": "s3", "s4": "s4"}
+def test_every_switch_is_checked_through_its_own_driver(tmp_path: Path) -> None:
+    (tmp_path / "token").write_text("t0ken\n")
+    drivers = {"s1": "direct", "s2": "controller", "s3": "direct", "s4": "controller"}
+    fleet = circuit_checker_for(config(drivers, tmp_path / "token")).stats
+    assert isinstance(fleet, StatsFleet)
+    ofctl, controller = fleet.by_switch["s1"], fleet.by_switch["s2"]
+    assert fleet.by_switch["s3"] is ofctl and fleet.by_switch["s4"] is controller
+    assert isinstance(ofctl, OfctlStats) and ofctl.bridges == {"s1": "s1", "s3": "s3"}
+    assert isinstance(controller, ControllerStats)
+    assert controller.client.token == "t0ken"
+    assert controller.dpids == {"s1": 1, "s2": 2, "s3": 3, "s4": 4}
 
 
-def test_a_switch_behind_a_controller_means_no_check() -> None:
-    drivers = {"s1": "direct", "s2": "controller", "s3": "direct", "s4": "direct"}
-    assert circuit_checker_for(config(drivers)) is None
+def test_a_switch_outside_the_wiring_is_named() -> None:
+    with pytest.raises(SwitchError, match="switch s9: not in the wiring"):
+        StatsFleet({}).flow_counts("s9", 0, 0)
 
 
 def test_braid_show_says_verified_or_where_the_probes_were_lost() -> None:

@@ -1,19 +1,20 @@
-"""The ovs-ofctl circuit probe against a stand-in `ovs-ofctl` over a fake network."""
+"""The circuit probe through ovs-ofctl, against a stand-in `ovs-ofctl` over a fake network."""
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Sequence
 
 import pytest
 
-from braid.adapters.southbound.circuit_probe import OfctlCircuitProbe, read_counters
+from braid.adapters.southbound.circuit_probe import CircuitProbe
 from braid.adapters.southbound.driver import SouthboundError
-from braid.adapters.southbound.ofctl_text import actions_text, match_text
+from braid.adapters.southbound.ofctl_stats import OfctlStats, parse_flow_counts
+from braid.adapters.southbound.ofctl_text import actions_text, match_text, parse_actions
+from braid.adapters.southbound.switch_stats import label_counters
 from braid.app.provisioning.ports import SwitchError
 from braid.core.rules.model import RuleSet
 from braid.testing.fake_network import FakeNetwork
-from braid.testing.fake_switch import Packet
+from braid.testing.fake_stats import flow_counts, send_frames
 from tests.unit.core.rules.scenarios import installed, two_path_scenario
 
 DUMP = """OFPST_FLOW reply (OF1.3) (xid=0x2):
@@ -38,7 +39,8 @@ class NetworkOfctl:
         if words[0] == "packet-out":
             _, bridge, in_port, actions, *frames = words
             assert in_port == "controller"
-            self._send(bridge, actions, frames)
+            parsed = parse_actions(actions, actions)
+            send_frames(self.network, bridge, parsed, [bytes.fromhex(f) for f in frames])
             return ""
         if words[0] == "dump-flows":
             value, mask = words[2].removeprefix("cookie=").split("/")
@@ -50,26 +52,14 @@ class NetworkOfctl:
             return self._seen[bridge]
         raise SouthboundError("", f"unknown command {words[0]}")
 
-    def _send(self, bridge: str, actions: str, frames: list[str]) -> None:
-        words = actions.split(",")
-        assert words[0] == "push_vlan:0x8100"
-        vid = int(words[1].removeprefix("set_field:").removesuffix("->vlan_vid")) - 0x1000
-        port = int(words[2].removeprefix("output:"))
-        for frame in frames:
-            raw = bytes.fromhex(frame)
-            src, dst = (str(ipaddress.IPv4Address(raw[i : i + 4])) for i in (26, 30))
-            packet = Packet(0, vlan=vid, ipv4_src=src, ipv4_dst=dst, ip_proto=raw[23])
-            self.network.send_out(bridge, port, packet)
-
     def _dump(self, bridge: str, cookie: int, mask: int) -> str:
         switch = self.network.switches[bridge]
+        actions = {k: actions_text(f.actions) for k, f in switch.flows.items()}
         rows = [
-            f" cookie={f.cookie:#x}, duration=1.0s, table=0, "
-            f"n_packets={switch.flow_counts.get(k, (0, 0))[0]}, "
-            f"n_bytes=0, priority={f.priority},{match_text(f.match)} "
-            f"actions={actions_text(f.actions)}"
-            for k, f in switch.flows.items()
-            if f.cookie & mask == cookie
+            f" cookie={f.cookie:#x}, duration=1.0s, table={f.table_id}, "
+            f"n_packets={f.packets}, n_bytes={f.bytes}, priority={f.priority},"
+            f"{match_text(f.match)} actions={actions[f.table_id, f.priority, f.match]}"
+            for f in flow_counts(switch, cookie, mask)
         ]
         return "OFPST_FLOW reply (OF1.3) (xid=0x2):\n" + "\n".join(rows) + "\n"
 
@@ -87,24 +77,25 @@ class Clock:
         self.now += seconds
 
 
-def probe_for(network: FakeNetwork, lag: int = 0) -> tuple[OfctlCircuitProbe, NetworkOfctl, Clock]:
+def probe_for(
+    network: FakeNetwork, lag: int = 0
+) -> tuple[CircuitProbe, NetworkOfctl, Clock, OfctlStats]:
     scenario = two_path_scenario()
     ofctl, clock = NetworkOfctl(network, lag), Clock()
-    bridges = {s: s for s in scenario.ports.switches}
-    probe = OfctlCircuitProbe(
-        bridges, scenario.ports, ofctl, count=20, settle=1.0, poll=0.25,
-        clock=clock, sleep=clock.sleep,
-    )  # fmt: skip
-    return probe, ofctl, clock
+    stats = OfctlStats({s: s for s in scenario.ports.switches}, ofctl)
+    probe = CircuitProbe(
+        stats, scenario.ports, count=20, settle=1.0, poll=0.25, clock=clock, sleep=clock.sleep
+    )
+    return probe, ofctl, clock, stats
 
 
 def test_counters_are_read_from_label_rules_only() -> None:
-    assert read_counters("s2", DUMP) == {("s2", 1, 10): 20}
+    assert label_counters("s2", parse_flow_counts(DUMP)) == {("s2", 1, 10): 20}
 
 
 def test_one_packet_out_per_path_and_direction_carries_all_its_frames() -> None:
     network, plan = installed(two_path_scenario())
-    probe, ofctl, clock = probe_for(network)
+    probe, ofctl, clock, _ = probe_for(network)
     [result] = probe.check([plan])
     assert result.verified and clock.slept == []
     outs = [c for c in ofctl.calls if c[0] == "packet-out"]
@@ -120,7 +111,7 @@ def test_one_packet_out_per_path_and_direction_carries_all_its_frames() -> None:
 
 def test_lagging_counters_are_read_again_until_the_probes_show() -> None:
     network, plan = installed(two_path_scenario())
-    probe, _, clock = probe_for(network, lag=3)
+    probe, _, clock, _ = probe_for(network, lag=3)
     assert probe.check([plan])[0].verified
     assert clock.slept == [0.25]
 
@@ -130,7 +121,7 @@ def test_a_lost_hop_is_reported_after_the_settle_time() -> None:
     s3 = network.switches["s3"]
     victim = next(f for f in s3.flows.values() if f.match.vlan_vid == plan.vlans[1])
     network.remove(RuleSet.of("s3", s3.dpid, [victim]))
-    probe, _, clock = probe_for(network)
+    probe, _, clock, _ = probe_for(network)
     [result] = probe.check([plan])
     assert not result.verified
     assert clock.now >= 1.0 and len(clock.slept) == 4
@@ -139,7 +130,7 @@ def test_a_lost_hop_is_reported_after_the_settle_time() -> None:
 
 def test_a_switch_that_cannot_be_read_is_named() -> None:
     network, plan = installed(two_path_scenario())
-    probe, _, _ = probe_for(network)
-    probe.bridges.pop("s4")
+    probe, _, _, stats = probe_for(network)
+    stats.bridges.pop("s4")
     with pytest.raises(SwitchError, match="switch s4"):
         probe.check([plan])

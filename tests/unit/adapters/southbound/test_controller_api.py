@@ -10,22 +10,39 @@ import pytest
 
 from braid.adapters.southbound.controller import ControllerDriver, SwitchNotConnectedError
 from braid.adapters.southbound.desired import DesiredState
-from braid.adapters.southbound.driver import ReconcileReport, SouthboundDriver, SouthboundError
+from braid.adapters.southbound.driver import (
+    NotConnectedError,
+    ReconcileReport,
+    SouthboundDriver,
+    SouthboundError,
+)
 from braid.adapters.southbound.http_api import make_server
+from braid.adapters.southbound.switch_stats import FlowCount
+from braid.core.delivery.samples import PacketsBytes
 from braid.core.errors import InputError
 from braid.core.rules.changes import install_steps, removal_steps
 from braid.core.rules.compiler import compile_reservation
-from braid.core.rules.model import RuleSet
+from braid.core.rules.model import Action, RuleSet
 from braid.core.rules.tables import difference
+from braid.testing import fake_stats
+from braid.testing.fake_network import FakeNetwork
 from braid.testing.fake_switch import FakeSwitch
 from tests.unit.core.rules.scenarios import run, two_path_scenario
 
 
 class FakeBackend:
-    """What the os-ken app does, on fake switches; `offline` switches are not connected."""
+    """What the os-ken app does, on fake switches; `offline` switches are not connected.
 
-    def __init__(self, dpids: dict[str, int]) -> None:
-        self.switches = {name: FakeSwitch(name, dpid) for name, dpid in dpids.items()}
+    Over a fake `network` (its switches, then) packet-outs travel its links.
+    """
+
+    def __init__(self, dpids: dict[str, int], network: FakeNetwork | None = None) -> None:
+        self.network = network
+        self.switches = (
+            network.switches
+            if network is not None
+            else {name: FakeSwitch(name, dpid) for name, dpid in dpids.items()}
+        )
         self.desired = DesiredState()
         self.offline: set[str] = set()
         self.broken: set[str] = set()
@@ -63,6 +80,25 @@ class FakeBackend:
 
     def connected(self) -> dict[int, str]:
         return {s.dpid: n for n, s in self.switches.items() if n not in self.offline}
+
+    def flow_stats(self, dpid: int, cookie: int, mask: int) -> list[FlowCount]:
+        return fake_stats.flow_counts(self._connected(dpid), cookie, mask)
+
+    def meter_stats(self, dpid: int) -> dict[int, PacketsBytes]:
+        return dict.fromkeys(self._connected(dpid).meters, (0, 0))  # a fake meter drops nothing
+
+    def packet_out(self, dpid: int, actions: tuple[Action, ...], frames: list[bytes]) -> None:
+        switch = self._connected(dpid)
+        assert self.network is not None, "packet-outs need a fake network"
+        fake_stats.send_frames(self.network, switch.name, actions, frames)
+
+    def _connected(self, dpid: int) -> FakeSwitch:
+        name = self.connected().get(dpid)
+        if name is None:
+            raise NotConnectedError(f"dpid:{dpid:016x}", "not connected to the controller")
+        found = self._reach(name)
+        assert found is not None
+        return found
 
 
 @pytest.fixture

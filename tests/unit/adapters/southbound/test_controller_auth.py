@@ -41,7 +41,12 @@ def test_a_missing_or_wrong_token_is_refused(
         with pytest.raises(SouthboundError, match=r"refused braid: (missing|wrong) API token"):
             driver.switches()
         # Every route, whatever the method, and unknown ones too: nothing is revealed.
-        for method, path in [("POST", "/v1/apply"), ("GET", "/v1/dump"), ("GET", "/nothing")]:
+        routes = [
+            ("POST", "/v1/apply"), ("GET", "/v1/dump"), ("GET", "/nothing"),
+            ("GET", "/v1/switches/1/flows"), ("GET", "/v1/switches/1/meters"),
+            ("POST", "/v1/switches/1/packet-out"),
+        ]  # fmt: skip
+        for method, path in routes:
             response = driver._client.request(method, path, json={})
             assert response.status_code == 401
             assert set(response.json()) == {"error"}

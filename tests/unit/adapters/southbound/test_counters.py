@@ -1,4 +1,5 @@
-"""`OfctlCounters` on text that real `ovs-ofctl` (Open vSwitch 3.1, userspace datapath) printed.
+"""Delivery counters through `ovs-ofctl`, on text real `ovs-ofctl` printed (Open vSwitch 3.1,
+userspace datapath).
 
 The text (`ofctl_counters_capture.txt`) was captured from two scratch
 bridges holding exactly the plan `_plan()` compiles (hard policing at
@@ -14,17 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from braid.adapters.southbound.counters import (
-    OfctlCounters,
-    parse_flow_counts,
-    parse_meter_counts,
-)
+from braid.adapters.southbound.counters import SwitchCounters
 from braid.adapters.southbound.driver import SouthboundError
+from braid.adapters.southbound.ofctl_stats import OfctlStats, parse_flow_counts, parse_meter_counts
 from braid.app.provisioning.ports import SwitchError
 from braid.core.delivery import Tally
 from braid.core.model.booking import Allocation
 from braid.core.rules.compiler import compile_reservation
-from braid.core.rules.model import HostPort, Policing, RulePlan, RuleRequest
+from braid.core.rules.model import HostPort, Match, Policing, RulePlan, RuleRequest
 from tests.unit.core.rules.scenarios import _line, port_map
 
 CAPTURE = Path(__file__).with_name("ofctl_counters_capture.txt")
@@ -70,6 +68,10 @@ class Runner:
         return self.output[(command, bridge)]
 
 
+def counters_of(bridges: dict[str, str], runner: Runner) -> SwitchCounters:
+    return SwitchCounters(OfctlStats(bridges, runner))
+
+
 def _plan() -> tuple[RulePlan, HostPort, HostPort]:
     topology, a, b, paths = _line()
     ports = port_map(topology, {"h1": (a, "10.0.0.1"), "h2": (b, "10.0.0.2")})
@@ -84,17 +86,17 @@ def test_the_counters_of_a_policed_plan() -> None:
     plan, h1, h2 = _plan()
     assert f"{plan.cookie:#x}" in FLOWS_A  # the capture is of this very plan
     runner = Runner(OUTPUT)
-    counts = OfctlCounters(BRIDGES, runner).read(plan, h1, h2)
+    counts = counters_of(BRIDGES, runner).read(plan, h1, h2)
     assert counts.forward == Tally(120, 120_000, 40, 40_000, 75, 75_000)
     assert counts.reverse == Tally()
     dumps = [c for c in runner.calls if "dump-flows" in c]
-    assert [c[-1] for c in dumps] == [f"cookie={plan.cookie:#x}/-1"] * 2
+    assert [c[-1] for c in dumps] == [f"cookie={plan.cookie:#x}/{(1 << 64) - 1:#x}"] * 2
 
 
 def test_a_pass_reads_each_switch_once_for_every_plan() -> None:
     plan, h1, h2 = _plan()
     runner = Runner(OUTPUT)
-    counters = OfctlCounters(BRIDGES, runner)
+    counters = counters_of(BRIDGES, runner)
     answers = counters.read_all([(plan, h1, h2)] * 5)
     assert answers == [counters.read(plan, h1, h2)] * 5
     first_pass = runner.calls[:4]
@@ -106,16 +108,16 @@ def test_a_pass_reads_each_switch_once_for_every_plan() -> None:
 
 def test_a_failing_switch_fails_only_the_plans_that_count_on_it() -> None:
     plan, h1, h2 = _plan()
-    answers = OfctlCounters({"a": "bdlva", "b": "gone"}, Runner(OUTPUT)).read_all([(plan, h1, h2)])
+    answers = counters_of({"a": "bdlva", "b": "gone"}, Runner(OUTPUT)).read_all([(plan, h1, h2)])
     assert isinstance(answers[0], SwitchError) and answers[0].switch == "b"
-    assert OfctlCounters(BRIDGES, Runner(OUTPUT)).read_all([]) == []
+    assert counters_of(BRIDGES, Runner(OUTPUT)).read_all([]) == []
 
 
 def test_a_missing_flow_names_the_switch() -> None:
     plan, h1, h2 = _plan()
     emptied = OUTPUT | {("dump-flows", "bdlvb"): "OFPST_FLOW reply (OF1.3) (xid=0x2):\n"}
     with pytest.raises(SwitchError) as raised:
-        OfctlCounters(BRIDGES, Runner(emptied)).read(plan, h1, h2)
+        counters_of(BRIDGES, Runner(emptied)).read(plan, h1, h2)
     assert raised.value.switch == "b"
 
 
@@ -123,25 +125,26 @@ def test_a_missing_meter_names_the_switch() -> None:
     plan, h1, h2 = _plan()
     emptied = OUTPUT | {("meter-stats", "bdlva"): "OFPST_METER reply (OF1.3) (xid=0x2):\n"}
     with pytest.raises(SwitchError) as raised:
-        OfctlCounters(BRIDGES, Runner(emptied)).read(plan, h1, h2)
+        counters_of(BRIDGES, Runner(emptied)).read(plan, h1, h2)
     assert raised.value.switch == "a"
 
 
 def test_an_unreachable_bridge_names_the_switch() -> None:
     plan, h1, h2 = _plan()
     with pytest.raises(SwitchError) as raised:
-        OfctlCounters({"a": "bdlva", "b": "gone"}, Runner(OUTPUT)).read(plan, h1, h2)
+        counters_of({"a": "bdlva", "b": "gone"}, Runner(OUTPUT)).read(plan, h1, h2)
     assert raised.value.switch == "b"
     assert "not a bridge" in raised.value.message
     with pytest.raises(SwitchError, match="no bridge"):
-        OfctlCounters({"a": "bdlva"}, Runner(OUTPUT)).read(plan, h1, h2)
+        counters_of({"a": "bdlva"}, Runner(OUTPUT)).read(plan, h1, h2)
 
 
 def test_the_parsers_take_what_counting_needs() -> None:
-    flows = parse_flow_counts(FLOWS_B)
+    flows = {f.key: (f.packets, f.bytes) for f in parse_flow_counts(FLOWS_B)}
     cookie = _plan()[0].cookie
-    assert flows[(cookie, 0, 2000, None, "1", "1", None, None)] == (40, 40_160)
-    assert flows[(cookie, 0, 3000, "ip", "2", None, "10.0.0.2", "10.0.0.1")] == (0, 0)
+    assert flows[(cookie, 0, 2000, Match(in_port=1, vlan_vid=1))] == (40, 40_160)
+    entry = Match(in_port=2, eth_type=0x0800, ipv4_src="10.0.0.2", ipv4_dst="10.0.0.1")
+    assert flows[(cookie, 0, 3000, entry)] == (0, 0)
     assert len(flows) == 3
     assert parse_meter_counts(METERS_A) == {1: (75, 75_000)}
     two_bands = (
