@@ -25,7 +25,7 @@ import yaml
 
 from braid.adapters.emulation.iperf import IperfServer
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
-from braid.adapters.southbound.counters import parse_meter_counts
+from braid.adapters.southbound.ofctl_stats import parse_meter_counts
 from braid.adapters.southbound.ovs_sandbox import OvsSandbox
 from braid.adapters.southbound.switchd_buffer import switchd_send_buffer
 from braid.bootstrap.local_cluster import LocalCluster

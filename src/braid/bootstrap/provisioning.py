@@ -15,12 +15,9 @@ from braid.adapters.southbound.controller_stats import ControllerStats
 from braid.adapters.southbound.direct import OfctlDriver, ofctl_runner
 from braid.adapters.southbound.driver import SouthboundDriver
 from braid.adapters.southbound.fleet import DriverTables
-<<<<<<< HEAD
-from braid.adapters.southbound.tc_queues import TcQueues
-=======
 from braid.adapters.southbound.ofctl_stats import OfctlStats
 from braid.adapters.southbound.switch_stats import StatsFleet
->>>>>>> ctl
+from braid.adapters.southbound.tc_queues import TcQueues
 from braid.adapters.store import SqlRepository
 from braid.adapters.store.provisioning import SqlProvisioningStore
 from braid.adapters.wiring_files import SouthboundConfig, load_wiring
@@ -105,16 +102,11 @@ def switch_stats_for(config: SouthboundConfig) -> StatsFleet:
 
 def drivers_for(config: SouthboundConfig) -> dict[str, SouthboundDriver]:
     """A driver for each switch of the wiring, as its `driver:` says."""
-<<<<<<< HEAD
-    direct = {s: a.bridge for s, a in config.access.items() if a.driver == "direct" and a.bridge}
-    drivers: dict[str, SouthboundDriver] = {}
-    if direct:
-        queues = TcQueues(netns=config.netns)
-        ofctl = OfctlDriver(direct, ofctl_runner(config.rundir), queues=queues)
-        drivers.update(dict.fromkeys(direct, ofctl))
-=======
     runner = ofctl_runner(config.rundir)
-    return _by_driver(config, lambda bridges: OfctlDriver(bridges, runner), lambda client: client)
+    queues = TcQueues(netns=config.netns)
+    return _by_driver(
+        config, lambda bridges: OfctlDriver(bridges, runner, queues=queues), lambda client: client
+    )
 
 
 _T = TypeVar("_T")
@@ -131,7 +123,6 @@ def _by_driver(
     found: dict[str, _T] = {}
     if bridges:
         found.update(dict.fromkeys(bridges, direct(bridges)))
->>>>>>> ctl
     controlled = [s for s, a in config.access.items() if a.driver == "controller"]
     if controlled:
         found.update(dict.fromkeys(controlled, controller(controller_client(config))))
