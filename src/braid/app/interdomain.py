@@ -19,7 +19,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol, TypeVar
 
 from braid.app.errors import NotFoundError, PolicyError, RejectedError
-from braid.app.interdomain_volume import VOLUME_FIELDS, check_volume, is_volume, volume_view
+from braid.app.interdomain_volume import (
+    VOLUME_FIELDS,
+    check_volume,
+    check_volume_change,
+    is_volume,
+    volume_view,
+)
 from braid.app.negotiation.modification import Modification
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import (
@@ -212,9 +218,7 @@ class InterdomainService:
         if entry is None or not _may_see(user, entry):
             raise NotFoundError(f"no multi-domain reservation {reservation!r}")
         if "volume_bytes" in entry.request:
-            raise RejectedError(
-                f"reservation {reservation!r} is a volume reservation: cancel and re-book it"
-            )
+            return self._modify_volume(entry, body, user.tz)
         change = self.check_change(body, entry, zone=user.tz)
 
         def admit(request: NegotiationRequest) -> None:
@@ -228,6 +232,22 @@ class InterdomainService:
             raise RejectedError(f"reservation {reservation!r} is still being negotiated")
         view = result_view(result, entry)
         return Outcome(view, result.success, () if result.success else unreachable_of(result))
+
+    def _modify_volume(self, entry: Entry, body: Mapping[str, Any], zone: str | None) -> Outcome:
+        """A volume's new volume, deadline or max_rate (app/negotiation/volume_modify)."""
+        change = check_volume_change(body, int(self.clock()), zone)
+        outcome = self.orchestrator.modify_volume(entry.id, change)
+        stored = lookup_volume(self.orchestrator, entry.id)
+        view = volume_view(stored, entry.id, entry.owner, entry.request)
+        if outcome is not None and not outcome.success:  # the old version stands
+            view["refusal"] = {
+                "reason": outcome.reason,
+                "most_by_deadline": outcome.most_by_deadline,
+                "earliest_completion": None
+                if outcome.earliest_completion is None
+                else format_instant(outcome.earliest_completion),
+            }
+        return Outcome(view, outcome is not None and outcome.success)
 
     def check_change(
         self, body: Mapping[str, Any], entry: Entry, *, zone: str | None = None

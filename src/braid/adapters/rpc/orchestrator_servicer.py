@@ -12,7 +12,14 @@ import grpc
 from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
-from braid.adapters.rpc.volumes import grpc_field, volume_from_proto, volume_to_proto
+from braid.adapters.rpc.volumes import (
+    grpc_field,
+    grpc_modify_field,
+    volume_change_of,
+    volume_from_proto,
+    volume_modification_from_proto,
+    volume_to_proto,
+)
 from braid.app.errors import AuthError, ForbiddenError, NotFoundError
 from braid.app.loop_waits import in_greenlet
 from braid.app.negotiation.modification import Modification
@@ -150,6 +157,14 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
         return stored
 
     def _modify(self, user: User, request: pb.ModifyQuery) -> pb.ReservationResp:
+        if self.owned.volume(user, request.id) is not None:
+            return self._modify_volume(user, request)
+        if any(volume_change_of(request)):
+            raise Refused(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"{volume_change_of(request)[0]}: only a volume reservation has it",
+                "MALFORMED",
+            )
         try:
             result = self.owned.modify(user, request.id, modification_from_proto(request))
         except InputError as exc:
@@ -163,6 +178,25 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
         if not result.success:
             raise Refused(grpc.StatusCode.FAILED_PRECONDITION, f"not modified: {result.reason}")
         return result_to_proto(result)
+
+    def _modify_volume(self, user: User, request: pb.ModifyQuery) -> pb.ReservationResp:
+        """A volume's new deadline, volume or rate cap; the new version, or
+        FAILED_PRECONDITION with the reason (and the most by the deadline)."""
+        try:
+            found = self.owned.modify_volume(user, request.id, volume_modification_from_proto(request))
+        except InputError as exc:
+            refusal = str(grpc_modify_field(exc))
+            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, refusal, "MALFORMED") from exc
+        except (NotFoundError, IdTakenError):
+            raise
+        except BraidError as exc:  # not committed, or being negotiated right now
+            raise Refused(grpc.StatusCode.FAILED_PRECONDITION, str(exc)) from exc
+        if found is None:
+            raise Refused(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
+        outcome, stored = found
+        if not outcome.success:
+            raise Refused(grpc.StatusCode.FAILED_PRECONDITION, f"not modified: {outcome.reason}")
+        return volume_to_proto(stored)
 
     def _decide(self, request: pb.DecisionQuery) -> pb.DecisionReply:
         try:
