@@ -239,15 +239,16 @@ class InterdomainService:
         outcome = self.orchestrator.modify_volume(entry.id, change)
         stored = lookup_volume(self.orchestrator, entry.id)
         view = volume_view(stored, entry.id, entry.owner, entry.request)
-        if outcome is not None and not outcome.success:  # the old version stands
-            view["refusal"] = {
-                "reason": outcome.reason,
-                "most_by_deadline": outcome.most_by_deadline,
-                "earliest_completion": None
-                if outcome.earliest_completion is None
-                else format_instant(outcome.earliest_completion),
-            }
-        return Outcome(view, outcome is not None and outcome.success)
+        if outcome is None or outcome.success:
+            return Outcome(view, outcome is not None)
+        # The old version stands; the refusal says what could move, as booking does.
+        earliest = outcome.earliest_completion
+        refusal = {
+            "reason": outcome.reason,
+            "most_by_deadline": outcome.most_by_deadline,
+            "earliest_completion": None if earliest is None else format_instant(earliest),
+        }
+        return Outcome({**view, **refusal}, False)
 
     def check_change(
         self, body: Mapping[str, Any], entry: Entry, *, zone: str | None = None

@@ -115,8 +115,9 @@ def volume_view(
         "reason": body.get("reason", ""),
         "transaction": body.get("transaction", ""),
         "volume_bytes": body["volume_bytes"],
+        # As the version that stands asked (a modify changes them).
         "deadline": format_instant(body["deadline"]),
-        "max_rate": None if body.get("max_rate") is None else to_mbps(body["max_rate"]),
+        **({"max_rate": _mbps(body["max_rate"])} if "max_rate" in body else {}),
         "moved_bytes": body.get("moved_bytes", 0),
         "completion": None if completion is None else format_instant(completion),
         "paths": [{"domains": p} for p in paths],
@@ -128,6 +129,10 @@ def volume_view(
         earliest = body.get("earliest_completion")
         view["earliest_completion"] = None if earliest is None else format_instant(earliest)
     return view
+
+
+def _mbps(bps: int | None) -> float | None:
+    return None if bps is None else to_mbps(bps)
 
 
 def _history_view(step: Sequence[int]) -> dict[str, Any]:

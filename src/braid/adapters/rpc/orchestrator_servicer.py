@@ -183,7 +183,9 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
         """A volume's new deadline, volume or rate cap; the new version, or
         FAILED_PRECONDITION with the reason (and the most by the deadline)."""
         try:
-            found = self.owned.modify_volume(user, request.id, volume_modification_from_proto(request))
+            found = self.owned.modify_volume(
+                user, request.id, volume_modification_from_proto(request)
+            )
         except InputError as exc:
             refusal = str(grpc_modify_field(exc))
             raise Refused(grpc.StatusCode.INVALID_ARGUMENT, refusal, "MALFORMED") from exc

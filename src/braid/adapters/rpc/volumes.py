@@ -10,8 +10,8 @@ from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.app.interdomain_volume import check_volume_only
 from braid.app.negotiation.volume import VolumeRequest
-from braid.app.negotiation.volume_modify import VolumeChange
 from braid.app.negotiation.volume_log import step_plan
+from braid.app.negotiation.volume_modify import VolumeChange
 from braid.core.errors import InputError
 from braid.core.rules.enforcement import Policing, parse_policing
 

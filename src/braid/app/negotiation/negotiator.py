@@ -249,7 +249,7 @@ class Orchestrator:
         if is_volume_body(known):  # see app/negotiation/volume.lookup_volume
             raise RejectedError(
                 f"reservation {reservation!r} is a volume reservation "
-                "(its changes go through modify_volume)"
+                "(a modify changes its volume, deadline or max_rate)"
             )
         result = NegotiationResult.from_dict(known)
         if not result.success or not result.transaction:

@@ -285,6 +285,8 @@ class HoldBook:
                 continue
             if old.token != replaces[1]:
                 raise BadTokenError(replaces[0])
+            if old.end <= window[0] or window[1] <= old.start:
+                continue  # another time: nothing of it to count as free
             # One sharer at any instant, of a version that books its own placement: two
             # modifies over the same old version at once would each count it free
             # (together, twice), and a version still sharing has only its excess booked
@@ -336,9 +338,7 @@ class HoldBook:
             topology,
         )
         names = tuple(old.transaction for old in olds)
-        hold = replace(
-            hold, replaces=names[0], also_replaces=names[1:], shares=True, shared=excess
-        )
+        hold = replace(hold, replaces=names[0], also_replaces=names[1:], shares=True, shared=excess)
         self._book_shared(hold)
         return hold
 
