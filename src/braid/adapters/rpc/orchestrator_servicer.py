@@ -25,6 +25,7 @@ from braid.app.loop_waits import in_greenlet
 from braid.app.negotiation.modification import Modification
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
+from braid.app.negotiation.volume import VolumeOutcome
 from braid.app.orchestrator_access import (
     Credentials,
     Identities,
@@ -37,6 +38,7 @@ from braid.core.negotiation.strategies import Strategy
 from braid.core.rules.enforcement import Policing, parse_policing
 
 _Reply = TypeVar("_Reply")
+_Found = TypeVar("_Found")
 # Calls under way (the loop keeps only weak references to its tasks).
 _RUNNING: set[asyncio.Future[Any]] = set()
 STRATEGY_OF: dict[int, Strategy | None] = {
@@ -165,16 +167,11 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
                 f"{volume_change_of(request)[0]}: only a volume reservation has it",
                 "MALFORMED",
             )
-        try:
-            result = self.owned.modify(user, request.id, modification_from_proto(request))
-        except InputError as exc:
-            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, str(exc), "MALFORMED") from exc
-        except (NotFoundError, IdTakenError):
-            raise
-        except BraidError as exc:  # not committed, or being negotiated right now
-            raise Refused(grpc.StatusCode.FAILED_PRECONDITION, str(exc)) from exc
-        if result is None:
-            raise Refused(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
+
+        def modify() -> NegotiationResult | None:
+            return self.owned.modify(user, request.id, modification_from_proto(request))
+
+        result = _modified(request.id, modify)
         if not result.success:
             raise Refused(grpc.StatusCode.FAILED_PRECONDITION, f"not modified: {result.reason}")
         return result_to_proto(result)
@@ -182,20 +179,12 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
     def _modify_volume(self, user: User, request: pb.ModifyQuery) -> pb.ReservationResp:
         """A volume's new deadline, volume or rate cap; the new version, or
         FAILED_PRECONDITION with the reason (and the most by the deadline)."""
-        try:
-            found = self.owned.modify_volume(
-                user, request.id, volume_modification_from_proto(request)
-            )
-        except InputError as exc:
-            refusal = str(grpc_modify_field(exc))
-            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, refusal, "MALFORMED") from exc
-        except (NotFoundError, IdTakenError):
-            raise
-        except BraidError as exc:  # not committed, or being negotiated right now
-            raise Refused(grpc.StatusCode.FAILED_PRECONDITION, str(exc)) from exc
-        if found is None:
-            raise Refused(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
-        outcome, stored = found
+
+        def modify() -> tuple[VolumeOutcome, dict[str, Any]] | None:
+            change = volume_modification_from_proto(request)
+            return self.owned.modify_volume(user, request.id, change)
+
+        outcome, stored = _modified(request.id, modify, grpc_modify_field)
         if not outcome.success:
             raise Refused(grpc.StatusCode.FAILED_PRECONDITION, f"not modified: {outcome.reason}")
         return volume_to_proto(stored)
@@ -208,6 +197,26 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
         except InputError as exc:
             raise Refused(grpc.StatusCode.PERMISSION_DENIED, str(exc), "BAD_TOKEN") from exc
         return pb.DecisionReply(transaction_id=request.transaction_id, outcome=OUTCOME_OF[outcome])
+
+
+def _modified(
+    reservation: str,
+    call: Callable[[], _Found | None],
+    field: Callable[[InputError], InputError] = lambda exc: exc,
+) -> _Found:
+    """A modify's answer, its refusals as statuses (`field`: the field as the message
+    spells it); the old version stands after any of them."""
+    try:
+        found = call()
+    except InputError as exc:
+        raise Refused(grpc.StatusCode.INVALID_ARGUMENT, str(field(exc)), "MALFORMED") from exc
+    except (NotFoundError, IdTakenError):
+        raise
+    except BraidError as exc:  # not committed, or being negotiated right now
+        raise Refused(grpc.StatusCode.FAILED_PRECONDITION, str(exc)) from exc
+    if found is None:
+        raise Refused(grpc.StatusCode.NOT_FOUND, f"unknown reservation {reservation!r}")
+    return found
 
 
 def credentials_of(context: Any) -> Credentials:
