@@ -235,6 +235,7 @@ class InterdomainService:
 
     def _modify_volume(self, entry: Entry, body: Mapping[str, Any], zone: str | None) -> Outcome:
         """A volume's new volume, deadline or max_rate (app/negotiation/volume_modify)."""
+        _same_ends(body, entry)
         change = check_volume_change(body, int(self.clock()), zone)
         outcome = self.orchestrator.modify_volume(entry.id, change)
         stored = lookup_volume(self.orchestrator, entry.id)
@@ -256,9 +257,7 @@ class InterdomainService:
         """A modify's fields (all optional); the end points cannot change. Errors name the field.
         Local times without a zone are read in `zone` (the caller's tz setting)."""
         now = int(self.clock())
-        for side in ("src", "dst"):
-            if side in body and body[side] != entry.request.get(side):
-                raise InputError(side, "cannot be changed by a modify; cancel and reserve anew")
+        _same_ends(body, entry)
         bandwidth = start = end = None
         if body.get("bandwidth") is not None:
             bandwidth = parse_bandwidth(body["bandwidth"], "bandwidth")
@@ -432,6 +431,13 @@ def _switch_view(sw: Mapping[str, Any]) -> dict[str, Any]:
         ],
         "policing": sw.get("policing"),
     }
+
+
+def _same_ends(body: Mapping[str, Any], entry: Entry) -> None:
+    """A modify may repeat the end points, never change them."""
+    for side in ("src", "dst"):
+        if side in body and body[side] != entry.request.get(side):
+            raise InputError(side, "cannot be changed by a modify; cancel and reserve anew")
 
 
 def _may_see(user: User, entry: Entry) -> bool:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from braid.adapters.rpc.volumes import volume_to_proto
 from braid.app.agent.messages import PrepCall
 from braid.app.errors import RejectedError
 from braid.app.negotiation.negotiator import Orchestrator
@@ -244,6 +245,11 @@ def test_a_modify_under_way_keeps_what_moved_and_plans_the_rest_from_now(
     assert body["history"] == [[start, start + 300, 10 * G]]
     assert body["moved_bytes"] == 375 * 10**9 and body["volume_bytes"] == 15 * 10**11
     assert body["completion"] == start + 1200
+    shown = volume_to_proto(body).volume.steps  # over gRPC: the kept step first
+    assert [(s.start - start, s.end - start, s.rate_bps, s.transaction_id) for s in shown] == [
+        (0, 300, 10 * G, ""),
+        (300, 1200, 10 * G, new.transactions[0].id),
+    ]
     for domain in ON_W1:
         old = holds_of(pool, first.transaction)[domain]
         assert [h.state for h in old] == [HoldState.RELEASED]

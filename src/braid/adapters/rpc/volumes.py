@@ -116,7 +116,9 @@ def volume_to_proto(body: Mapping[str, Any]) -> pb.ReservationResp:
             deadline=body["deadline"],
             completion=body.get("completion") or 0,
             paths=[pb.DomainPath(domains=domains) for domains in body.get("paths", [])],
-            steps=[_step_to_proto(body, i, step) for i, step in enumerate(body.get("steps", []))],
+            # What an earlier version carried before a modify first (no transaction now).
+            steps=[pb.VolumeStep(start=s, end=e, rate_bps=r) for s, e, r in body.get("history", [])]
+            + [_step_to_proto(body, i, step) for i, step in enumerate(body.get("steps", []))],
             most_by_deadline_bytes=body.get("most_by_deadline") or 0,
             earliest_completion=body.get("earliest_completion") or 0,
         ),
