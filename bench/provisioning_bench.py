@@ -105,7 +105,8 @@ def one_pass(
         service.books.store,
         store,
         tables,
-        Wiring(ports, host_at),
+        # The sandbox's bridges have no ports to queue on: time the rules alone.
+        Wiring(ports, host_at, enforce=False),
         lambda: service.topology,
         holder="bench",
         lead=0,

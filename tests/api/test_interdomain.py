@@ -397,6 +397,21 @@ def test_a_volume_commits_a_profile_in_every_domain_and_cancel_frees_it(
     assert gone.status_code == 200 and gone.json()["status"] == "cancelled"
 
 
+def test_a_hard_volume_is_policed_hard_at_every_step(
+    api: Api, interdomain: InterdomainService
+) -> None:
+    answer = post(api, "alice", volume_body("1TB", day=45, policing="hard"))
+    assert answer.status_code == 201, answer.text
+    view = answer.json()
+    assert view["status"] == "committed" and view["policing"] == "hard"
+    shown = api.client.get(f"/v1/interdomain/reservations/{view['id']}", headers=api.auth("alice"))
+    assert shown.json()["policing"] == "hard"
+    logged = interdomain.orchestrator.decisions.result(view["id"])
+    assert logged is not None and logged["policing"] == "hard"
+    policings = {sw["policing"] for step in logged["step_switches"] for sw in step}
+    assert policings == {"hard"}
+
+
 def test_a_volume_too_big_is_409_with_the_most_by_the_deadline(api: Api) -> None:
     start = BASE + 41 * 86400
     # 20G for 100 s is 250 GB; 500 GB would be done after 200 s.
@@ -415,6 +430,7 @@ def test_a_volume_too_big_is_409_with_the_most_by_the_deadline(api: Api) -> None
         ({"bandwidth": "1G"}, "bandwidth"),
         ({"deadline": None}, "deadline"),
         ({"volume": "40Tb"}, "volume"),
+        ({"policing": "strict"}, "policing"),
         ({"not_before": iso(BASE + 42 * 86400 + 7200)}, "deadline"),
     ],
 )

@@ -124,8 +124,10 @@ def test_a_volume_by_a_deadline_shows_its_profile(served: tuple[str, Api]) -> No
     made = run(
         served, "alice", "reserve", "--src", "site-a:a-dtn", "--dst", "site-c:c-dtn",
         "--volume", "900GB", "--not-before", iso(start), "--deadline", iso(start + 3600),
+        "--policing", "hard",
     )  # fmt: skip
     assert made.exit_code == 0, made.output
+    assert "policing" in made.output and "hard" in made.output
     # 20G over the two WANs: 7.2 Tbit in 360 s.
     assert "profile" in made.output and "completion" in made.output
     assert iso(start + 360).removesuffix("Z") in made.output

@@ -17,6 +17,7 @@ import re
 import subprocess
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,6 +120,13 @@ def _agent_args(ovs: OvsSandbox, folder: Path, domain: str) -> list[str]:
 
 @pytest.fixture
 def world(ovs: OvsSandbox, tmp_path: Path) -> Iterator[World]:
+    with running_world(ovs, tmp_path) as made:
+        yield made
+
+
+@contextmanager
+def running_world(ovs: OvsSandbox, tmp_path: Path) -> Iterator[World]:
+    """The bridges wired, and an agent per programmed domain and the orchestrator running."""
     hosts = _wire(ovs)
     source = tmp_path / "net.yaml"
     source.write_text(yaml.safe_dump(SLOW_NET))

@@ -35,13 +35,11 @@ def is_volume(body: Mapping[str, Any]) -> bool:
     return body.get("volume") is not None
 
 
-def check_volume_only(given: Iterable[str], policing: Policing) -> None:
+def check_volume_only(given: Iterable[str]) -> None:
     """A volume request sets none of a window request's fields (`given`: those the caller
-    set, as its wire format spells them) and is policed soft; errors name the field."""
+    set, as its wire format spells them); errors name the field."""
     for other in given:
         raise InputError(other, "not with volume: a volume is sent by `deadline`")
-    if policing is not Policing.SOFT:
-        raise InputError("policing", "a volume across domains is policed soft for now")
 
 
 def check_volume(
@@ -56,7 +54,8 @@ def check_volume(
     field. Local times without a zone are read in `zone` (the caller's tz setting). The
     request's own checks are `reserve_volume`'s, for every front end alike."""
     window = [f for f in ("bandwidth", "start", "end", "strategy") if body.get(f) is not None]
-    check_volume_only(window, parse_policing(body.get("policing", Policing.SOFT.value)))
+    check_volume_only(window)
+    policing = parse_policing(body.get("policing", Policing.SOFT.value))
     volume = parse_volume(body["volume"], "volume")
     if body.get("deadline") is None:
         raise InputError("deadline", "missing: a volume needs the instant it must be done by")
@@ -67,8 +66,9 @@ def check_volume(
     if body.get("max_rate") is not None:
         max_rate = parse_bandwidth(body["max_rate"], "max_rate")
     request = VolumeRequest(
-        rid, *ends["src"], *ends["dst"], volume, not_before, deadline, max_paths, max_rate
-    )
+        rid, *ends["src"], *ends["dst"], volume, not_before, deadline, max_paths, max_rate,
+        policing=policing,
+    )  # fmt: skip
     rest = {
         "src": {"domain": ends["src"][0], "point": ends["src"][1]},
         "dst": {"domain": ends["dst"][0], "point": ends["dst"][1]},
@@ -77,6 +77,7 @@ def check_volume(
         "deadline": format_instant(deadline),
         "max_paths": max_paths or None,
         "max_rate": None if max_rate is None else to_mbps(max_rate),
+        "policing": policing.value,
     }
     return request, rest
 

@@ -266,6 +266,7 @@ def plan(view: Mapping[str, Any]) -> Group:
         ("from → to", f"{_where(view.get('src'))} → {_where(view.get('dst'))}"),
         *_window_facts(view),
         ("strategy", view.get("strategy")),
+        ("policing", view.get("policing")),
         ("reason", view.get("reason") or None),
     ):
         if value is not None:

@@ -28,6 +28,7 @@ from braid.bootstrap.agent_southbound import agent_plans
 from braid.core.model.topology import topology_from_dict
 from braid.core.negotiation.domains import MultiDomainNetwork, strip_domain_keys
 from braid.core.negotiation.strategies import Strategy
+from braid.core.rules.enforcement import Policing, meter_kbps
 from braid.testing.fake_network import FakeNetwork
 from braid.testing.fake_switch import Packet
 from braid.testing.fake_tables import FakeSwitchTables
@@ -312,6 +313,50 @@ def test_a_volume_s_rules_change_at_its_step_boundary(world: World) -> None:
     assert all(d.braid_flows() == 0 for d in world.programmed.values())
 
 
+def _held_rates(world: World) -> dict[str, list[int]]:
+    """What the programmed domains' switches hold of the rates: the sites' edge meters
+    (kbit/s) and x1's queues (guaranteed bit/s), sorted."""
+    tables = {name: d.network.dump() for name, d in world.programmed.items()}
+    return {
+        "a-edge": sorted(m.rate_kbps for m in tables["site-a"]["a-edge"].meters),
+        "b-edge": sorted(m.rate_kbps for m in tables["site-b"]["b-edge"].meters),
+        "x1-sw": sorted(q.min_rate for q in tables["x1"]["x1-sw"].queues),
+    }
+
+
+def _step_rates(step: Any) -> dict[str, list[int]]:
+    """The rates a step's rules hold, hard: each edge meters the step's rate; x1 queues each
+    path's share both ways (towards its WAN, and back towards site A)."""
+    rates = [r for r in step.path_rates if r > 0]
+    edge = [meter_kbps(step.rate)]
+    return {"a-edge": edge, "b-edge": edge, "x1-sw": sorted(rates * 2)}
+
+
+def test_a_hard_volume_holds_each_step_s_rates_and_meters(world: World) -> None:
+    """Every step's Commit carries rules at its own rates: at each step the edges' meters
+    and x1's queues are that step's; at the cut the next step's replace them."""
+    from braid.app.negotiation.volume import reserve_volume
+
+    start = int(time.time()) + 3600
+    ask = _busy_volume(world, "v-hard", start, Policing.HARD)
+    outcome = reserve_volume(world.orchestrator, ask)
+    assert outcome.success, outcome.reason
+    first, second = outcome.steps
+    assert {p.policing for plan in outcome.plans for p in plan} == {Policing.HARD}
+    assert not any(world.step(start - LEAD).values())
+    assert _held_rates(world) == _step_rates(first)
+    # The next step's lead: its rules have the keys of this step's (the same entry at the
+    # edges, and the VLANs its Preps picked again): it waits, failing nowhere, and takes
+    # over at the cut.
+    assert not any(world.step(start + 300 - LEAD).values())
+    assert _held_rates(world) == _step_rates(first)
+    assert not any(world.step(start + 300).values())
+    assert _held_rates(world) == _step_rates(second)
+    world.step(start + 350)
+    assert all(d.braid_flows() == 0 for d in world.programmed.values())
+    assert _held_rates(world) == {"a-edge": [], "b-edge": [], "x1-sw": []}
+
+
 class RecordingPool(FakePool):
     """Keeps every Commit's rule plan, by (transaction, domain)."""
 
@@ -324,7 +369,7 @@ class RecordingPool(FakePool):
         return super().commit(domain, tx, token, switches)
 
 
-def _busy_volume(world: World, rid: str, start: int) -> Any:
+def _busy_volume(world: World, rid: str, start: int, policing: Policing = Policing.SOFT) -> Any:
     """6G of w1 booked from start + 300: 20G for 300 s (6000 Gbit), then 14G, so the
     volume asked (837.5 GB = 6700 Gbit) has two steps and is done 50 s after the cut."""
     from braid.app.agent.messages import PrepCall
@@ -336,8 +381,9 @@ def _busy_volume(world: World, rid: str, start: int) -> Any:
     assert world.services["w1"].prepare(busy).yes
     world.services["w1"].commit(f"busy-{rid}", "t" * 20)
     return VolumeRequest(
-        rid, "site-a", "a-host", "site-b", "b-host", 837_500_000_000, start, start + 3600
-    )
+        rid, "site-a", "a-host", "site-b", "b-host", 837_500_000_000, start, start + 3600,
+        policing=policing,
+    )  # fmt: skip
 
 
 class CrashError(Exception):

@@ -19,12 +19,15 @@ G = 10**9
 ON_W1 = {"site-a", "w1", "site-b"}  # w2 is blind: a volume goes through w1 alone (10G)
 
 
-def volume(rid: str, volume_bytes: int, not_before: int, deadline: int) -> pb.Reservation:
+def volume(
+    rid: str, volume_bytes: int, not_before: int, deadline: int, policing: str = ""
+) -> pb.Reservation:
     return pb.Reservation(
         id=rid,
         source=pb.Endpoint(domain="site-a", point="a-host"),
         destination=pb.Endpoint(domain="site-b", point="b-host"),
         volume=pb.Volume(bytes=volume_bytes, not_before=not_before, deadline=deadline),
+        policing=policing,
     )
 
 
@@ -33,6 +36,17 @@ def refusal(cluster: LocalCluster, request: pb.Reservation) -> grpc.RpcError:
         cluster.reserve(request)
     error: grpc.RpcError = raised.value
     return error
+
+
+def test_a_hard_volume_s_steps_carry_hard_rules(cluster: LocalCluster) -> None:
+    start = int(time.time()) + 60
+    reply = cluster.reserve(volume("v-hard", 10**12, start, start + 3600, policing="hard"))
+    assert reply.success, reply.reason
+    (step,) = reply.volume.steps
+    assert step.switches and all(plan.policing == "hard" for plan in step.switches)
+    edge_rates = {w.rate for plan in step.switches for r in plan.rules for w in r.ways}
+    assert step.rate_bps in edge_rates  # the way out of site A's edge carries the step's rate
+    assert cluster.orchestrator().Cancel(pb.CancelQuery(id="v-hard")).status == "cancelled"
 
 
 def test_a_volume_that_fits_commits_every_step_and_cancel_frees_them(
@@ -94,7 +108,7 @@ def test_a_volume_too_big_is_refused_with_the_most_by_the_deadline(
         ({"volume": pb.Volume(bytes=10**9)}, "volume.deadline"),
         ({"bandwidth_bps": G}, "bandwidth_bps"),
         ({"strategy": pb.STRATEGY_EQUAL_SPLIT}, "strategy"),
-        ({"policing": "hard"}, "policing"),
+        ({"policing": "strict"}, "policing"),
         ({"max_paths": 9}, "max_paths"),
         ({"source": pb.Endpoint(domain="w1", point="x")}, "source.domain"),
     ],

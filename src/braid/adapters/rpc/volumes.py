@@ -84,7 +84,7 @@ def volume_from_proto(r: pb.Reservation) -> VolumeRequest:
         )
         if given
     ]
-    check_volume_only(window, parse_policing(r.policing or Policing.SOFT.value))
+    check_volume_only(window)
     v = r.volume
     return VolumeRequest(
         r.id,
@@ -98,6 +98,7 @@ def volume_from_proto(r: pb.Reservation) -> VolumeRequest:
         r.max_paths,
         v.max_rate_bps or None,
         symmetric=not r.directional,
+        policing=parse_policing(r.policing or Policing.SOFT.value),
     )
 
 

@@ -46,6 +46,7 @@ from braid.core.negotiation.volume_offers import (
     VolumeRefusal,
     compose_volume,
 )
+from braid.core.rules.enforcement import Policing
 from braid.core.volume.profile import BITS_PER_BYTE
 
 __all__ = [
@@ -79,6 +80,8 @@ class VolumeRequest:
     max_paths: int = 0  # 0: the orchestrator's default
     max_rate: int | None = None  # bit/s, the most the hosts send at once
     symmetric: bool = True
+    # Every step's rules hold the step's rates as a window's would (way_rates).
+    policing: Policing = Policing.SOFT
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +200,7 @@ def volume_body(run: VolumeOutcome) -> dict[str, Any]:
         "volume_bytes": r.volume_bytes + _moved(run),
         "not_before": r.not_before,
         "deadline": r.deadline,
+        "policing": r.policing.value,
         "completion": run.completion,
         "steps": [
             {"start": s.start, "end": s.end, "path_rates": list(s.path_rates)} for s in run.steps
@@ -443,7 +447,7 @@ def _rule_plan(
         if rate > 0
     ]
     try:
-        return context.caches.rule_plan(step_id, paths)
+        return context.caches.rule_plan(step_id, paths, run.request.policing)
     except InputError as exc:
         run.trace.append(TraceEvent("rules", "", f"step {index}: no rule plan: {exc}"))
         return ()

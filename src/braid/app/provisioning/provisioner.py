@@ -21,7 +21,7 @@ committed transactions (`braid.app.agent.provisioning`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from braid.app.ports import Repository
@@ -140,20 +140,33 @@ class RulesProvisioner:
 
     def _plans(self, due: Iterable[Due], now: int) -> tuple[dict[str, RulePlan], dict[str, str]]:
         """Compiled plans of the due reservations, oldest first; what cannot be compiled,
-        or clashes with an older one, is reported by id instead."""
+        or clashes with an older one, is reported by id instead. One in its lead time whose
+        rules clash with those of a booking that ends by its start (a volume's next step
+        in a domain, a booking back to back with the last between the same hosts) is not
+        failed but waits: its rules take theirs over, in place, in the pass at its start."""
         plans: dict[str, RulePlan] = {}
         problems: dict[str, str] = {}
-        taken: dict[str, RuleSet] = {}
-        for r in sorted(due, key=lambda r: (r.created_at, r.id)):
+        compiled: dict[str, RulePlan] = {}
+        ordered = sorted(due, key=lambda r: (r.created_at, r.id))
+        for r in ordered:
             try:
                 plan = self.source.plan(r.id, now)
-                if plan is None:
-                    continue  # gone since it was listed
-                taken = _merged_or_clash(taken, plan)
             except InputError as exc:
                 problems[r.id] = str(exc)
                 continue
-            plans[r.id] = plan
+            if plan is not None:  # None: gone since it was listed
+                compiled[r.id] = plan
+        waiting = _followers([r for r in ordered if r.id in compiled], compiled)
+        taken: dict[str, RuleSet] = {}
+        for rid, plan in compiled.items():
+            if rid in waiting:
+                continue
+            try:
+                taken = _merged_or_clash(taken, plan)
+            except InputError as exc:
+                problems[rid] = str(exc)
+                continue
+            plans[rid] = plan
         return plans, problems
 
     # -- what is there, and the change ---------------------------------------------
@@ -332,9 +345,20 @@ def _run(tables: SwitchTables, step: Step) -> None:
         tables.remove(step.rule_set)
 
 
-def _merged_or_clash(taken: dict[str, RuleSet], plan: RulePlan) -> dict[str, RuleSet]:
-    """`taken` with `plan`'s rules added; an InputError if a rule of it has the key of
-    another reservation's rule (two reservations between the same hosts at once)."""
+def _followers(due: Sequence[Due], plans: Mapping[str, RulePlan]) -> set[str]:
+    """The bookings whose rules clash with those of another that ends by their start."""
+    return {
+        r.id
+        for r in due
+        for q in due
+        if q.window.end <= r.window.start
+        and _clashing(merge(plans[q.id].rule_sets()), plans[r.id]) is not None
+    }
+
+
+def _clashing(taken: Mapping[str, RuleSet], plan: RulePlan) -> str | None:
+    """The switch on which a rule of `plan` has the key of another reservation's rule in
+    `taken` (or a group its id), if any."""
     for rule_set in plan.rule_sets():
         held = taken.get(rule_set.switch)
         if held is None:
@@ -343,9 +367,18 @@ def _merged_or_clash(taken: dict[str, RuleSet], plan: RulePlan) -> dict[str, Rul
         theirs = [f for f in held.flows if f.key in mine and f.cookie != plan.cookie]
         groups = {g.group_id for g in held.groups} & {g.group_id for g in rule_set.groups}
         if theirs or groups:
-            raise InputError(
-                "hosts",
-                f"its rules on {rule_set.switch} clash with another reservation's "
-                "(the same hosts at the same time, or a label taken twice)",
-            )
+            return rule_set.switch
+    return None
+
+
+def _merged_or_clash(taken: dict[str, RuleSet], plan: RulePlan) -> dict[str, RuleSet]:
+    """`taken` with `plan`'s rules added; an InputError if a rule of it has the key of
+    another reservation's rule (two reservations between the same hosts at once)."""
+    switch = _clashing(taken, plan)
+    if switch is not None:
+        raise InputError(
+            "hosts",
+            f"its rules on {switch} clash with another reservation's "
+            "(the same hosts at the same time, or a label taken twice)",
+        )
     return merge([*taken.values(), *plan.rule_sets()])

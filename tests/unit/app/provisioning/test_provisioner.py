@@ -114,6 +114,28 @@ def test_rules_go_in_a_lead_before_the_start_and_come_out_at_the_end() -> None:
     assert world.braid_tables() == {}
 
 
+def test_a_booking_back_to_back_with_the_last_waits_its_lead_then_takes_over() -> None:
+    """Between the same hosts, the next booking's rules have the last one's keys: in its
+    lead time it waits (not failed) and at its start its rules replace the last's; one
+    that overlaps the last still clashes."""
+    world = World()
+    provisioner = world.provisioner()
+    first = world.book(bw=400, start=100, end=200)
+    second = world.book(bw=300, start=200, end=300)
+    world.clock.now = T0 + 200 - LEAD
+    report = provisioner.step(world.clock.now)
+    assert report.errors == {}
+    assert world.phase(first) is Phase.INSTALLED and world.phase(second) is None
+    world.clock.now = T0 + 200
+    assert provisioner.step(world.clock.now).errors == {}
+    assert world.phase(first) is Phase.REMOVED and world.phase(second) is Phase.INSTALLED
+    assert world.carries()
+    overlapping = world.book(bw=100, start=250, end=400)
+    world.clock.now = T0 + 250
+    assert set(provisioner.step(world.clock.now).errors) == {overlapping}
+    assert world.phase(overlapping) is Phase.FAILED
+
+
 def test_cancel_removes_every_flow_and_group_and_foreign_rules_stay() -> None:
     world = World()
     foreign = FlowRule(10, Match(in_port=9), (Output(1),), cookie=0x1234)
