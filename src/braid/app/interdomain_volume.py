@@ -85,8 +85,8 @@ def check_volume(
 def check_volume_change(body: Mapping[str, Any], now: int, zone: str | None) -> VolumeChange:
     """A volume modify's REST fields (`volume`, `deadline`, `max_rate`; all optional);
     a window's field is refused, naming it. The request's own checks are modify_volume's."""
-    window = [f for f in ("bandwidth", "start", "end", "strategy", "max_paths", "not_before")]
-    check_volume_only([f for f in window if body.get(f) is not None], Policing.SOFT)
+    fixed = ("bandwidth", "start", "end", "strategy", "max_paths", "not_before", "policing")
+    check_volume_only([f for f in fixed if body.get(f) is not None])
     volume = None if body.get("volume") is None else parse_volume(body["volume"], "volume")
     deadline = None
     if body.get("deadline") is not None:

@@ -25,6 +25,7 @@ from braid.app.negotiation.volume_modify import VolumeChange
 from braid.core.errors import InputError
 from braid.core.negotiation.holds import HoldState
 from braid.core.negotiation.transaction import Decision
+from braid.core.rules.enforcement import Policing
 from tests.integration.negotiation.test_negotiator_in_process import (
     Done,
     FakePool,
@@ -231,7 +232,8 @@ def test_a_modify_under_way_keeps_what_moved_and_plans_the_rest_from_now(
 ) -> None:
     orchestrator, pool = world()
     start = int(time.time()) + 60
-    first = reserve_volume(orchestrator, ask("vol", 10**12, start))  # 10G over [0, 800)
+    hard = replace(ask("vol", 10**12, start), policing=Policing.HARD)
+    first = reserve_volume(orchestrator, hard)  # 10G over [0, 800)
     assert first.success and first.completion == start + 800
     # 300 s in (as the orchestrator's clock says): 3000 Gbit = 375 GB have moved.
     orchestrator.clock = lambda: float(start + 300)
@@ -245,6 +247,7 @@ def test_a_modify_under_way_keeps_what_moved_and_plans_the_rest_from_now(
     assert body["history"] == [[start, start + 300, 10 * G]]
     assert body["moved_bytes"] == 375 * 10**9 and body["volume_bytes"] == 15 * 10**11
     assert body["completion"] == start + 1200
+    assert body["policing"] == "hard" and body["symmetric"]  # as the old version
     shown = volume_to_proto(body).volume.steps  # over gRPC: the kept step first
     assert [(s.start - start, s.end - start, s.rate_bps, s.transaction_id) for s in shown] == [
         (0, 300, 10 * G, ""),

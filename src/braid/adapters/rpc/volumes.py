@@ -68,7 +68,7 @@ def volume_modification_from_proto(q: pb.ModifyQuery) -> VolumeChange:
         )
         if given
     ]
-    check_volume_only(window, Policing.SOFT)
+    check_volume_only(window)
     return VolumeChange(q.volume_bytes or None, q.deadline or None, q.max_rate_bps or None)
 
 

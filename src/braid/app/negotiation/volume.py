@@ -211,6 +211,7 @@ def volume_body(run: VolumeOutcome) -> dict[str, Any]:
         "step_switches": step_plans_body(run.plans),
         "max_paths": r.max_paths,
         "max_rate": r.max_rate,
+        "symmetric": r.symmetric,
         # A modified version: what the old one carried before the modify (kept).
         "moved_bytes": _moved(run),
         "history": [list(step) for step in run.replacing.history] if run.replacing else [],

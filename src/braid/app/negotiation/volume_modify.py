@@ -30,6 +30,7 @@ from braid.app.negotiation.volume import (
 from braid.core.errors import InputError
 from braid.core.model.instants import format_instant
 from braid.core.negotiation.transaction import Decision, Transaction
+from braid.core.rules.enforcement import Policing, parse_policing
 from braid.core.volume.profile import BITS_PER_BYTE
 
 __all__ = ["VolumeChange", "carried_before", "modify_volume"]
@@ -87,6 +88,9 @@ def _remainder(
     request = VolumeRequest(
         str(body["id"]), src[0], src[1], dst[0], dst[1], total - moved, start, deadline,
         int(body.get("max_paths", 0)), max_rate,
+        # As the old version: its steps count as free only for the same directions.
+        symmetric=bool(body.get("symmetric", True)),
+        policing=parse_policing(body.get("policing", Policing.SOFT.value)),
     )  # fmt: skip
     return request, Replacing(_committed_steps(context, body), history, moved)
 
