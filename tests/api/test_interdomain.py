@@ -444,8 +444,8 @@ def test_a_bad_volume_is_422_naming_the_field(api: Api, change: dict[str, Any], 
 def test_a_volume_modify_counts_the_old_profile_as_free_or_changes_nothing(
     api: Api, cluster: LocalCluster
 ) -> None:
-    start = BASE + 45 * 86400
-    made = post(api, "alice", volume_body("4.5TB", day=45)).json()  # 20G over [0, 1800)
+    start = BASE + 46 * 86400
+    made = post(api, "alice", volume_body("4.5TB", day=46)).json()  # 20G over [0, 1800)
     url = f"/v1/interdomain/reservations/{made['id']}"
     # 9 TB by 3600 s needs 20G throughout: only with the old profile's 20G counted as free.
     changed = patch(api, "alice", made["id"], {"volume": "9TB"})
