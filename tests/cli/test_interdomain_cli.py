@@ -136,3 +136,26 @@ def test_a_volume_by_a_deadline_shows_its_profile(served: tuple[str, Api]) -> No
         "--volume", "1TB", "--bandwidth", "1G", "--deadline", iso(start + 3600),
     )  # fmt: skip
     assert both.exit_code == 2 and "bandwidth" in both.output
+
+
+def test_modify_gives_a_volume_a_new_volume_and_deadline(served: tuple[str, Api]) -> None:
+    start = BASE + 6 * 86400
+    made = run(
+        served, "alice", "reserve", "--src", "site-a:a-dtn", "--dst", "site-c:c-dtn",
+        "--volume", "900GB", "--not-before", iso(start), "--deadline", iso(start + 3600), "--json",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    first = json.loads(made.output)
+    # 1.8 TB = 14.4 Tbit at 20G: 720 s, by a deadline of 1000 s.
+    changed = run(
+        served, "alice", "modify", first["id"], "--volume", "1.8TB",
+        "--deadline", iso(start + 1000), "--json",
+    )  # fmt: skip
+    assert changed.exit_code == 0, changed.output
+    view = json.loads(changed.output)
+    assert view["volume_bytes"] == 18 * 10**11 and view["deadline"] == iso(start + 1000)
+    assert view["completion"] == iso(start + 720) and view["transaction"] != first["transaction"]
+    window = run(served, "alice", "modify", first["id"], "--bandwidth", "1G")
+    assert window.exit_code == 2 and "bandwidth" in window.output
+    too_big = run(served, "alice", "modify", first["id"], "--volume", "10TB")
+    assert too_big.exit_code == 1 and "rejected" in too_big.output

@@ -19,7 +19,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol, TypeVar
 
 from braid.app.errors import NotFoundError, PolicyError, RejectedError
-from braid.app.interdomain_volume import VOLUME_FIELDS, check_volume, is_volume, volume_view
+from braid.app.interdomain_volume import (
+    VOLUME_FIELDS,
+    check_volume,
+    check_volume_change,
+    is_volume,
+    volume_view,
+)
 from braid.app.negotiation.modification import Modification
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import (
@@ -212,9 +218,7 @@ class InterdomainService:
         if entry is None or not _may_see(user, entry):
             raise NotFoundError(f"no multi-domain reservation {reservation!r}")
         if "volume_bytes" in entry.request:
-            raise RejectedError(
-                f"reservation {reservation!r} is a volume reservation: cancel and re-book it"
-            )
+            return self._modify_volume(entry, body, user.tz)
         change = self.check_change(body, entry, zone=user.tz)
 
         def admit(request: NegotiationRequest) -> None:
@@ -229,15 +233,31 @@ class InterdomainService:
         view = result_view(result, entry)
         return Outcome(view, result.success, () if result.success else unreachable_of(result))
 
+    def _modify_volume(self, entry: Entry, body: Mapping[str, Any], zone: str | None) -> Outcome:
+        """A volume's new volume, deadline or max_rate (app/negotiation/volume_modify)."""
+        _same_ends(body, entry)
+        change = check_volume_change(body, int(self.clock()), zone)
+        outcome = self.orchestrator.modify_volume(entry.id, change)
+        stored = lookup_volume(self.orchestrator, entry.id)
+        view = volume_view(stored, entry.id, entry.owner, entry.request)
+        if outcome is None or outcome.success:
+            return Outcome(view, outcome is not None)
+        # The old version stands; the refusal says what could move, as booking does.
+        earliest = outcome.earliest_completion
+        refusal = {
+            "reason": outcome.reason,
+            "most_by_deadline": outcome.most_by_deadline,
+            "earliest_completion": None if earliest is None else format_instant(earliest),
+        }
+        return Outcome({**view, **refusal}, False)
+
     def check_change(
         self, body: Mapping[str, Any], entry: Entry, *, zone: str | None = None
     ) -> Modification:
         """A modify's fields (all optional); the end points cannot change. Errors name the field.
         Local times without a zone are read in `zone` (the caller's tz setting)."""
         now = int(self.clock())
-        for side in ("src", "dst"):
-            if side in body and body[side] != entry.request.get(side):
-                raise InputError(side, "cannot be changed by a modify; cancel and reserve anew")
+        _same_ends(body, entry)
         bandwidth = start = end = None
         if body.get("bandwidth") is not None:
             bandwidth = parse_bandwidth(body["bandwidth"], "bandwidth")
@@ -411,6 +431,13 @@ def _switch_view(sw: Mapping[str, Any]) -> dict[str, Any]:
         ],
         "policing": sw.get("policing"),
     }
+
+
+def _same_ends(body: Mapping[str, Any], entry: Entry) -> None:
+    """A modify may repeat the end points, never change them."""
+    for side in ("src", "dst"):
+        if side in body and body[side] != entry.request.get(side):
+            raise InputError(side, "cannot be changed by a modify; cancel and reserve anew")
 
 
 def _may_see(user: User, entry: Entry) -> bool:

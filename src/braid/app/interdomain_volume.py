@@ -8,16 +8,24 @@ the domains' offers over time allow (app/negotiation/volume).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from braid.app.negotiation.volume import VolumeRequest
+from braid.app.negotiation.volume_modify import VolumeChange
 from braid.core.errors import InputError
 from braid.core.model.instants import format_instant, parse_instant
 from braid.core.model.units import parse_bandwidth, parse_volume, to_mbps
 from braid.core.rules.enforcement import Policing, parse_policing
 
-__all__ = ["VOLUME_FIELDS", "check_volume", "check_volume_only", "is_volume", "volume_view"]
+__all__ = [
+    "VOLUME_FIELDS",
+    "check_volume",
+    "check_volume_change",
+    "check_volume_only",
+    "is_volume",
+    "volume_view",
+]
 
 # Fields only a volume request has (a window request with one of them is refused).
 VOLUME_FIELDS = ("volume", "deadline", "not_before", "max_rate")
@@ -74,6 +82,24 @@ def check_volume(
     return request, rest
 
 
+def check_volume_change(body: Mapping[str, Any], now: int, zone: str | None) -> VolumeChange:
+    """A volume modify's REST fields (`volume`, `deadline`, `max_rate`; all optional);
+    a window's field is refused, naming it. The request's own checks are modify_volume's."""
+    fixed = ("bandwidth", "start", "end", "strategy", "max_paths", "not_before", "policing")
+    check_volume_only([f for f in fixed if body.get(f) is not None])
+    volume = None if body.get("volume") is None else parse_volume(body["volume"], "volume")
+    deadline = None
+    if body.get("deadline") is not None:
+        deadline = parse_instant(body["deadline"], "deadline", zone=zone, now=now)
+    max_rate = None
+    if body.get("max_rate") is not None:
+        max_rate = parse_bandwidth(body["max_rate"], "max_rate")
+    change = VolumeChange(volume, deadline, max_rate)
+    if change.empty():
+        raise InputError("body", "nothing to change: give volume, deadline or max_rate")
+    return change
+
+
 def volume_view(
     body: Mapping[str, Any] | None, entry_id: str, owner: str, request: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -90,15 +116,30 @@ def volume_view(
         "reason": body.get("reason", ""),
         "transaction": body.get("transaction", ""),
         "volume_bytes": body["volume_bytes"],
+        # As the version that stands asked (a modify changes them).
+        "deadline": format_instant(body["deadline"]),
+        **({"max_rate": _mbps(body["max_rate"])} if "max_rate" in body else {}),
+        "moved_bytes": body.get("moved_bytes", 0),
         "completion": None if completion is None else format_instant(completion),
         "paths": [{"domains": p} for p in paths],
-        "profile": [_step_view(step) for step in body.get("steps", [])],
+        "profile": [_history_view(step) for step in body.get("history", [])]
+        + [_step_view(step) for step in body.get("steps", [])],
     }
     if body["status"] == "failed":
         view["most_by_deadline"] = body.get("most_by_deadline", 0)
         earliest = body.get("earliest_completion")
         view["earliest_completion"] = None if earliest is None else format_instant(earliest)
     return view
+
+
+def _mbps(bps: int | None) -> float | None:
+    return None if bps is None else to_mbps(bps)
+
+
+def _history_view(step: Sequence[int]) -> dict[str, Any]:
+    """A step an earlier version carried before it was modified (one rate, no paths)."""
+    start, end, rate = step
+    return {"start": format_instant(start), "end": format_instant(end), "rate": to_mbps(rate)}
 
 
 def _step_view(step: Mapping[str, Any]) -> dict[str, Any]:

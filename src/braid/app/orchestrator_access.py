@@ -28,11 +28,13 @@ from braid.app.negotiation.modification import Modification
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
 from braid.app.negotiation.volume import (
+    VolumeOutcome,
     VolumeRequest,
     cancel_stored,
     lookup_volume,
     reserve_volume,
 )
+from braid.app.negotiation.volume_modify import VolumeChange
 from braid.app.ports import Repository
 from braid.app.records import User
 from braid.app.tokens import BearerTokens
@@ -197,6 +199,19 @@ class OwnedOrchestrator:
     ) -> NegotiationResult | None:
         self._owned(user, reservation)
         return self.orchestrator.modify(reservation, change)
+
+    def modify_volume(
+        self, user: User, reservation: str, change: VolumeChange
+    ) -> tuple[VolumeOutcome, dict[str, Any]] | None:
+        """A volume's new version (make-before-break) and the reservation as stored after
+        (the old version when refused); None if it is not a volume."""
+        self._owned(user, reservation)
+        outcome = self.orchestrator.modify_volume(reservation, change)
+        if outcome is None:
+            return None
+        stored = lookup_volume(self.orchestrator, reservation)
+        assert stored is not None, "a modified volume keeps its outcome"
+        return outcome, stored
 
     def _owned(self, user: User, reservation: str) -> Entry | None:
         """The owner's entry, or NotFoundError as for an id nobody used. An operator also

@@ -137,16 +137,21 @@ def modify(
     end: Instant = None,
     strategy: Strategy = None,
     max_paths: MaxPaths = None,
+    volume: Volume = None,
+    deadline: Instant = None,
+    max_rate: MaxRate = None,
     url: UrlOpt = DEFAULT_URL,
     token: TokenOpt = None,
     cacert: CaCertOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Change a multi-domain reservation, make-before-break: the new version is committed
-    in every domain and the old released, or nothing changes."""
+    in every domain and the old released, or nothing changes. A volume reservation takes
+    --volume (the new total, counting what has moved), --deadline and --max-rate."""
     body = client_cmd.given_fields(
-        bandwidth=bandwidth, start=start, end=end, strategy=strategy, max_paths=max_paths
-    )
+        bandwidth=bandwidth, start=start, end=end, strategy=strategy, max_paths=max_paths,
+        volume=volume, deadline=deadline, max_rate=max_rate,
+    )  # fmt: skip
     path = f"{ROUTE}/{quote(reservation_id, safe='')}"
     view = client_cmd.call_api(
         url, token, cacert, as_json, lambda b: _send(b, "PATCH", path, json=body)

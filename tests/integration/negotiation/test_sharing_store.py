@@ -55,3 +55,31 @@ def test_each_step_of_a_shared_modify_restarts_to_the_same_bookings(tmp_path: Pa
     again = reopened(path)
     assert loads(again) == loads(book) and not again.holds["new"].sharing
     store.close()
+
+
+def test_a_volume_step_sharing_two_old_steps_restarts_to_the_same_bookings(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "holds.db"
+    store = SqliteHoldStore(path)
+    book = HoldBook(Network(topology_from_dict(NETWORK)), {})
+    for name, window in (("old.s0", (0, 40)), ("old.s1", (40, 80))):
+        step = book.prepare(name, TOKEN, [SegmentAsk("in", "out", 8 * G, 0)], *window, 100, True)
+        store.write([step], [])
+        store.write([], [book.commit(name, TOKEN)[0]])
+    new = book.prepare(
+        "new.s0", TOKEN, [SegmentAsk("in", "out", 9 * G, 0)], 20, 80, 100, True,
+        replaces=("old.s0", TOKEN), also_replaces=[("old.s1", TOKEN)],
+    )  # fmt: skip
+    store.write([new], [])
+    assert new.replaced == ("old.s0", "old.s1") and loads(book) == [2 * G, G, G]
+    assert loads(reopened(path)) == loads(book)
+    assert reopened(path).holds["new.s0"].replaced == ("old.s0", "old.s1")
+    store.write([], [book.commit("new.s0", TOKEN)[0]])
+    store.write([], [book.release("old.s0", TOKEN)[0]])  # one old step gone
+    assert loads(book) == [10 * G, G, G]
+    again = reopened(path)
+    assert loads(again) == loads(book) and again.holds["new.s0"].replaced == ("old.s1",)
+    store.write([], [book.release("old.s1", TOKEN)[0]])
+    assert loads(reopened(path)) == loads(book) == [10 * G, G, G]
+    store.close()

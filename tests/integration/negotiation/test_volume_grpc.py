@@ -75,8 +75,8 @@ def test_a_volume_that_fits_commits_every_step_and_cancel_frees_them(
     assert taken.value.code() is grpc.StatusCode.ALREADY_EXISTS
     with pytest.raises(grpc.RpcError) as modified:
         orchestrator.Modify(pb.ModifyQuery(id="v-fits", bandwidth_bps=G))
-    assert modified.value.code() is grpc.StatusCode.FAILED_PRECONDITION
-    assert "cancel and re-book" in (modified.value.details() or "")
+    assert modified.value.code() is grpc.StatusCode.INVALID_ARGUMENT  # a window's field
+    assert (modified.value.details() or "").startswith("bandwidth_bps: ")
     cancelled = orchestrator.Cancel(pb.CancelQuery(id="v-fits"))
     assert cancelled.status == "cancelled" and not cancelled.success
     assert cancelled.volume.steps == profile.steps

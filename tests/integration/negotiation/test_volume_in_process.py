@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from braid.adapters.rpc.volumes import volume_to_proto
 from braid.app.agent.messages import PrepCall
 from braid.app.errors import RejectedError
 from braid.app.negotiation.negotiator import Orchestrator
@@ -20,9 +21,11 @@ from braid.app.negotiation.volume import (
     lookup_volume,
     reserve_volume,
 )
+from braid.app.negotiation.volume_modify import VolumeChange
 from braid.core.errors import InputError
 from braid.core.negotiation.holds import HoldState
 from braid.core.negotiation.transaction import Decision
+from braid.core.rules.enforcement import Policing
 from tests.integration.negotiation.test_negotiator_in_process import (
     Done,
     FakePool,
@@ -177,7 +180,7 @@ def test_a_volume_id_is_not_a_window_reservation_nor_booked_twice(
     with pytest.raises(InputError) as raised:
         reserve_volume(orchestrator, ask("vol", 10**9, start))
     assert raised.value.field == "id"
-    with pytest.raises(RejectedError, match="cancel and re-book"):
+    with pytest.raises(RejectedError, match="is a volume reservation"):
         orchestrator.lookup("vol")
     assert lookup_volume(orchestrator, "nothing") is None
 
@@ -222,3 +225,39 @@ def test_a_crash_after_the_decision_commits_every_step_on_recovery(
     assert len(held) == 6 and all(h.state is HoldState.COMMITTED for h in held)
     kept = lookup_volume(restarted, "vol")
     assert kept is not None and kept["status"] == "committed"
+
+
+def test_a_modify_under_way_keeps_what_moved_and_plans_the_rest_from_now(
+    world: Callable[[], Any],
+) -> None:
+    orchestrator, pool = world()
+    start = int(time.time()) + 60
+    hard = replace(ask("vol", 10**12, start), policing=Policing.HARD)
+    first = reserve_volume(orchestrator, hard)  # 10G over [0, 800)
+    assert first.success and first.completion == start + 800
+    # 300 s in (as the orchestrator's clock says): 3000 Gbit = 375 GB have moved.
+    orchestrator.clock = lambda: float(start + 300)
+    change = VolumeChange(volume_bytes=15 * 10**11, deadline=start + 1300)
+    new = orchestrator.modify_volume("vol", change)
+    assert new is not None and new.success, new and new.reason
+    # 1.125 TB left = 9000 Gbit: 900 s at 10G from now.
+    assert [(s.start - start, s.end - start, s.rate) for s in new.steps] == [(300, 1200, 10 * G)]
+    body = lookup_volume(orchestrator, "vol")
+    assert body is not None and body["status"] == "committed"
+    assert body["history"] == [[start, start + 300, 10 * G]]
+    assert body["moved_bytes"] == 375 * 10**9 and body["volume_bytes"] == 15 * 10**11
+    assert body["completion"] == start + 1200
+    assert body["policing"] == "hard" and body["symmetric"]  # as the old version
+    shown = volume_to_proto(body).volume.steps  # over gRPC: the kept step first
+    assert [(s.start - start, s.end - start, s.rate_bps, s.transaction_id) for s in shown] == [
+        (0, 300, 10 * G, ""),
+        (300, 1200, 10 * G, new.transactions[0].id),
+    ]
+    for domain in ON_W1:
+        old = holds_of(pool, first.transaction)[domain]
+        assert [h.state for h in old] == [HoldState.RELEASED]
+        assert [h.state for h in holds_of(pool, new.transaction)[domain]] == [HoldState.COMMITTED]
+    with pytest.raises(InputError) as moved:  # less than has moved already
+        orchestrator.modify_volume("vol", VolumeChange(volume_bytes=10**11))
+    assert moved.value.field == "volume"
+    assert orchestrator.modify_volume("nothing", change) is None

@@ -83,6 +83,11 @@ class InterdomainChangeIn(BaseModel):
     end: str | None = Field(None, description="ISO 8601 with offset")
     strategy: str | None = Field(None, description="equal-split, partial-offers or full-offers")
     max_paths: int | None = Field(None, description=f"candidate domain paths, 1-{MAX_PATHS}")
+    volume: int | str | None = Field(
+        None, description="a volume's new total (counting what moved): bytes, or 40TB"
+    )
+    deadline: str | None = Field(None, description="a volume's: ISO 8601 with offset")
+    max_rate: int | float | str | None = Field(None, description="a volume's: Mbit/s, or 10G")
 
 
 def _service(request: Request) -> InterdomainService:
@@ -122,6 +127,9 @@ def _refused(outcome: Outcome) -> JSONResponse:
         )
     body_out = {"error": {"code": "rejected", "message": outcome.view["reason"]}}
     body_out["error"]["reservation"] = outcome.view["id"]
+    for key in ("most_by_deadline", "earliest_completion"):  # a volume's refusal
+        if key in outcome.view:
+            body_out["error"][key] = outcome.view[key]
     return JSONResponse(body_out, status_code=409)
 
 
@@ -158,11 +166,13 @@ async def cancel(reservation_id: str, caller: Authorized, request: Request) -> J
 async def modify(
     reservation_id: str, body: InterdomainChangeIn, caller: Authorized, request: Request
 ) -> JSONResponse:
-    """Change bandwidth, window, max_paths or strategy, make-before-break (owner or operator).
+    """Change bandwidth, window, max_paths or strategy, make-before-break (owner or operator);
+    for a volume reservation its volume, deadline or max_rate instead.
 
     200 with the new version (committed in every domain; the old one released);
-    409 with the reason when it does not fit (the old version counted as free), or
-    the reservation is not committed: the old version stands unchanged."""
+    409 with the reason when it does not fit (the old version counted as free; a
+    volume's says the most by the deadline and the earliest completion), or the
+    reservation is not committed: the old version stands unchanged."""
     service = _service(request)
     given = body.model_dump(exclude_none=True)
     outcome = await _off_loop(service, service.modify, caller.user, reservation_id, given)

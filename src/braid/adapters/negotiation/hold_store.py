@@ -121,6 +121,8 @@ def _row(hold: Hold) -> tuple[Any, ...]:
     }
     if hold.replaces:  # a modify's new version
         body["replaces"] = hold.replaces
+    if hold.also_replaces:  # a volume step's further old steps
+        body["also_replaces"] = list(hold.also_replaces)
     if hold.shares:  # held beside the old version: what it books beyond it
         body["shared"] = [
             [
@@ -162,6 +164,7 @@ def _hold(row: tuple[Any, ...]) -> Hold:
         vlans=tuple(VlanPick(*v) for v in body["vlans"]),
         coordinator=str(body.get("coordinator", "")),
         replaces=str(body.get("replaces", "")),
+        also_replaces=tuple(str(t) for t in body.get("also_replaces", ())),
         shares="shared" in body,
         shared=tuple(
             Booking(

@@ -270,6 +270,7 @@ class GrpcAgentPool:
             directional=not call.symmetric,
             replaces=_replaces(call.replaces),
             over_time=call.over_time,
+            replaces_all=_all_replaced(call.replaces, call.also_replaces),
         )
         if not call.over_time:
             return self._call(domain, "RequestOffers", request, _offer_values)
@@ -293,6 +294,7 @@ class GrpcAgentPool:
             directional=not call.symmetric,
             coordinator=self.coordinator,
             replaces=_replaces(call.replaces),
+            replaces_all=_all_replaced(call.replaces, call.also_replaces),
         )
         return self._call(domain, "Prepare", request, _prep_reply)
 
@@ -349,8 +351,17 @@ class AgentStream:
 
 
 def _replaces(replaces: Replaced | None) -> pb.Replaces | None:
-    if replaces is None:
-        return None
+    return None if replaces is None else _one_replaced(replaces)
+
+
+def _all_replaced(first: Replaced | None, also: Sequence[Replaced]) -> list[pb.Replaces]:
+    """Every old version, the first included (an agent that reads only `replaces` gets it)."""
+    if not also:
+        return []
+    return [_one_replaced(r) for r in dict.fromkeys((*([first] if first else []), *also))]
+
+
+def _one_replaced(replaces: Replaced) -> pb.Replaces:
     return pb.Replaces(transaction_id=replaces[0], token=replaces[1])
 
 

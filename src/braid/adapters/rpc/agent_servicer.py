@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any, NoReturn, TypeVar, cast
 
 import grpc
@@ -304,6 +304,7 @@ def offers_call(r: pb.ReqOffers) -> OffersCall:
         not r.directional,
         replaces_of(r.replaces),
         over_time=r.over_time,
+        also_replaces=all_replaced(r.replaces_all),
     )
 
 
@@ -329,11 +330,16 @@ def prep_call(r: pb.ReservationPrep) -> PrepCall:
         not r.directional,
         r.coordinator,
         replaces_of(r.replaces),
+        all_replaced(r.replaces_all),
     )
 
 
 def replaces_of(r: pb.Replaces) -> tuple[str, str] | None:
     return (r.transaction_id, r.token) if r.transaction_id else None
+
+
+def all_replaced(many: Iterable[pb.Replaces]) -> tuple[tuple[str, str], ...]:
+    return tuple((r.transaction_id, r.token) for r in many if r.transaction_id)
 
 
 def commit_call(r: pb.Commit, domain: str) -> CommitCall:

@@ -12,12 +12,20 @@ import grpc
 from braid.adapters.rpc.switch_plans import plan_to_pb
 from braid.adapters.rpc.v1 import negotiation_pb2 as pb
 from braid.adapters.rpc.v1 import negotiation_pb2_grpc as pb_grpc
-from braid.adapters.rpc.volumes import grpc_field, volume_from_proto, volume_to_proto
+from braid.adapters.rpc.volumes import (
+    grpc_field,
+    grpc_modify_field,
+    volume_change_of,
+    volume_from_proto,
+    volume_modification_from_proto,
+    volume_to_proto,
+)
 from braid.app.errors import AuthError, ForbiddenError, NotFoundError
 from braid.app.loop_waits import in_greenlet
 from braid.app.negotiation.modification import Modification
 from braid.app.negotiation.negotiator import Orchestrator
 from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
+from braid.app.negotiation.volume import VolumeOutcome
 from braid.app.orchestrator_access import (
     Credentials,
     Identities,
@@ -30,6 +38,7 @@ from braid.core.negotiation.strategies import Strategy
 from braid.core.rules.enforcement import Policing, parse_policing
 
 _Reply = TypeVar("_Reply")
+_Found = TypeVar("_Found")
 # Calls under way (the loop keeps only weak references to its tasks).
 _RUNNING: set[asyncio.Future[Any]] = set()
 STRATEGY_OF: dict[int, Strategy | None] = {
@@ -150,19 +159,35 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
         return stored
 
     def _modify(self, user: User, request: pb.ModifyQuery) -> pb.ReservationResp:
-        try:
-            result = self.owned.modify(user, request.id, modification_from_proto(request))
-        except InputError as exc:
-            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, str(exc), "MALFORMED") from exc
-        except (NotFoundError, IdTakenError):
-            raise
-        except BraidError as exc:  # not committed, or being negotiated right now
-            raise Refused(grpc.StatusCode.FAILED_PRECONDITION, str(exc)) from exc
-        if result is None:
-            raise Refused(grpc.StatusCode.NOT_FOUND, f"unknown reservation {request.id!r}")
+        if self.owned.volume(user, request.id) is not None:
+            return self._modify_volume(user, request)
+        if any(volume_change_of(request)):
+            raise Refused(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"{volume_change_of(request)[0]}: only a volume reservation has it",
+                "MALFORMED",
+            )
+
+        def modify() -> NegotiationResult | None:
+            return self.owned.modify(user, request.id, modification_from_proto(request))
+
+        result = _modified(request.id, modify)
         if not result.success:
             raise Refused(grpc.StatusCode.FAILED_PRECONDITION, f"not modified: {result.reason}")
         return result_to_proto(result)
+
+    def _modify_volume(self, user: User, request: pb.ModifyQuery) -> pb.ReservationResp:
+        """A volume's new deadline, volume or rate cap; the new version, or
+        FAILED_PRECONDITION with the reason (and the most by the deadline)."""
+
+        def modify() -> tuple[VolumeOutcome, dict[str, Any]] | None:
+            change = volume_modification_from_proto(request)
+            return self.owned.modify_volume(user, request.id, change)
+
+        outcome, stored = _modified(request.id, modify, grpc_modify_field)
+        if not outcome.success:
+            raise Refused(grpc.StatusCode.FAILED_PRECONDITION, f"not modified: {outcome.reason}")
+        return volume_to_proto(stored)
 
     def _decide(self, request: pb.DecisionQuery) -> pb.DecisionReply:
         try:
@@ -172,6 +197,26 @@ class OrchestratorServicer(pb_grpc.OrchestratorServicer):
         except InputError as exc:
             raise Refused(grpc.StatusCode.PERMISSION_DENIED, str(exc), "BAD_TOKEN") from exc
         return pb.DecisionReply(transaction_id=request.transaction_id, outcome=OUTCOME_OF[outcome])
+
+
+def _modified(
+    reservation: str,
+    call: Callable[[], _Found | None],
+    field: Callable[[InputError], InputError] = lambda exc: exc,
+) -> _Found:
+    """A modify's answer, its refusals as statuses (`field`: the field as the message
+    spells it); the old version stands after any of them."""
+    try:
+        found = call()
+    except InputError as exc:
+        raise Refused(grpc.StatusCode.INVALID_ARGUMENT, str(field(exc)), "MALFORMED") from exc
+    except (NotFoundError, IdTakenError):
+        raise
+    except BraidError as exc:  # not committed, or being negotiated right now
+        raise Refused(grpc.StatusCode.FAILED_PRECONDITION, str(exc)) from exc
+    if found is None:
+        raise Refused(grpc.StatusCode.NOT_FOUND, f"unknown reservation {reservation!r}")
+    return found
 
 
 def credentials_of(context: Any) -> Credentials:

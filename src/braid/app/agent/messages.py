@@ -51,6 +51,7 @@ class OffersCall:
     symmetric: bool
     replaces: tuple[str, str] | None = None  # a modify's old (transaction, token)
     over_time: bool = False  # answer each span with its steps over the window too
+    also_replaces: tuple[tuple[str, str], ...] = ()  # a volume modify's other old steps
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +76,7 @@ class PrepCall:
     # Where the agent asks for a decision it missed; the orchestrator's pool sends its own.
     coordinator: str = ""
     replaces: tuple[str, str] | None = None  # a modify's old (transaction, token)
+    also_replaces: tuple[tuple[str, str], ...] = ()  # a volume modify's other old steps
 
 
 @dataclass(frozen=True, slots=True)

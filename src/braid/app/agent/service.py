@@ -298,12 +298,12 @@ class AgentService:
         if refused is not None:
             raise refused
         # A span on several paths (a site's LAN, say) is one question: answered once.
-        book, replaces = self.book, call.replaces
+        book, replaces, also = self.book, call.replaces, call.also_replaces
 
         def offer(span: tuple[str, str]) -> int:
             entry, exit = span
             return self._guard(
-                lambda: book.offer(entry, exit, start, end, call.symmetric, replaces=replaces)
+                lambda: book.offer(entry, exit, start, end, call.symmetric, replaces, also)
             )
 
         values = {span: offer(span) for span in dict.fromkeys(call.spans)}
@@ -313,7 +313,7 @@ class AgentService:
         def steps(span: tuple[str, str]) -> SpanOffer:
             entry, exit = span
             found = self._guard(
-                lambda: book.offer_steps(entry, exit, start, end, call.symmetric, replaces)
+                lambda: book.offer_steps(entry, exit, start, end, call.symmetric, replaces, also)
             )
             return SpanOffer(values[span], tuple(found))
 
@@ -355,6 +355,7 @@ class AgentService:
                     call.coordinator,
                     peer.vlans if peer is not None else None,
                     replaces=call.replaces,
+                    also_replaces=call.also_replaces,
                 )
             )
         except PrepRefused as exc:

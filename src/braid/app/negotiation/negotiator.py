@@ -42,7 +42,9 @@ from braid.app.negotiation.results import (
 )
 from braid.app.negotiation.run import NegotiationRun
 from braid.app.negotiation.settlement import answer, current
+from braid.app.negotiation.volume import VolumeOutcome
 from braid.app.negotiation.volume_log import is_volume_body
+from braid.app.negotiation.volume_modify import VolumeChange, modify_volume
 from braid.core.errors import InputError
 from braid.core.negotiation.domains import GlobalView
 from braid.core.negotiation.transaction import RELEASE_LABEL, Transaction
@@ -130,6 +132,16 @@ class Orchestrator:
             old = self.decisions.transaction(result.transaction)
             assert old is not None, "a committed result has its transaction"
             return self._negotiate(request, old)
+        finally:
+            with self._lock:
+                self._busy.discard(reservation)
+
+    def modify_volume(self, reservation: str, change: VolumeChange) -> VolumeOutcome | None:
+        """Make-before-break for a volume (app/negotiation/volume_modify): the new steps
+        commit and every old step is released, or nothing changes. None if no volume."""
+        self._claim(reservation)
+        try:
+            return modify_volume(self, reservation, change)
         finally:
             with self._lock:
                 self._busy.discard(reservation)
@@ -237,7 +249,7 @@ class Orchestrator:
         if is_volume_body(known):  # see app/negotiation/volume.lookup_volume
             raise RejectedError(
                 f"reservation {reservation!r} is a volume reservation "
-                "(to change it: cancel and re-book)"
+                "(a modify changes its volume, deadline or max_rate)"
             )
         result = NegotiationResult.from_dict(known)
         if not result.success or not result.transaction:

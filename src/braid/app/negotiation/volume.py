@@ -33,7 +33,13 @@ from braid.core.negotiation.holds import SegmentAsk
 from braid.core.negotiation.result_rules import CommittedPath, SwitchPlan
 from braid.core.negotiation.routes import Leg
 from braid.core.negotiation.strategies import Offer
-from braid.core.negotiation.transaction import RELEASE_LABEL, Decision, Transaction, Vote
+from braid.core.negotiation.transaction import (
+    RELEASE_LABEL,
+    Decision,
+    Transaction,
+    Vote,
+    succession,
+)
 from braid.core.negotiation.volume_offers import (
     OfferStep,
     RateStep,
@@ -44,11 +50,14 @@ from braid.core.rules.enforcement import Policing
 from braid.core.volume.profile import BITS_PER_BYTE
 
 __all__ = [
+    "Replacing",
     "VolumeOutcome",
     "VolumeRequest",
     "cancel_stored",
     "cancel_volume",
+    "check_volume_request",
     "lookup_volume",
+    "negotiate_volume",
     "reserve_volume",
     "step_transaction",
 ]
@@ -75,6 +84,18 @@ class VolumeRequest:
     policing: Policing = Policing.SOFT
 
 
+@dataclass(frozen=True, slots=True)
+class Replacing:
+    """A modify's old version: its committed steps (each counted as free by the new
+    steps' offers and Preps, all released iff the new version commits) and what its
+    profile carried before now (kept as it was: `moved_bytes`, over `history`'s
+    (start, end, bit/s) steps)."""
+
+    steps: tuple[Transaction, ...]
+    history: tuple[tuple[int, int, int], ...] = ()
+    moved_bytes: int = 0
+
+
 @dataclass
 class VolumeOutcome:
     """A committed profile (its steps, per candidate path), or why not."""
@@ -92,6 +113,7 @@ class VolumeOutcome:
     # Each step's SDX/edge rules, in step order (committed only): its Commits carry them.
     plans: tuple[tuple[SwitchPlan, ...], ...] = ()
     trace: list[TraceEvent] = field(default_factory=list)
+    replacing: Replacing | None = None  # a modify's old version
 
     @property
     def completion(self) -> int | None:
@@ -105,14 +127,18 @@ def step_transaction(transaction: str, index: int) -> str:
 
 def reserve_volume(context: RunContext, request: VolumeRequest) -> VolumeOutcome:
     """Negotiate `request` with the domains (see the module's note for the protocol)."""
-    _check(context, request)
+    check_volume_request(context, request)
     if context.decisions.result(request.id) is not None:
         raise InputError("id", f"reservation {request.id!r} already exists")
-    return _remember_failure(context, _negotiate(context, request))
+    return _remember_failure(context, negotiate_volume(context, request))
 
 
-def _negotiate(context: RunContext, request: VolumeRequest) -> VolumeOutcome:
+def negotiate_volume(
+    context: RunContext, request: VolumeRequest, replacing: Replacing | None = None
+) -> VolumeOutcome:
+    """`request` (for a modify: what is left to move, beside the old version)."""
     run = VolumeOutcome(request, False, "", uuid.uuid4().hex, secrets.token_urlsafe(24))
+    run.replacing = replacing
     k = request.max_paths or context.config.max_paths
     route = (request.src_domain, request.src_point, request.dst_domain, request.dst_point, k)
     paths, legs = context.caches.routes(route)
@@ -134,7 +160,7 @@ def _negotiate(context: RunContext, request: VolumeRequest) -> VolumeOutcome:
             max_rate=request.max_rate,
         )
         if isinstance(composed, VolumeRefusal):
-            run.most_by_deadline = composed.most_by_deadline // BITS_PER_BYTE
+            run.most_by_deadline = _moved(run) + composed.most_by_deadline // BITS_PER_BYTE
             run.earliest_completion = composed.earliest_completion
             return _fail(run, _refusal_reason(composed, run))
         run.steps = composed.steps
@@ -171,7 +197,7 @@ def volume_body(run: VolumeOutcome) -> dict[str, Any]:
         "transaction": run.transaction,
         "src": [r.src_domain, r.src_point],
         "dst": [r.dst_domain, r.dst_point],
-        "volume_bytes": r.volume_bytes,
+        "volume_bytes": r.volume_bytes + _moved(run),
         "not_before": r.not_before,
         "deadline": r.deadline,
         "policing": r.policing.value,
@@ -183,7 +209,22 @@ def volume_body(run: VolumeOutcome) -> dict[str, Any]:
         "step_transactions": [tx.id for tx in run.transactions],
         # Logged with the decision, so that recovery's Commits carry the same rules.
         "step_switches": step_plans_body(run.plans),
+        "max_paths": r.max_paths,
+        "max_rate": r.max_rate,
+        "symmetric": r.symmetric,
+        # A modified version: what the old one carried before the modify (kept).
+        "moved_bytes": _moved(run),
+        "history": [list(step) for step in run.replacing.history] if run.replacing else [],
     }
+
+
+def _moved(run: VolumeOutcome) -> int:
+    return run.replacing.moved_bytes if run.replacing is not None else 0
+
+
+def _replaced(run: VolumeOutcome) -> tuple[tuple[str, str], ...]:
+    """The old version's steps, which each domain counts as free for the new ones."""
+    return tuple((tx.id, tx.token) for tx in run.replacing.steps) if run.replacing else ()
 
 
 def cancel_stored(context: RunContext, reservation: str) -> dict[str, Any] | None:
@@ -230,6 +271,7 @@ def _offers_over_time(
     """Each visible domain's offers over [not_before, horizon) as core `OfferStep`s."""
     r = run.request
     visible = [d for d in spans if context.caches.view.domains[d].visible]
+    first, *more = _replaced(run) or (None,)
     with context.agents.together():
         calls: dict[str, Pending[list[int]]] = {
             d: context.agents.offers(
@@ -240,7 +282,9 @@ def _offers_over_time(
                     (r.not_before, horizon),
                     tuple((a, b) for _, a, b in spans[d]),
                     r.symmetric,
+                    first,
                     over_time=True,
+                    also_replaces=tuple(more),
                 ),
             )
             for d in visible
@@ -292,12 +336,22 @@ def _commit_steps(context: RunContext, run: VolumeOutcome) -> VolumeOutcome:
     if context.hooks.before_prep is not None:
         context.hooks.before_prep(txs[0])
     hold = context.config.hold_seconds
+    first, *more = _replaced(run) or (None,)
     with context.agents.together():
         calls = [
             {
                 d: context.agents.prepare(
                     d,
-                    PrepCall(tx.id, run.token, (s.start, s.end), seg, hold, run.request.symmetric),
+                    PrepCall(
+                        tx.id,
+                        run.token,
+                        (s.start, s.end),
+                        seg,
+                        hold,
+                        run.request.symmetric,
+                        replaces=first,
+                        also_replaces=tuple(more),
+                    ),
                 )
                 for d, seg in w.items()
             }
@@ -321,20 +375,40 @@ def _commit_steps(context: RunContext, run: VolumeOutcome) -> VolumeOutcome:
         # step like any hold, for the step's own window.
         run.plans = tuple(_rule_plan(context, tx.id, run, i, vlans[i]) for i, tx in enumerate(txs))
     body = volume_body(run) if committed else None
-    # Every step's decision (and the profile) in one durable write, before anyone
-    # hears any of them: a crash leaves all steps decided alike, or none decided.
-    context.decisions.save(txs[0], result=body, also=txs[1:])
+    releases = _releases(run, txs[0]) if committed else ()
+    # Every step's decision (and the profile, and a modify's release of every old
+    # step) in one durable write, before anyone hears any of them: a crash leaves
+    # all steps decided alike, or none decided.
+    context.decisions.save(txs[0], result=body, also=(*txs[1:], *releases))
     if context.hooks.after_decide is not None:
         context.hooks.after_decide(txs[0])
     for index, tx in enumerate(txs):
         plan = run.plans[index] if committed else ()
         context.delivery.deliver(tx, run.trace.append, switches=plan)
         context.forget_live(tx.id)
+    _hand_over(context, run, releases)
     if not committed:
         run.steps = ()
         return _fail(run, txs[0].reason)
     run.success = True
     return run
+
+
+def _releases(run: VolumeOutcome, first: Transaction) -> tuple[Transaction, ...]:
+    """A committed modify's release of each old step, and the superseded step beside it."""
+    out: list[Transaction] = []
+    for old in run.replacing.steps if run.replacing else ():
+        out += [succession(first, old, f"replaced by {run.transaction} (modified)"), old]
+    return tuple(out)
+
+
+def _hand_over(context: RunContext, run: VolumeOutcome, releases: Sequence[Transaction]) -> None:
+    """Once the new steps are committed, release the old ones (already decided)."""
+    pairs = list(zip(releases[::2], releases[1::2], strict=True))
+    if pairs and context.hooks.before_release is not None:
+        context.hooks.before_release(pairs[0][0])
+    for release, old in pairs:
+        context.delivery.hand_over(old, release, run.trace.append)
 
 
 def _segments(legs: Sequence[tuple[Leg, ...]], step: RateStep) -> dict[str, tuple[SegmentAsk, ...]]:
@@ -389,7 +463,8 @@ def _refusal_reason(refusal: VolumeRefusal, run: VolumeOutcome) -> str:
         else f"; all of it by {run.earliest_completion} at the earliest"
     )
     return (
-        f"the offers carry only {run.most_by_deadline} of {run.request.volume_bytes} bytes "
+        f"the offers carry only {run.most_by_deadline} of "
+        f"{run.request.volume_bytes + _moved(run)} bytes "
         f"by the deadline{when}"
     )
 
@@ -400,7 +475,7 @@ def _fail(run: VolumeOutcome, reason: str) -> VolumeOutcome:
     return run
 
 
-def _check(context: RunContext, r: VolumeRequest) -> None:
+def check_volume_request(context: RunContext, r: VolumeRequest) -> None:
     """Every front end's volume checks (REST, gRPC and CLI reach them all here); errors
     name the field (the end points as the Orchestrator service spells them)."""
     if not r.id or len(r.id) > 64:

@@ -90,6 +90,14 @@ class Hold:
     replaces: str = ""
     shares: bool = False
     shared: tuple[Booking, ...] = ()
+    # A volume's step replacing several old steps: the others it shares beside
+    # `replaces` (every old step overlapping it counts as free for it).
+    also_replaces: tuple[str, ...] = ()
+
+    @property
+    def replaced(self) -> tuple[str, ...]:
+        """Every old version this one replaces (none unless it is a modify's)."""
+        return (self.replaces, *self.also_replaces) if self.replaces else ()
 
     @property
     def sharing(self) -> bool:
@@ -142,20 +150,21 @@ class HoldBook:
         end: int,
         symmetric: bool,
         replaces: tuple[str, str] | None = None,
+        also_replaces: Sequence[tuple[str, str]] = (),
     ) -> int:
         """The most this domain can carry from `entry` to `exit` throughout [start, end)
-        (for a modify, counting the committed version it `replaces` as free)."""
+        (for a modify, counting the committed versions it `replaces` as free)."""
         if entry == exit:
             return _largest_capacity(self.network)
-        old = self._replaceable(replaces, symmetric)
-        self._lift(old)
+        olds = self._replaceable((replaces, *also_replaces), symmetric, (start, end))
+        self._lift(olds)
         try:
             view = self.network.window(start, end, symmetric=symmetric)
             return max_flow_value(
                 self.network.topology, entry, exit, view.usable, symmetric=symmetric
             )
         finally:
-            self._put_back(old)
+            self._put_back(olds)
 
     def offer_steps(
         self,
@@ -165,6 +174,7 @@ class HoldBook:
         end: int,
         symmetric: bool,
         replaces: tuple[str, str] | None = None,
+        also_replaces: Sequence[tuple[str, str]] = (),
     ) -> list[tuple[int, int, int]]:
         """`offer` over time: (start, end, bit/s) steps covering [start, end).
 
@@ -172,15 +182,15 @@ class HoldBook:
         the window is cut at the network's breakpoints and each elementary
         interval gets `offer`'s answer for it alone; adjacent equal steps merge.
         """
-        old = self._replaceable(replaces, symmetric)
-        self._lift(old)
+        olds = self._replaceable((replaces, *also_replaces), symmetric, (start, end))
+        self._lift(olds)
         try:
             cuts = [start, *(t for t in self.network.breakpoints(start, end) if t > start), end]
         finally:
-            self._put_back(old)
+            self._put_back(olds)
         steps: list[tuple[int, int, int]] = []
         for left, right in itertools.pairwise(cuts):
-            value = self.offer(entry, exit, left, right, symmetric, replaces)
+            value = self.offer(entry, exit, left, right, symmetric, replaces, also_replaces)
             if steps and steps[-1][2] == value:
                 steps[-1] = (steps[-1][0], right, value)
             else:
@@ -201,6 +211,7 @@ class HoldBook:
         coordinator: str = "",
         vlan_ranges: Mapping[str, VlanSpans] | None = None,
         replaces: tuple[str, str] | None = None,
+        also_replaces: Sequence[tuple[str, str]] = (),
     ) -> Hold:
         """Hold every segment or none; raises PrepRefused with the reason for a no vote.
 
@@ -209,6 +220,7 @@ class HoldBook:
         modify's (transaction, token) of the committed version this one replaces;
         the new version is placed as if it were gone and books only its excess
         over it (`sharing`). An unknown or no longer committed one is ignored.
+        `also_replaces`: more old versions (a volume's steps), all counted as free.
         """
         known = self.holds.get(transaction)
         if known is not None:
@@ -219,12 +231,12 @@ class HoldBook:
             raise StateConflictError(
                 "transaction_id", f"transaction {transaction!r} is {known.state.value}"
             )
-        old = self._replaceable(replaces, symmetric)
+        olds = self._replaceable((replaces, *also_replaces), symmetric, (start, end))
         booked: list[tuple[Allocation, ...]] = []
         picks: list[VlanPick] = []
         ranges = {link: [(r.low, r.high)] for link, r in self.vlan_links.items()}
         ranges.update({link: list(spans) for link, spans in (vlan_ranges or {}).items()})
-        self._lift(old)
+        self._lift(olds)
         try:
             for index, segment in enumerate(segments):
                 allocations, chosen = self._hold_segment(
@@ -247,41 +259,55 @@ class HoldBook:
             )
         except Exception:  # a no vote (or a fault) books nothing, and the old version stands
             self._release_own(transaction, booked)
-            self._put_back(old)
+            self._put_back(olds)
             raise
-        if old is not None:  # booked while the old one was lifted: swap for the excess
+        if olds:  # booked while the old ones were lifted: swap for the excess
             self._release_own(transaction, booked)
-            self._put_back(old)
-            excess = self._excess(hold, old)
-            hold = replace(hold, replaces=old.transaction, shares=True, shared=excess)
-            self._book_shared(hold)
+            self._put_back(olds)
+            hold = self._share(hold, olds)
         self.holds[transaction] = hold
         self._use_vlans(hold)
         return hold
 
-    def _replaceable(self, replaces: tuple[str, str] | None, symmetric: bool) -> Hold | None:
-        """The committed hold a modify may count as free, if there is one."""
-        if replaces is None or not replaces[0]:
-            return None
-        old = self.holds.get(replaces[0])
-        if old is None or old.state is not HoldState.COMMITTED or old.symmetric != symmetric:
-            return None
-        if old.token != replaces[1]:
-            raise BadTokenError(replaces[0])
-        # One sharer at a time, of a version that books its own placement: two modifies
-        # over the same old version would each count it free (together, twice), and a
-        # version still sharing has only its excess booked to lift.
-        if old.sharing or self._sharers.get(old.transaction):
-            return None
-        return old
+    def _replaceable(
+        self,
+        named: Sequence[tuple[str, str] | None],
+        symmetric: bool,
+        window: tuple[int, int],
+    ) -> list[Hold]:
+        """The committed holds a modify may count as free over `window`, of those named."""
+        out: list[Hold] = []
+        for replaces in dict.fromkeys(named):
+            if replaces is None or not replaces[0]:
+                continue
+            old = self.holds.get(replaces[0])
+            if old is None or old.state is not HoldState.COMMITTED or old.symmetric != symmetric:
+                continue
+            if old.token != replaces[1]:
+                raise BadTokenError(replaces[0])
+            if old.end <= window[0] or window[1] <= old.start:
+                continue  # another time: nothing of it to count as free
+            # One sharer at any instant, of a version that books its own placement: two
+            # modifies over the same old version at once would each count it free
+            # (together, twice), and a version still sharing has only its excess booked
+            # to lift. Sharers apart in time (a volume's new steps) never count it twice.
+            if old.sharing or self._shared_during(old.transaction, window):
+                continue
+            out.append(old)
+        return out
 
-    def _lift(self, old: Hold | None) -> None:
-        """Take the old version's bookings out for a moment (put back before returning)."""
-        if old is not None:
+    def _shared_during(self, transaction: str, window: tuple[int, int]) -> bool:
+        start, end = window
+        sharers = (self.holds[t] for t in self._sharers.get(transaction, ()))
+        return any(h.start < end and start < h.end for h in sharers)
+
+    def _lift(self, olds: Sequence[Hold]) -> None:
+        """Take the old versions' bookings out for a moment (put back before returning)."""
+        for old in olds:
             self._release_own(old.transaction, old.allocations)
 
-    def _put_back(self, old: Hold | None) -> None:
-        if old is not None:
+    def _put_back(self, olds: Sequence[Hold]) -> None:
+        for old in olds:
             self._book_own(old)
 
     def _release_own(self, transaction: str, allocations: Sequence[tuple[Allocation, ...]]) -> None:
@@ -302,14 +328,19 @@ class HoldBook:
                     )
                 )
 
-    def _excess(self, new: Hold, old: Hold) -> tuple[Booking, ...]:
+    def _share(self, hold: Hold, olds: Sequence[Hold]) -> Hold:
+        """`hold` booking only its excess over `olds` (committed, booked in full)."""
         topology = self.network.topology
-        return excess_bookings(
-            new.transaction,
-            (new.start, new.end, _loads(new, topology)),
-            (old.start, old.end, _loads(old, topology)),
+        excess = excess_bookings(
+            hold.transaction,
+            (hold.start, hold.end, _loads(hold, topology)),
+            [(old.start, old.end, _loads(old, topology)) for old in olds],
             topology,
         )
+        names = tuple(old.transaction for old in olds)
+        hold = replace(hold, replaces=names[0], also_replaces=names[1:], shares=True, shared=excess)
+        self._book_shared(hold)
+        return hold
 
     def _book_shared(self, hold: Hold) -> None:
         done: list[str] = []
@@ -321,23 +352,33 @@ class HoldBook:
             for booking_id in done:
                 self.network.release(booking_id)
             raise PrepRefused(str(exc)) from exc
-        self._sharers.setdefault(hold.replaces, set()).add(hold.transaction)
+        for old in hold.replaced:
+            self._sharers.setdefault(old, set()).add(hold.transaction)
 
     def _drop_shared(self, hold: Hold) -> Hold:
         for booking in hold.shared:
             self.network.release(booking.id)
-        sharers = self._sharers.get(hold.replaces, set())
-        sharers.discard(hold.transaction)
-        if not sharers:
-            self._sharers.pop(hold.replaces, None)
+        for old in hold.replaced:
+            sharers = self._sharers.get(old, set())
+            sharers.discard(hold.transaction)
+            if not sharers:
+                self._sharers.pop(old, None)
         return replace(hold, shares=False, shared=())
 
     def _unshare(self, hold: Hold) -> Hold:
-        """A sharing hold books its own placement instead of its excess (the old version's
-        bookings are gone by now, so it fits: old plus excess covered it)."""
+        """A sharing hold once an old version it shares is gone: its excess over the old
+        versions still committed, or its own placement when none is (it fits: the old
+        versions plus the excess covered it everywhere)."""
         hold = self._drop_shared(hold)
+        left = [self.holds[t] for t in hold.replaced if self._committed(t)]
+        if left:
+            return self._share(hold, left)
         self._book_own(hold)
         return hold
+
+    def _committed(self, transaction: str) -> bool:
+        known = self.holds.get(transaction)
+        return known is not None and known.state is HoldState.COMMITTED
 
     def _hold_segment(
         self,
@@ -449,15 +490,17 @@ class HoldBook:
         return hold
 
     def _free(self, hold: Hold, state: HoldState) -> Hold:
-        if hold.sharing:  # only its excess is booked; the old version stays
+        sharing = hold.sharing
+        if sharing:  # only its excess is booked; the old version stays
             hold = self._drop_shared(hold)
         else:
             self._release_own(hold.transaction, hold.allocations)
-            for other in sorted(self._sharers.get(hold.transaction, ())):
-                self.holds[other] = self._unshare(self.holds[other])
         self._free_vlans(hold)
         freed = replace(hold, state=state)
         self.holds[hold.transaction] = freed
+        if not sharing:  # freed first: its sharers no longer count it
+            for other in sorted(self._sharers.get(hold.transaction, ())):
+                self.holds[other] = self._unshare(self.holds[other])
         return freed
 
     def _known(self, transaction: str, token: str) -> Hold:
@@ -483,9 +526,12 @@ class HoldBook:
         # Only states are written when holds change, so a modify still held whose old
         # version was released meanwhile is known by that: it books its own placement.
         for hold in sharing:
-            old = self.holds.get(hold.replaces)
-            if old is not None and old.state is HoldState.COMMITTED:
+            left = [self.holds[t] for t in hold.replaced if self._committed(t)]
+            if len(left) == len(hold.replaced):
                 self._book_shared(hold)
+            elif left:  # some of its old versions went: its excess over the rest
+                hold = self._share(replace(hold, shares=False, shared=()), left)
+                self.holds[hold.transaction] = hold
             else:
                 hold = replace(hold, shares=False, shared=())
                 self._book_own(hold)

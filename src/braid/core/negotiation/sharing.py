@@ -14,7 +14,7 @@ place without any chance of not fitting; at Abort only the excess goes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 from braid.core.model.booking import Allocation, Booking
@@ -28,23 +28,24 @@ __all__ = ["excess_bookings"]
 def excess_bookings(
     prefix: str,
     new: tuple[int, int, Mapping[Direction, int]],
-    old: tuple[int, int, Mapping[Direction, int]],
+    olds: Sequence[tuple[int, int, Mapping[Direction, int]]],
     topology: Topology,
 ) -> tuple[Booking, ...]:
-    """The bookings (ids `<prefix>#x<k>`) that, beside the old version's, cover the new one.
+    """The bookings (ids `<prefix>#x<k>`) that, beside the old versions', cover the new one.
 
-    `new` and `old` are each a window and the load per link direction over it.
-    One booking per stretch of the new window over which the old one is either
+    `new` and each of `olds` are a window and the load per link direction over
+    it (several old versions: a volume's steps, each booked in full). One
+    booking per stretch of the new window over which each old one is either
     running throughout or not at all; stretches needing nothing are left out.
     """
     start, end, loads = new
-    old_start, old_end, old_loads = old
-    cuts = sorted({start, end, *(t for t in (old_start, old_end) if start < t < end)})
+    edges = {t for old_start, old_end, _ in olds for t in (old_start, old_end)}
+    cuts = sorted({start, end, *(t for t in edges if start < t < end)})
     out: list[Booking] = []
     for low, high in pairwise(cuts):
-        running = old_start <= low and high <= old_end
+        running = [old for s, e, old in olds if s <= low and high <= e]
         excess = {
-            key: load - (old_loads.get(key, 0) if running else 0) for key, load in loads.items()
+            key: load - sum(old.get(key, 0) for old in running) for key, load in loads.items()
         }
         allocations = tuple(
             Allocation(_one_link(topology, link, forward), amount)

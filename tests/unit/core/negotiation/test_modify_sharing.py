@@ -211,3 +211,100 @@ def _check(b: HoldBook) -> None:
     assert set(b.network.bookings) == expected
     for timeline in b.network.timelines().values():
         assert timeline.free(-1, 10**6) >= 0
+
+
+def volume_steps(b: HoldBook, rates: list[int], edges: list[int]) -> list[str]:
+    """A volume's committed steps: rate i over [edges[i], edges[i + 1])."""
+    names = []
+    for i, gbps in enumerate(rates):
+        name = f"old.s{i}"
+        prep(b, name, gbps, (edges[i], edges[i + 1]))
+        b.commit(name, TOKEN)
+        names.append(name)
+    return names
+
+
+def test_a_volumes_new_steps_count_every_old_step_as_free() -> None:
+    b = book()
+    olds = volume_steps(b, [20, 10, 20], [0, 20, 40, 60])  # both paths full, then l1 only
+    everyone = [(name, TOKEN) for name in olds]
+    assert b.offer("in", "out", 0, 60, True) == 0
+    assert b.offer("in", "out", 0, 60, True, everyone[0], everyone[1:]) == 20 * G
+    assert b.offer_steps("in", "out", 0, 60, True, everyone[0], everyone[1:]) == [(0, 60, 20 * G)]
+    segment = [SegmentAsk("in", "out", 20 * G, 0)]
+    first = b.prepare(
+        "new.s0",
+        TOKEN,
+        segment,
+        0,
+        30,
+        1000,
+        True,
+        replaces=everyone[0],
+        also_replaces=everyone[1:],
+    )
+    # Apart in time from the first, the second new step may count the same old step free.
+    second = b.prepare(
+        "new.s1",
+        TOKEN,
+        segment,
+        30,
+        60,
+        1000,
+        True,
+        replaces=everyone[0],
+        also_replaces=everyone[1:],
+    )
+    assert first.replaced == ("old.s0", "old.s1") and second.replaced == ("old.s1", "old.s2")
+    # The excess: 10G over [20, 40) only, where the old step carried 10G.
+    assert sorted((bk.start, bk.end) for h in (first, second) for bk in h.shared) == [
+        (20, 30),
+        (30, 40),
+    ]
+    with pytest.raises(PrepRefused):  # overlapping a sharer: the old steps are not free twice
+        b.prepare(
+            "other",
+            TOKEN,
+            segment,
+            10,
+            50,
+            1000,
+            True,
+            replaces=everyone[0],
+            also_replaces=everyone[1:],
+        )
+    for name in ("new.s0", "new.s1"):
+        b.commit(name, TOKEN)
+    b.release("old.s1", TOKEN)  # one old step gone: each new step shares what is left
+    assert b.holds["new.s0"].replaced == ("old.s0",) and b.holds["new.s1"].replaced == ("old.s2",)
+    for name in ("old.s0", "old.s2"):
+        b.release(name, TOKEN)
+    assert not any(h.sharing for h in b.holds.values())
+    l1 = b.network.timeline("l1", True)
+    assert (l1.free(0, 60), b.offer("in", "out", 0, 60, True)) == (0, 0)  # 20G: both paths
+
+
+def test_a_restart_after_some_old_steps_went_shares_only_the_rest() -> None:
+    b = book()
+    olds = volume_steps(b, [20, 20], [0, 30, 60])
+    everyone = [(name, TOKEN) for name in olds]
+    segment = [SegmentAsk("in", "out", 20 * G, 0)]
+    b.prepare(
+        "new.s0",
+        TOKEN,
+        segment,
+        0,
+        60,
+        1000,
+        True,
+        replaces=everyone[0],
+        also_replaces=everyone[1:],
+    )
+    b.commit("new.s0", TOKEN)
+    stale = list(b.holds.values())  # the store writes only states when holds change
+    b.release("old.s0", TOKEN)
+    states = {name: b.holds[name].state for name in b.holds}
+    again = book()
+    again.restore(replace(h, state=states[h.transaction]) for h in stale)
+    assert again.holds["new.s0"].replaced == ("old.s1",)
+    assert again.offer("in", "out", 0, 60, True) == b.offer("in", "out", 0, 60, True) == 0

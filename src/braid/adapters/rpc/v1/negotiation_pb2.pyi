@@ -278,6 +278,7 @@ class ReqOffers(_message.Message):
     TOKEN_FIELD_NUMBER: _builtins.int
     REPLACES_FIELD_NUMBER: _builtins.int
     OVER_TIME_FIELD_NUMBER: _builtins.int
+    REPLACES_ALL_FIELD_NUMBER: _builtins.int
     transaction_id: _builtins.str
     directional: _builtins.bool
     token: _builtins.str
@@ -293,6 +294,12 @@ class ReqOffers(_message.Message):
     def replaces(self) -> Global___Replaces:
         """A modify: the committed version this one replaces, counted as free here."""
 
+    @_builtins.property
+    def replaces_all(self) -> _containers.RepeatedCompositeFieldContainer[Global___Replaces]:
+        """A modify of a volume: every old step's transaction, all counted as free (the
+        first is `replaces` too, for agents that read only that one).
+        """
+
     def __init__(
         self,
         *,
@@ -303,6 +310,7 @@ class ReqOffers(_message.Message):
         token: _builtins.str = ...,
         replaces: Global___Replaces | None = ...,
         over_time: _builtins.bool = ...,
+        replaces_all: _abc.Iterable[Global___Replaces] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["replaces", b"replaces", "window", b"window"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
@@ -313,6 +321,8 @@ class ReqOffers(_message.Message):
         b"over_time",
         "replaces",
         b"replaces",
+        "replaces_all",
+        b"replaces_all",
         "spans",
         b"spans",
         "token",
@@ -497,6 +507,7 @@ class ReservationPrep(_message.Message):
     DIRECTIONAL_FIELD_NUMBER: _builtins.int
     COORDINATOR_FIELD_NUMBER: _builtins.int
     REPLACES_FIELD_NUMBER: _builtins.int
+    REPLACES_ALL_FIELD_NUMBER: _builtins.int
     transaction_id: _builtins.str
     token: _builtins.str
     """the request's token; the hold is bound to it"""
@@ -517,6 +528,10 @@ class ReservationPrep(_message.Message):
     def replaces(self) -> Global___Replaces:
         """a modify: see Replaces"""
 
+    @_builtins.property
+    def replaces_all(self) -> _containers.RepeatedCompositeFieldContainer[Global___Replaces]:
+        """a modify of a volume: see ReqOffers.replaces_all"""
+
     def __init__(
         self,
         *,
@@ -528,6 +543,7 @@ class ReservationPrep(_message.Message):
         directional: _builtins.bool = ...,
         coordinator: _builtins.str = ...,
         replaces: Global___Replaces | None = ...,
+        replaces_all: _abc.Iterable[Global___Replaces] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["replaces", b"replaces", "window", b"window"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
@@ -540,6 +556,8 @@ class ReservationPrep(_message.Message):
         b"hold_seconds",
         "replaces",
         b"replaces",
+        "replaces_all",
+        b"replaces_all",
         "segments",
         b"segments",
         "token",
@@ -1971,6 +1989,9 @@ class ModifyQuery(_message.Message):
     WINDOW_FIELD_NUMBER: _builtins.int
     MAX_PATHS_FIELD_NUMBER: _builtins.int
     STRATEGY_FIELD_NUMBER: _builtins.int
+    VOLUME_BYTES_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    MAX_RATE_BPS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """the reservation"""
     bandwidth_bps: _builtins.int
@@ -1979,6 +2000,12 @@ class ModifyQuery(_message.Message):
     """0: unchanged"""
     strategy: Global___Strategy.ValueType
     """unspecified: unchanged"""
+    volume_bytes: _builtins.int
+    """A volume reservation's (the fields above are a window's): 0 keeps each as it is.
+    the new total, counting what has moved already
+    """
+    deadline: _builtins.int
+    max_rate_bps: _builtins.int
     @_builtins.property
     def window(self) -> Global___Window:
         """unset: unchanged (start or end 0: that one unchanged)"""
@@ -1991,18 +2018,27 @@ class ModifyQuery(_message.Message):
         window: Global___Window | None = ...,
         max_paths: _builtins.int = ...,
         strategy: Global___Strategy.ValueType = ...,
+        volume_bytes: _builtins.int = ...,
+        deadline: _builtins.int = ...,
+        max_rate_bps: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["window", b"window"]
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal[
         "bandwidth_bps",
         b"bandwidth_bps",
+        "deadline",
+        b"deadline",
         "id",
         b"id",
         "max_paths",
         b"max_paths",
+        "max_rate_bps",
+        b"max_rate_bps",
         "strategy",
         b"strategy",
+        "volume_bytes",
+        b"volume_bytes",
         "window",
         b"window",
     ]
