@@ -34,7 +34,7 @@ from braid.app.negotiation.results import (
     NegotiationResult,
     check_strategy,
 )
-from braid.app.negotiation.volume import cancel_stored, lookup_volume, reserve_volume
+from braid.app.negotiation.volume import lookup_volume
 from braid.app.records import User
 from braid.core.errors import BraidError, InputError
 from braid.core.model.instants import format_instant, parse_instant
@@ -153,7 +153,7 @@ class InterdomainService:
         request, rest = check_volume(body, rid, ends, now, max_paths, zone)
         self.owners.add(Entry(request.id, user.name, now, rest))
         try:
-            outcome = reserve_volume(self.orchestrator, request)
+            outcome = self.orchestrator.reserve_volume(request)
         except InputError as exc:
             self.owners.remove(request.id)
             raise InputError(_REST_FIELDS.get(exc.field, exc.field), exc.message) from exc
@@ -204,7 +204,7 @@ class InterdomainService:
         return result_view(result, entry)
 
     def _cancel_volume(self, entry: Entry) -> dict[str, Any]:
-        stored = cancel_stored(self.orchestrator, entry.id)
+        stored = self.orchestrator.cancel_volume(entry.id)
         if stored is None:
             raise RejectedError(f"reservation {entry.id!r} is still being negotiated")
         if stored["status"] == "failed":

@@ -30,9 +30,7 @@ from braid.app.negotiation.results import NegotiationRequest, NegotiationResult
 from braid.app.negotiation.volume import (
     VolumeOutcome,
     VolumeRequest,
-    cancel_stored,
     lookup_volume,
-    reserve_volume,
 )
 from braid.app.negotiation.volume_modify import VolumeChange
 from braid.app.ports import Repository
@@ -145,7 +143,7 @@ class OwnedOrchestrator:
         if request.not_before == 0:
             request = replace(request, not_before=int(self.clock()))
         try:
-            reserve_volume(self.orchestrator, request)
+            self.orchestrator.reserve_volume(request)
         except InputError:
             self.owners.remove(request.id)  # refused before negotiating
             raise
@@ -187,7 +185,7 @@ class OwnedOrchestrator:
     def cancel_volume(self, user: User, reservation: str) -> dict[str, Any] | None:
         """Release every step of a volume in every domain (idempotent), as stored after."""
         self._owned(user, reservation)
-        return cancel_stored(self.orchestrator, reservation)
+        return self.orchestrator.cancel_volume(reservation)
 
     def cancel(self, user: User, reservation: str) -> NegotiationResult | None:
         """Release it in every domain (owner or operator); None while being negotiated."""

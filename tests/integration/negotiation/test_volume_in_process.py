@@ -261,3 +261,39 @@ def test_a_modify_under_way_keeps_what_moved_and_plans_the_rest_from_now(
         orchestrator.modify_volume("vol", VolumeChange(volume_bytes=10**11))
     assert moved.value.field == "volume"
     assert orchestrator.modify_volume("nothing", change) is None
+
+
+def test_a_volume_is_cancelled_or_booked_only_between_its_negotiations(
+    world: Callable[[], Any],
+) -> None:
+    orchestrator, pool = world()
+    start = int(time.time()) + 60
+    tried: list[Exception] = []
+
+    def meanwhile(action: Callable[[], Any]) -> Callable[[Any], None]:
+        def run(_: Any) -> None:
+            with pytest.raises((RejectedError, InputError), match="being negotiated") as caught:
+                action()
+            tried.append(caught.value)
+
+        return run
+
+    # The same id asked twice at once: the second waits for no one and books nothing.
+    orchestrator.hooks.before_prep = meanwhile(
+        lambda: orchestrator.reserve_volume(ask("vol", 10**9, start))
+    )
+    first = orchestrator.reserve_volume(ask("vol", 10**12, start))
+    assert first.success
+    # A cancel while a modify negotiates: refused, so the new version is not left standing
+    # beside a cancel that reported success.
+    orchestrator.hooks.before_prep = meanwhile(lambda: orchestrator.cancel_volume("vol"))
+    new = orchestrator.modify_volume("vol", VolumeChange(deadline=start + 1300))
+    orchestrator.hooks.before_prep = None
+    assert new is not None and new.success, new and new.reason
+    assert len(tried) == 2
+    body = lookup_volume(orchestrator, "vol")
+    assert body is not None and body["status"] == "committed"
+    cancelled = orchestrator.cancel_volume("vol")
+    assert cancelled is not None and cancelled["status"] == "cancelled"
+    for holds in holds_of(pool, new.transaction).values():
+        assert all(h.state is HoldState.RELEASED for h in holds)

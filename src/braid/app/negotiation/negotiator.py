@@ -23,8 +23,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
+from typing import Any
 
 from braid.app.errors import RejectedError
 from braid.app.negotiation.caches import RouteCaches
@@ -42,7 +44,12 @@ from braid.app.negotiation.results import (
 )
 from braid.app.negotiation.run import NegotiationRun
 from braid.app.negotiation.settlement import answer, current
-from braid.app.negotiation.volume import VolumeOutcome
+from braid.app.negotiation.volume import (
+    VolumeOutcome,
+    VolumeRequest,
+    cancel_stored,
+    reserve_volume,
+)
 from braid.app.negotiation.volume_log import is_volume_body
 from braid.app.negotiation.volume_modify import VolumeChange, modify_volume
 from braid.core.errors import InputError
@@ -87,18 +94,23 @@ class Orchestrator:
     def reserve(self, request: NegotiationRequest) -> NegotiationResult:
         """Negotiate `request`; a repeated id returns the first outcome (idempotent)."""
         self._check(request)
-        with self._lock:
-            if request.id in self._busy:
-                raise InputError("id", f"reservation {request.id!r} is being negotiated")
-            self._busy.add(request.id)
-        try:
+        with self._claimed(request.id, InputError("id", self._being_negotiated(request.id))):
             known = self.lookup(request.id)
             if known is not None:
                 return known
             return self._negotiate(request, None)
-        finally:
-            with self._lock:
-                self._busy.discard(request.id)
+
+    def reserve_volume(self, request: VolumeRequest) -> VolumeOutcome:
+        """A volume by a deadline (app/negotiation/volume), one negotiation of an id at a
+        time: a second one beside it could otherwise book the same id twice."""
+        with self._claimed(request.id, InputError("id", self._being_negotiated(request.id))):
+            return reserve_volume(self, request)
+
+    def cancel_volume(self, reservation: str) -> dict[str, Any] | None:
+        """Release every step of a volume (idempotent), never beside a modify of it: its
+        view after, None if unknown."""
+        with self._claimed(reservation):
+            return cancel_stored(self, reservation)
 
     def modify(
         self,
@@ -113,8 +125,7 @@ class Orchestrator:
 
         `admit` sees the new request before anything is asked (a policy; it raises).
         """
-        self._claim(reservation)
-        try:
+        with self._claimed(reservation):
             result = self.lookup(reservation)
             if result is None:
                 return None
@@ -132,25 +143,30 @@ class Orchestrator:
             old = self.decisions.transaction(result.transaction)
             assert old is not None, "a committed result has its transaction"
             return self._negotiate(request, old)
-        finally:
-            with self._lock:
-                self._busy.discard(reservation)
 
     def modify_volume(self, reservation: str, change: VolumeChange) -> VolumeOutcome | None:
         """Make-before-break for a volume (app/negotiation/volume_modify): the new steps
         commit and every old step is released, or nothing changes. None if no volume."""
-        self._claim(reservation)
-        try:
+        with self._claimed(reservation):
             return modify_volume(self, reservation, change)
+
+    @contextmanager
+    def _claimed(self, reservation: str, busy: Exception | None = None) -> Iterator[None]:
+        """`reservation` held for one negotiation, modify or cancel at a time; `busy` (by
+        default a RejectedError) if another holds it."""
+        with self._lock:
+            if reservation in self._busy:
+                raise busy or RejectedError(self._being_negotiated(reservation))
+            self._busy.add(reservation)
+        try:
+            yield
         finally:
             with self._lock:
                 self._busy.discard(reservation)
 
-    def _claim(self, reservation: str) -> None:
-        with self._lock:
-            if reservation in self._busy:
-                raise RejectedError(f"reservation {reservation!r} is being negotiated")
-            self._busy.add(reservation)
+    @staticmethod
+    def _being_negotiated(reservation: str) -> str:
+        return f"reservation {reservation!r} is being negotiated"
 
     def _negotiate(
         self, request: NegotiationRequest, replaces: Transaction | None
@@ -202,8 +218,7 @@ class Orchestrator:
         The release is decided durably before any domain hears it, so a crash in
         the middle is finished on restart; a domain that is down hears it later.
         """
-        self._claim(reservation)
-        try:
+        with self._claimed(reservation):
             result = self.lookup(reservation)
             if result is None or result.state != "committed":
                 return result
@@ -211,9 +226,6 @@ class Orchestrator:
             assert main is not None, "a committed result has its transaction"
             self.delivery.release(main, "cancelled", _log_event)
             return self.lookup(reservation)
-        finally:
-            with self._lock:
-                self._busy.discard(reservation)
 
     def mark_live(self, transaction: str) -> None:
         """A negotiation logged its transaction: it is being negotiated here."""
