@@ -347,12 +347,18 @@ def _run(tables: SwitchTables, step: Step) -> None:
 
 def _followers(due: Sequence[Due], plans: Mapping[str, RulePlan]) -> set[str]:
     """The bookings whose rules clash with those of another that ends by their start."""
+    merged: dict[str, dict[str, RuleSet]] = {}  # each earlier booking's rules, merged once
+
+    def rules_of(q: Due) -> dict[str, RuleSet]:
+        if q.id not in merged:
+            merged[q.id] = merge(plans[q.id].rule_sets())
+        return merged[q.id]
+
     return {
         r.id
         for r in due
         for q in due
-        if q.window.end <= r.window.start
-        and _clashing(merge(plans[q.id].rule_sets()), plans[r.id]) is not None
+        if q.window.end <= r.window.start and _clashing(rules_of(q), plans[r.id]) is not None
     }
 
 
